@@ -1,0 +1,1 @@
+"""BrikForge: army builder and battle calculator for brick wargames."""
