@@ -21,7 +21,7 @@ class UnknownRuleset(InvalidInput):
     """A ruleset id that the registry does not know."""
 
     def __init__(self, ruleset_id: str) -> None:
-        super().__init__("ruleset", f"unknown ruleset {ruleset_id!r}")
+        super().__init__("ruleset_id", f"is an unknown ruleset ({ruleset_id!r})")
         self.ruleset_id = ruleset_id
 
 

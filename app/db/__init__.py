@@ -1,0 +1,1 @@
+"""Persistence: typed SQLAlchemy models, the engine and the per-request session."""

@@ -1,0 +1,63 @@
+"""Accounts, personal API tokens and the login-failure log used for throttling."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.db.base import Base, TimestampMixin, UTCDateTime, utcnow
+
+if TYPE_CHECKING:
+    from app.db.models.army import Army
+
+
+class User(TimestampMixin, Base):
+    __tablename__ = "user_account"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # Stored lower-cased so uniqueness is case-insensitive on both databases.
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    display_name: Mapped[str] = mapped_column(String(120))
+    password_hash: Mapped[str] = mapped_column(String(255))
+
+    armies: Mapped[list[Army]] = relationship(
+        back_populates="owner", lazy="raise", cascade="all, delete-orphan", passive_deletes=True
+    )
+    api_tokens: Mapped[list[ApiToken]] = relationship(
+        back_populates="user", lazy="raise", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class ApiToken(Base):
+    """A personal token for the JSON API; only its SHA-256 is kept."""
+
+    __tablename__ = "api_token"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(120))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+
+    user: Mapped[User] = relationship(back_populates="api_tokens", lazy="raise")
+
+
+class LoginFailure(Base):
+    """One failed login; rows older than the throttling window are pruned."""
+
+    __tablename__ = "login_failure"
+    __table_args__ = (
+        Index("ix_login_failure_email_created_at", "email", "created_at"),
+        Index("ix_login_failure_client_address_created_at", "client_address", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(254))
+    client_address: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

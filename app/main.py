@@ -1,0 +1,71 @@
+"""``create_app()``: routers, static files, sessions, error handlers."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, FastAPI
+from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.sessions import SessionMiddleware
+
+from app.db.session import make_engine, make_sessionmaker
+from app.settings import PROJECT_ROOT, Settings, get_settings
+from app.web.api import armies as api_armies
+from app.web.api import auth as api_auth
+from app.web.csrf import csrf_protect
+from app.web.errors import install_error_handlers
+from app.web.routes import account, armies, auth, home
+
+API_PREFIX = "/api/v1"
+PAGE_ROUTERS: tuple[APIRouter, ...] = (home.router, auth.router, armies.router, account.router)
+API_ROUTERS: tuple[APIRouter, ...] = (api_auth.router, api_armies.router)
+
+
+def served_routes() -> set[tuple[str, str]]:
+    """Every (method, path) the app answers, for the authorisation table test."""
+    out: set[tuple[str, str]] = set()
+    for prefix, routers in (("", PAGE_ROUTERS), (API_PREFIX, API_ROUTERS)):
+        for router in routers:
+            for route in router.routes:
+                if isinstance(route, APIRoute):
+                    out |= {(m, prefix + route.path) for m in route.methods}
+    return out
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the application for these settings (the environment's by default)."""
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="BrikForge",
+        summary="Army builder and battle calculator for brick wargames.",
+        version="0.1.0",
+        openapi_url=f"{API_PREFIX}/openapi.json",
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    engine = make_engine(settings.database_url)
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.sessionmaker = make_sessionmaker(engine)
+
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=settings.secret_key,
+        session_cookie="brikforge_session",
+        max_age=settings.session_max_age_seconds,
+        same_site="lax",
+        https_only=settings.secure_cookies,
+    )
+    install_error_handlers(app)
+
+    pages = APIRouter(dependencies=[Depends(csrf_protect)], include_in_schema=False)
+    for router in PAGE_ROUTERS:
+        pages.include_router(router)
+    app.include_router(pages)
+
+    api = APIRouter(prefix=API_PREFIX, dependencies=[Depends(csrf_protect)])
+    for router in API_ROUTERS:
+        api.include_router(router)
+    app.include_router(api)
+
+    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    return app

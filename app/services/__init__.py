@@ -1,0 +1,1 @@
+"""Use cases: load, call the rules engine, persist, return view data. Never commit."""

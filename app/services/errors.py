@@ -1,0 +1,52 @@
+"""The service layer's error tree; ``app.web.errors`` maps each to one HTTP answer."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base of every use-case failure."""
+
+
+class NotFound(ServiceError):
+    """Missing, or not visible to this user: the two are indistinguishable on purpose."""
+
+    def __init__(self, what: str = "resource") -> None:
+        super().__init__(f"{what} not found")
+        self.what = what
+
+
+class InvalidField(ServiceError):
+    """A value that passed the schema but not the use case (a taken email, say)."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+class StaleVersion(ServiceError):
+    """The record changed since the client loaded it (optimistic locking)."""
+
+    def __init__(self, what: str, current_version: int) -> None:
+        super().__init__(f"this {what} was changed elsewhere; reload")
+        self.what = what
+        self.current_version = current_version
+
+
+class InvalidCredentials(ServiceError):
+    """Unknown email or wrong password (never says which)."""
+
+    def __init__(self) -> None:
+        super().__init__("email or password is incorrect")
+
+
+class TooManyAttempts(ServiceError):
+    """Login throttled for this account or client address."""
+
+    def __init__(self, retry_after_seconds: int) -> None:
+        super().__init__("too many failed logins; try again later")
+        self.retry_after_seconds = retry_after_seconds
+
+
+class NotAuthenticated(ServiceError):
+    """No valid session or API token."""

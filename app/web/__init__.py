@@ -1,0 +1,1 @@
+"""HTTP layer: translates requests into service calls and renders the answers."""

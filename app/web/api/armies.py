@@ -1,0 +1,57 @@
+"""Armies over JSON."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from app.rules.registry import RULESETS
+from app.services import armies
+from app.web.deps import ApiUser, SessionDep
+from app.web.schemas import ArmyCreate, ArmyOut, ArmyUpdate, RulesetOut
+
+router = APIRouter(tags=["armies"])
+
+
+@router.get("/rulesets")
+def ruleset_list() -> list[RulesetOut]:
+    """The rule systems an army can be built under."""
+    return [RulesetOut(id=r.id, name=r.name, summary=r.summary) for r in RULESETS.values()]
+
+
+@router.get("/armies")
+def army_list(session: SessionDep, user: ApiUser) -> list[ArmyOut]:
+    """Your armies, most recently changed first."""
+    return [ArmyOut.model_validate(a) for a in armies.list_armies(session, user=user)]
+
+
+@router.post("/armies", status_code=201)
+def army_create(session: SessionDep, user: ApiUser, body: ArmyCreate) -> ArmyOut:
+    """Create an army."""
+    return ArmyOut.model_validate(armies.create_army(session, user=user, **body.model_dump()))
+
+
+@router.get("/armies/{army_id}")
+def army_get(session: SessionDep, user: ApiUser, army_id: int) -> ArmyOut:
+    """One army; 404 if it is not yours."""
+    return ArmyOut.model_validate(armies.get_army(session, user=user, army_id=army_id))
+
+
+@router.patch("/armies/{army_id}")
+def army_update(session: SessionDep, user: ApiUser, army_id: int, body: ArmyUpdate) -> ArmyOut:
+    """Change name, budget or notes; send the version you loaded (409 if stale)."""
+    army = armies.update_army(
+        session,
+        user=user,
+        army_id=army_id,
+        expected_version=body.version,
+        **body.model_dump(exclude={"version"}, exclude_none=True),
+    )
+    return ArmyOut.model_validate(army)
+
+
+@router.delete("/armies/{army_id}", status_code=204)
+def army_delete(session: SessionDep, user: ApiUser, army_id: int) -> Response:
+    """Delete an army."""
+    armies.delete_army(session, user=user, army_id=army_id)
+    return Response(status_code=204)

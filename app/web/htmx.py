@@ -1,0 +1,22 @@
+"""htmx request detection and response headers."""
+
+from __future__ import annotations
+
+from fastapi import Request
+from fastapi.responses import Response
+
+
+def is_htmx(request: Request) -> bool:
+    """A fragment request: htmx asked, and not for a whole page (history restore, boost)."""
+    return (
+        request.headers.get("hx-request") == "true"
+        and request.headers.get("hx-history-restore-request") != "true"
+        and request.headers.get("hx-boosted") != "true"
+    )
+
+
+def redirect(request: Request, url: str) -> Response:
+    """Navigate after a mutation: HX-Redirect for htmx, 303 See Other for a plain form."""
+    if is_htmx(request):
+        return Response(status_code=204, headers={"HX-Redirect": url})
+    return Response(status_code=303, headers={"Location": url})

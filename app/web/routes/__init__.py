@@ -1,0 +1,1 @@
+"""HTML page routes, one module per feature."""

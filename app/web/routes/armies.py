@@ -1,0 +1,133 @@
+"""Army pages: the list, the army page, settings, deletion."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.db.models import Army
+from app.rules.errors import InvalidInput
+from app.rules.registry import RULESETS
+from app.services import armies
+from app.services.errors import InvalidField, StaleVersion
+from app.web.deps import CurrentUser, FormDep, SessionDep
+from app.web.forms import validate_form
+from app.web.htmx import redirect
+from app.web.schemas import ArmyCreate, ArmyUpdate
+from app.web.templating import flash, render
+
+router = APIRouter()
+
+
+@router.get("/armies")
+def army_list(request: Request, session: SessionDep, user: CurrentUser) -> Response:
+    """The user's armies and the form for a new one."""
+    return render(
+        request,
+        "armies/list.html",
+        {
+            "armies": armies.list_armies(session, user=user),
+            "rulesets": RULESETS,
+            "values": {},
+            "errors": {},
+        },
+    )
+
+
+@router.post("/armies")
+def army_create(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep
+) -> Response:
+    """Create an army, then open it."""
+    data, errors = validate_form(ArmyCreate, form)
+    if data is not None:
+        try:
+            army = armies.create_army(session, user=user, **data.model_dump())
+        except (InvalidField, InvalidInput) as exc:
+            errors = {exc.field: exc.reason}
+        else:
+            flash(request, f"Army “{army.name}” created.", "success")
+            return redirect(request, f"/armies/{army.id}")
+    return render(
+        request,
+        "armies/list.html",
+        {
+            "armies": armies.list_armies(session, user=user),
+            "rulesets": RULESETS,
+            "values": form,
+            "errors": errors,
+        },
+        block="new_army_form",
+        status_code=422,
+    )
+
+
+def _army_page(
+    request: Request,
+    army: Army,
+    *,
+    values: dict[str, str] | None = None,
+    errors: dict[str, str] | None = None,
+    conflict: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    return render(
+        request,
+        "armies/detail.html",
+        {
+            "army": army,
+            "ruleset": RULESETS.get(army.ruleset_id),
+            "values": values or {},
+            "errors": errors or {},
+            "conflict": conflict,
+        },
+        block="settings",
+        status_code=status_code,
+    )
+
+
+@router.get("/armies/{army_id}")
+def army_detail(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+    """One army."""
+    return _army_page(request, armies.get_army(session, user=user, army_id=army_id))
+
+
+@router.post("/armies/{army_id}")
+def army_update(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: int
+) -> Response:
+    """Save the army's name, budget and notes (refused if the page was stale)."""
+    data, errors = validate_form(ArmyUpdate, form)
+    if data is not None:
+        try:
+            army = armies.update_army(
+                session,
+                user=user,
+                army_id=army_id,
+                expected_version=data.version,
+                **data.model_dump(exclude={"version"}, exclude_none=True),
+            )
+        except StaleVersion as exc:
+            current = armies.get_army(session, user=user, army_id=army_id)
+            return _army_page(request, current, values=form, conflict=str(exc), status_code=409)
+        flash(request, "Saved.", "success")
+        return _army_page(request, army)
+    army = armies.get_army(session, user=user, army_id=army_id)
+    return _army_page(request, army, values=form, errors=errors, status_code=422)
+
+
+@router.get("/armies/{army_id}/delete")
+def army_delete_confirm(
+    request: Request, session: SessionDep, user: CurrentUser, army_id: int
+) -> Response:
+    """Ask before deleting."""
+    army = armies.get_army(session, user=user, army_id=army_id)
+    return render(request, "armies/delete.html", {"army": army}, block="content")
+
+
+@router.post("/armies/{army_id}/delete")
+def army_delete(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+    """Delete the army for good."""
+    name = armies.delete_army(session, user=user, army_id=army_id)
+    flash(request, f"Army “{name}” deleted.", "success")
+    return redirect(request, "/armies")

@@ -1,0 +1,95 @@
+"""Input and output shapes shared by the HTML forms and the JSON API.
+
+Both doors validate with the same models, so a bad field gets the same reason
+whether it came from a form or from an API client.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, StringConstraints
+
+from app.rules.registry import DEFAULT_RULESET
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
+Notes = Annotated[str, StringConstraints(max_length=10_000)]
+Budget = Annotated[int, Field(gt=0, le=1_000_000, description="Point budget in CP")]
+Password = Annotated[str, StringConstraints(min_length=8, max_length=128)]
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RegisterIn(StrictModel):
+    email: EmailStr = Field(max_length=254)
+    password: Password
+    display_name: Name
+
+
+class LoginIn(StrictModel):
+    email: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=254)]
+    password: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+
+
+class ArmyCreate(StrictModel):
+    name: Name
+    ruleset_id: Annotated[str, StringConstraints(max_length=32)] = DEFAULT_RULESET
+    budget: Budget
+    notes: Notes = ""
+
+
+class ArmyUpdate(StrictModel):
+    version: int = Field(description="The version you loaded; a stale one gets a 409")
+    name: Name | None = None
+    budget: Budget | None = None
+    notes: Notes | None = None
+
+
+class TokenCreate(StrictModel):
+    name: Name
+
+
+class UserOut(BaseModel):
+    id: int
+    email: str
+    display_name: str
+
+
+class LoginOut(BaseModel):
+    user: UserOut
+    csrf_token: str = Field(description="Send as X-CSRF-Token on cookie-authenticated writes")
+
+
+class ArmyOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    name: str
+    ruleset_id: str
+    budget: int
+    notes: str
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class TokenOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    name: str
+    created_at: datetime
+    last_used_at: datetime | None
+
+
+class TokenCreated(TokenOut):
+    token: str = Field(description="Shown once: keep it; only its hash is stored")
+
+
+class RulesetOut(BaseModel):
+    id: str
+    name: str
+    summary: str

@@ -1,0 +1,162 @@
+"""Sign-up, log-in, throttling, sessions and CSRF."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.db.models import User
+from tests.web.conftest import PASSWORD, Member, page_csrf, sign_up
+
+
+def _register(client: TestClient, **fields: str):  # type: ignore[no-untyped-def]
+    data = {"email": "new@example.com", "password": PASSWORD, "display_name": "New"} | fields
+    return client.post(
+        "/register",
+        data={"csrf_token": page_csrf(client, "/register"), **data},
+        headers={"HX-Request": "true"},
+    )
+
+
+def test_register_stores_an_argon2_hash_and_logs_in(client: TestClient, app) -> None:  # type: ignore[no-untyped-def]
+    r = _register(client, email="Sam@Example.com")
+    assert r.status_code == 204 and r.headers["HX-Redirect"] == "/armies"
+    with app.state.sessionmaker() as s:
+        user = s.scalar(select(User).where(User.email == "sam@example.com"))
+    assert user is not None and user.password_hash.startswith("$argon2id$")
+    assert PASSWORD not in user.password_hash
+    page = client.get("/armies")
+    assert page.status_code == 200 and "Log out" in page.text
+
+
+def test_session_cookie_is_httponly_and_lax(client: TestClient) -> None:
+    r = _register(client)
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=lax" in cookie
+
+
+def test_register_bad_inputs_are_422_with_the_field_inline(client: TestClient) -> None:
+    cases = {
+        "email": ({"email": "not-an-email"}, "Email is not a valid email address"),
+        "password": ({"password": "short"}, "Password must be at least 8 characters"),
+        "display_name": (
+            {"display_name": "x" * 121},
+            "Display name must be at most 120 characters",
+        ),
+    }
+    for field, (bad, message) in cases.items():
+        r = _register(client, **bad)
+        assert r.status_code == 422, field
+        assert message in r.text, (field, r.text)
+        assert 'id="register-form"' in r.text and "<html" not in r.text  # a fragment
+    r = _register(client, display_name="   ")
+    assert r.status_code == 422 and "Display name must not be empty" in r.text
+
+
+def test_duplicate_email_is_refused_and_saves_nothing(client: TestClient, app) -> None:  # type: ignore[no-untyped-def]
+    assert _register(client, email="dup@example.com").status_code == 204
+    other = TestClient(app)
+    r = _register(other, email="DUP@example.com", display_name="Other")
+    assert r.status_code == 422 and "Email is already registered" in r.text
+    with app.state.sessionmaker() as s:
+        assert len(s.scalars(select(User)).all()) == 1
+
+
+def test_unknown_form_field_is_refused(client: TestClient) -> None:
+    r = _register(client, is_admin="1")
+    assert r.status_code == 422
+
+
+def _login(client: TestClient, email: str, password: str):  # type: ignore[no-untyped-def]
+    return client.post(
+        "/login",
+        data={"csrf_token": page_csrf(client), "email": email, "password": password, "next": ""},
+        headers={"HX-Request": "true"},
+    )
+
+
+def test_login_and_logout(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    fresh = TestClient(app)
+    r = _login(fresh, member.email, PASSWORD)
+    assert r.status_code == 204 and r.headers["HX-Redirect"] == "/armies"
+    assert fresh.get("/armies").status_code == 200
+    token = page_csrf(fresh, "/armies")
+    r = fresh.post("/logout", data={"csrf_token": token}, follow_redirects=False)
+    assert r.status_code == 303
+    assert fresh.get("/armies", follow_redirects=False).headers["location"].startswith("/login")
+
+
+def test_wrong_password_says_so_without_saying_which(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    fresh = TestClient(app)
+    wrong = _login(fresh, member.email, "wrong password")
+    unknown = _login(fresh, "nobody@example.com", "wrong password")
+    assert wrong.status_code == unknown.status_code == 401
+    assert "email or password is incorrect" in wrong.text
+    assert "email or password is incorrect" in unknown.text
+
+
+def test_login_redirects_only_to_local_paths(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    for target, expected in (
+        ("/armies/7", "/armies/7"),
+        ("//evil.example", "/armies"),
+        ("https://evil.example", "/armies"),
+    ):
+        fresh = TestClient(app)
+        r = fresh.post(
+            "/login",
+            data={
+                "csrf_token": page_csrf(fresh),
+                "email": member.email,
+                "password": PASSWORD,
+                "next": target,
+            },
+            follow_redirects=False,
+        )
+        assert r.headers["location"] == expected
+
+
+def test_throttle_per_account_after_five_failures(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(5):
+        # Each failure from a different client address: only the account counter trips.
+        fresh = TestClient(app, client=(f"10.0.0.{_ + 1}", 50000))
+        assert _login(fresh, member.email, "wrong password").status_code == 401
+    late = TestClient(app, client=("10.0.0.99", 50000))
+    r = _login(late, member.email, PASSWORD)  # even the right password waits
+    assert r.status_code == 429 and "too many failed logins" in r.text
+    assert int(r.headers["Retry-After"]) > 0
+
+
+def test_throttle_per_client_address(app) -> None:  # type: ignore[no-untyped-def]
+    with TestClient(app) as c:
+        victim = sign_up(c)
+    attacker = TestClient(app, client=("10.9.9.9", 1234))
+    for i in range(5):
+        assert _login(attacker, f"guess{i}@example.com", "nope nope").status_code == 401
+    assert _login(attacker, victim.email, PASSWORD).status_code == 429
+    elsewhere = TestClient(app, client=("10.9.9.10", 1234))
+    assert _login(elsewhere, victim.email, PASSWORD).status_code == 204
+
+
+def test_failures_under_the_limit_do_not_throttle(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    fresh = TestClient(app)
+    for _ in range(4):
+        assert _login(fresh, member.email, "wrong password").status_code == 401
+    assert _login(fresh, member.email, PASSWORD).status_code == 204
+
+
+def test_forms_without_csrf_token_are_refused(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    r = member.client.post("/armies", data={"name": "X", "budget": "10"})
+    assert r.status_code == 403 and "CSRF" in r.text
+    r = member.client.post("/armies", data={"name": "X", "budget": "10", "csrf_token": "forged"})
+    assert r.status_code == 403
+    r = member.client.post(
+        "/armies",
+        data={"name": "X", "budget": "10"},
+        headers={"HX-Request": "true", "X-CSRF-Token": "forged"},
+    )
+    assert r.status_code == 403
+    fresh = TestClient(app)
+    assert (
+        fresh.post("/login", data={"email": member.email, "password": PASSWORD}).status_code == 403
+    )
+    assert member.client.get("/armies").text.count("Army “X”") == 0
