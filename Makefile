@@ -1,0 +1,41 @@
+# BrikForge: `make run` serves on http://127.0.0.1:8000 (SQLite), `make test` runs everything.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: run test lint format migrate clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@ $(VENV)/.installed
+
+migrate: $(VENV)/.installed
+	$(BIN)/alembic upgrade head
+
+run: migrate
+	$(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT)
+
+test: $(VENV)/.dev-installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check app tests migrations
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check .
+
+format: $(VENV)/.dev-installed
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format app tests migrations
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache tests/artifacts

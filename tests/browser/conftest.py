@@ -1,0 +1,79 @@
+"""Real headless Chromium (Debian's) driven by Playwright against a live server."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """Launch Debian's Chromium: `playwright install` cannot download a browser here."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def live_server(app) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The app served by uvicorn on a free loopback port, in a thread."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("live server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def base_url(live_server: str) -> str:
+    return live_server
+
+
+@pytest.fixture
+def shot(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """Save a numbered full-page screenshot under tests/artifacts/<test name>/."""
+    folder = ARTIFACTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+    counter = iter(range(1, 100))
+
+    def take(page: Any, label: str) -> Path:
+        path = folder / f"{next(counter):02d}-{label}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
