@@ -62,3 +62,12 @@ def test_sign_up_create_rename_delete(page: Page, base_url: str, shot) -> None: 
     expect(page.get_by_text("Army “Iron Bricks Reforged” deleted.")).to_be_visible()
     expect(page.get_by_text("No armies yet.")).to_be_visible()
     shot(page, "deleted")
+
+    # The same pages on a phone: nothing overflows sideways.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.get_by_label("Name").fill("Pocket Army")
+    page.get_by_label("Budget (CP)").fill("50")
+    page.get_by_label("Budget (CP)").press("Enter")  # keyboard submit
+    expect(page.get_by_role("heading", name="Pocket Army")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "phone-army")
