@@ -1,0 +1,1 @@
+"""BrikWars: catalogue data and build rules (public API re-exported in a later step)."""
