@@ -9,7 +9,6 @@ from fractions import Fraction as F
 
 import pytest
 
-from app.rules.brikwars import catalogue as cat
 from app.rules.brikwars.catalogue import (
     DamageExpr,
     catalogue,
@@ -18,6 +17,7 @@ from app.rules.brikwars.catalogue import (
     format_cp,
     weapon_stats,
     weapon_type,
+    whole_use,
 )
 from app.rules.errors import InvalidInput
 
@@ -351,4 +351,4 @@ def test_fractional_sizes_count_full_inches_of_dice_and_round_use_up():
     assert weapon_stats("gun", size=F(5, 2)).damage.dice == 2
     assert weapon_stats("gun", size=F(1, 2)).damage.dice == 1
     assert weapon_stats("gun", size=F(5, 2)).use == 5  # 4.5 -> a roll of 5
-    assert cat.whole_use(F(4)) == 4
+    assert whole_use(F(4)) == 4
