@@ -212,6 +212,17 @@ class WeaponSpec:
         or Launcher's S whatever it fires; none for Armor Plating and worn items."""
         return Fraction(weapon_stats_of(self).power)
 
+    def salvo_limit(self, xsize: int) -> int:
+        """How many Explosives of ``xsize`` bricks this Launcher fires in one launch.
+
+        >>> WeaponSpec("launcher", size=3).salvo_limit(1)
+        3
+        """
+        limit = self.entry.payload_max_xsize(self.size)
+        if limit is None:
+            raise InvalidInput("payload", f"{self.entry.name} takes no Payload")
+        return math.floor(limit / brick_count(xsize, "xsize"))
+
     @property
     def cost(self) -> Fraction:
         """The weapon, its Ammo or Payload rounds, and its Small/Large Turret."""
