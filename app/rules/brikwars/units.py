@@ -295,8 +295,12 @@ class CostBreakdown:
     @property
     def total(self) -> Fraction:
         """The sum of the parts."""
-        return self.structure + self.propulsion + self.mind + self.specialties + sum(
-            self.weapons, Fraction(0)
+        return (
+            self.structure
+            + self.propulsion
+            + self.mind
+            + self.specialties
+            + sum(self.weapons, Fraction(0))
         )
 
 
@@ -346,7 +350,7 @@ class UnitSpec:
         if self.kind in _KIND_DEFAULTS:
             size, level, move, mind = _KIND_DEFAULTS[self.kind]
             if self.size is not None and to_fraction(self.size, "size") != size:
-                raise InvalidInput("size", f"a {self.kind} is Size 1\"")
+                raise InvalidInput("size", f'a {self.kind} is Size 1"')
             if self.structure_level is not None and (
                 to_fraction(self.structure_level, "structure_level") != level
             ):
@@ -429,8 +433,11 @@ class UnitSpec:
     def armour(self) -> Armour:
         """Armour per RULINGS §1.2 (minifig 4, Hero 2d6, Creation SL d10 capped by ES)."""
         bonus = sum(w.entry.armour_bonus for w in self.weapons)
-        layers = 1 if any(w.entry.half_speed and w.entry.category == "armour"
-                          for w in self.weapons) else 0
+        layers = (
+            1
+            if any(w.entry.half_speed and w.entry.category == "armour" for w in self.weapons)
+            else 0
+        )
         if self.kind == "minifig":
             return Armour(fixed=4 + bonus, deflection=layers)
         if self.kind == "hero":
@@ -465,11 +472,13 @@ class UnitSpec:
     @property
     def turret_power(self) -> Fraction:
         """Power added by Small (+2") and Large (+4") Turrets, one per turreted weapon."""
-        return Fraction(sum(
-            weapon_type(TURRET_OF_MOUNT[w.mount]).turret_power
-            for w in self.weapons
-            if w.mount in TURRET_OF_MOUNT
-        ))
+        return Fraction(
+            sum(
+                weapon_type(TURRET_OF_MOUNT[w.mount]).turret_power
+                for w in self.weapons
+                if w.mount in TURRET_OF_MOUNT
+            )
+        )
 
     @property
     def power(self) -> Fraction:
@@ -525,9 +534,9 @@ def _class_for(size: Fraction, holder: Fraction) -> HoldClass:
 _SHIFT_DOWN: dict[str, HoldClass] = {"short": "short", "bastard": "short", "long": "bastard"}
 
 
-def hold_class(unit: UnitSpec, weapon: WeaponSpec, *, compensating: bool | None = None) -> (
-    HoldClass | None
-):
+def hold_class(
+    unit: UnitSpec, weapon: WeaponSpec, *, compensating: bool | None = None
+) -> HoldClass | None:
     """The hand-held class (RULINGS §1.5) of a weapon held by this unit, or None if mounted.
 
     S <= Size: Short; <= 1.5×: Bastard; <= 2×: Long; larger: ``too_big``. Size is the unit's

@@ -102,27 +102,38 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
     held = hold_class(unit, weapon)
     if held is not None:
         if held == "too_big":
-            add("error", "too_big_to_hold",
-                f"{name} is more than twice {unit.name}'s Size and cannot be held.")
+            add(
+                "error",
+                "too_big_to_hold",
+                f"{name} is more than twice {unit.name}'s Size and cannot be held.",
+            )
         elif held == "long" and entry.ranged:
-            add("error", "ranged_held_long",
-                f"{name} would be held as Long: a Ranged weapon may not be Long.")
+            add(
+                "error",
+                "ranged_held_long",
+                f"{name} would be held as Long: a Ranged weapon may not be Long.",
+            )
         if unit.has("compensating"):
             plain = hold_class(unit, weapon, compensating=False)
             if plain != held:
-                add("warning", "compensating_standing_still",
+                add(
+                    "warning",
+                    "compensating_standing_still",
                     f"{name} is held as {held.replace('_', ' ')} only while standing still "
                     f"(Compensating); when moving it is "
                     f"{'not holdable' if plain in ('too_big', None) else plain}"
-                    f"{'' if plain != 'long' or not entry.ranged else ' (not allowed)'}.")
+                    f"{'' if plain != 'long' or not entry.ranged else ' (not allowed)'}.",
+                )
 
     # Turrets.
     if weapon.mount in TURRET_OF_MOUNT:
         turret = weapon_type(TURRET_OF_MOUNT[weapon.mount])
         if weapon.measure > turret.turret_mount_limit:
-            add("error", "turret_limit",
-                f'{name} is larger than the {turret.name}\'s {turret.turret_mount_limit}" '
-                "limit.")
+            add(
+                "error",
+                "turret_limit",
+                f"{name} is larger than the {turret.name}'s {turret.turret_mount_limit}\" limit.",
+            )
 
     # Ammo (Cannon: X <= S; Bazooka: X <= 1).
     if entry.takes_ammo:
@@ -130,8 +141,11 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
         if weapon.ammo is None:
             add("warning", "no_ammo", f"{name} has no Ammo and cannot fire.")
         elif limit is not None and weapon.ammo.xsize > limit:
-            add("error", "ammo_too_big",
-                f"{name} fires Ammo up to X{limit}; X{weapon.ammo.xsize} does not fit.")
+            add(
+                "error",
+                "ammo_too_big",
+                f"{name} fires Ammo up to X{limit}; X{weapon.ammo.xsize} does not fit.",
+            )
 
     # Payload (Launcher: total X <= S, objects <= floor(S/2); RailGun: X <= 2, 1").
     if entry.takes_payload:
@@ -142,28 +156,36 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
             limit_x = entry.payload_max_xsize(weapon.size)
             assert limit_x is not None
             if payload.launch_xsize > limit_x:
-                add("error", "payload_too_big",
+                add(
+                    "error",
+                    "payload_too_big",
                     f"{name} launches Explosives of total X{format_number(limit_x)}; "
-                    f"{payload.per_launch} × X{payload.explosive.xsize} does not fit.")
+                    f"{payload.per_launch} × X{payload.explosive.xsize} does not fit.",
+                )
             if payload.per_launch > payload.explosive.rounds:
-                add("warning", "payload_rounds",
+                add(
+                    "warning",
+                    "payload_rounds",
                     f"{name} launches {payload.per_launch} at once but carries only "
-                    f"{payload.explosive.rounds}.")
+                    f"{payload.explosive.rounds}.",
+                )
         else:
             limit_o = entry.payload_max_object_size(weapon.size)
             assert limit_o is not None and payload.object_size is not None
             if payload.object_size > limit_o:
-                add("error", "payload_too_big",
+                add(
+                    "error",
+                    "payload_too_big",
                     f'{name} launches objects up to {format_number(limit_o)}"; '
-                    f'{format_number(payload.object_size)}" does not fit.')
+                    f'{format_number(payload.object_size)}" does not fit.',
+                )
 
     # Armour.
     if entry.id == "armor_plating":
         if unit.propulsion == "flying":
             add("error", "armor_plating_flying", "Armor Plating cannot fly.")
         if weapon.measure > unit.built_size:
-            add("error", "armor_plating_area",
-                f"{name} covers more than {unit.name}'s Size.")
+            add("error", "armor_plating_area", f"{name} covers more than {unit.name}'s Size.")
 
     # Power (not for turreted weapons: their turret powers them).
     if weapon.mount not in TURRET_OF_MOUNT:
@@ -174,11 +196,14 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
                 how = "it cannot Divert All Power (no Power)"
             else:
                 how = f"it must Divert All Power for {big.divert_turns} turn(s) first"
-            add("warning", "too_big",
-                f"{name} needs {format_number(need)}\" of Power and {unit.name} has "
-                f"{format_number(big.power)}\": {how}, or use Teamwork with "
-                f"{format_number(big.teamwork_power)}\" of Power in all "
-                f"(helpers add {format_number(big.helpers_power)}\").")
+            add(
+                "warning",
+                "too_big",
+                f'{name} needs {format_number(need)}" of Power and {unit.name} has '
+                f'{format_number(big.power)}": {how}, or use Teamwork with '
+                f'{format_number(big.teamwork_power)}" of Power in all '
+                f'(helpers add {format_number(big.helpers_power)}").',
+            )
     return found
 
 
@@ -193,12 +218,22 @@ def validate_unit(unit: UnitSpec) -> list[Finding]:
     level = unit.level
     if unit.kind == "creation":
         if level > MAX_STRUCTURE_LEVEL:
-            found.append(Finding("error", "structure_level_over_5",
-                                 f"Structure Level {format_number(level)} is over 5."))
+            found.append(
+                Finding(
+                    "error",
+                    "structure_level_over_5",
+                    f"Structure Level {format_number(level)} is over 5.",
+                )
+            )
         if level > unit.built_size and level != FLESH:
-            found.append(Finding("error", "structure_level_over_size",
-                                 f"Structure Level {format_number(level)} is over the Size "
-                                 f'{format_number(unit.built_size)}".'))
+            found.append(
+                Finding(
+                    "error",
+                    "structure_level_over_size",
+                    f"Structure Level {format_number(level)} is over the Size "
+                    f'{format_number(unit.built_size)}".',
+                )
+            )
     for index, weapon in enumerate(unit.weapons):
         found.extend(_weapon_findings(unit, index, weapon))
     return found
@@ -234,8 +269,9 @@ def validate_army(
         if not isinstance(unit, UnitSpec):
             raise InvalidInput("units", "each unit must be a UnitSpec")
         for finding in validate_unit(unit):
-            found.append(Finding(finding.severity, finding.code, finding.message, number,
-                                 finding.weapon))
+            found.append(
+                Finding(finding.severity, finding.code, finding.message, number, finding.weapon)
+            )
     if budget is not None:
         limit = to_fraction(budget, "budget")
         if limit < 0:
@@ -243,7 +279,12 @@ def validate_army(
         total = army_cost(units)
         if total > limit:
             severity: Severity = "warning" if options.allow_over_budget else "error"
-            found.append(Finding(severity, "over_budget",
-                                 f"The army costs {format_cp(total)}, over its budget of "
-                                 f"{format_cp(limit)} by {format_cp(total - limit)}."))
+            found.append(
+                Finding(
+                    severity,
+                    "over_budget",
+                    f"The army costs {format_cp(total)}, over its budget of "
+                    f"{format_cp(limit)} by {format_cp(total - limit)}.",
+                )
+            )
     return found

@@ -45,19 +45,25 @@ def brute_force(needs: list[F], power: F) -> list[tuple[int, ...]]:
 
 
 def test_free_items_are_in_every_set():
-    unit = unit_with(WeaponSpec("gun", size=4), WeaponSpec("armor_plating", size=3),
-                     WeaponSpec("gun", size=3))
+    unit = unit_with(
+        WeaponSpec("gun", size=4), WeaponSpec("armor_plating", size=3), WeaponSpec("gun", size=3)
+    )
     assert activation_sets(unit) == [(0, 1), (1, 2)]
 
 
 def test_turret_weapons_bring_their_own_power():
     """Ruling "turret power pools" (docs/rulings.md): a turreted weapon runs on its turret."""
-    unit = unit_with(WeaponSpec("gun", size=2, mount="small_turret"),
-                     WeaponSpec("gun", size=6), size=3)
+    unit = unit_with(
+        WeaponSpec("gun", size=2, mount="small_turret"), WeaponSpec("gun", size=6), size=3
+    )
     assert unit.power == 8
     assert activation_sets(unit) == [(0, 1)]
-    small = unit_with(WeaponSpec("gun", size=2, mount="small_turret"),
-                      WeaponSpec("gun", size=2), WeaponSpec("gun", size=2), size=1)
+    small = unit_with(
+        WeaponSpec("gun", size=2, mount="small_turret"),
+        WeaponSpec("gun", size=2),
+        WeaponSpec("gun", size=2),
+        size=1,
+    )
     # base Power 2 runs one of the two mounted guns; the turret's surplus is not shared
     assert activation_sets(small) == [(0, 1), (0, 2)]
 
@@ -74,8 +80,9 @@ def test_cannon_and_launcher_need_only_their_own_size():
 
 
 def test_flying_halves_power():
-    unit = unit_with(WeaponSpec("gun", size=2), WeaponSpec("gun", size=2),
-                     propulsion="flying", move=6)
+    unit = unit_with(
+        WeaponSpec("gun", size=2), WeaponSpec("gun", size=2), propulsion="flying", move=6
+    )
     assert unit.power == 3
     assert activation_sets(unit) == [(0,), (1,)]
 
@@ -87,21 +94,25 @@ def test_no_weapons_and_nothing_fits():
 
 def test_minifig_items():
     """Ruling "minifig item Power" (docs/rulings.md): nominal Sizes 1, 1.5, 2 against Power 2."""
-    trooper = minifig(weapons=(WeaponSpec("hand_weapon"), WeaponSpec("short_ranged_weapon"),
-                               WeaponSpec("long_ranged_weapon"), WeaponSpec("shield")))
+    trooper = minifig(
+        weapons=(
+            WeaponSpec("hand_weapon"),
+            WeaponSpec("short_ranged_weapon"),
+            WeaponSpec("long_ranged_weapon"),
+            WeaponSpec("shield"),
+        )
+    )
     assert activation_sets(trooper) == [(0, 1, 3), (2, 3)]
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    needs=st.lists(st.sampled_from([F(1, 2), F(1), F(3, 2), F(2), F(3), F(5), F(0)]),
-                   max_size=9),
+    needs=st.lists(st.sampled_from([F(1, 2), F(1), F(3, 2), F(2), F(3), F(5), F(0)]), max_size=9),
     size=st.sampled_from([F(1), F(3, 2), F(2), F(3), F(4)]),
 )
 def test_matches_brute_force(needs, size):
     weapons = tuple(
-        WeaponSpec("armor_plating", size=1) if n == 0 else WeaponSpec("gun", size=n)
-        for n in needs
+        WeaponSpec("armor_plating", size=1) if n == 0 else WeaponSpec("gun", size=n) for n in needs
     )
     unit = unit_with(*weapons, size=size)
     assert activation_sets(unit) == brute_force(list(needs), unit.base_power)

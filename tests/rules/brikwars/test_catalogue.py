@@ -129,9 +129,7 @@ def test_melee_shield(size, cost, layers, use):
     assert stats.range_inches is None
 
 
-@pytest.mark.parametrize(
-    ("area", "cost"), [(1, 2), (2, 3), (3, 4), (5, 6), (F(3, 2), F(5, 2))]
-)
+@pytest.mark.parametrize(("area", "cost"), [(1, 2), (2, 3), (3, 4), (5, 6), (F(3, 2), F(5, 2))])
 def test_armor_plating_costs_covered_area_plus_one_and_needs_no_power(area, cost):
     stats = weapon_stats("armor_plating", size=area)
     assert stats.cost == cost
@@ -181,7 +179,11 @@ def test_variant_flags():
     assert explosive_variant("concussion").damage(1).knockback_only
     assert explosive_variant("phased").damage(2).ignores_deflection
     assert [v.id for v in explosive_variants()] == [
-        "standard", "incendiary", "armor_piercing", "concussion", "phased",
+        "standard",
+        "incendiary",
+        "armor_piercing",
+        "concussion",
+        "phased",
     ]
 
 
@@ -264,9 +266,25 @@ def test_catalogue_lists_every_required_id_once():
     ids = [w.id for w in catalogue()]
     assert len(ids) == len(set(ids))
     for required in (
-        "melee_weapon", "melee_shield", "gun", "blastgun", "machinegun", "flamethrower",
-        "explosive", "rocket", "cannon", "launcher", "armor_plating", "small_turret",
-        "large_turret", "hand_weapon", "shotgun", "autogun", "flamegun", "bazooka", "railgun",
+        "melee_weapon",
+        "melee_shield",
+        "gun",
+        "blastgun",
+        "machinegun",
+        "flamethrower",
+        "explosive",
+        "rocket",
+        "cannon",
+        "launcher",
+        "armor_plating",
+        "small_turret",
+        "large_turret",
+        "hand_weapon",
+        "shotgun",
+        "autogun",
+        "flamegun",
+        "bazooka",
+        "railgun",
     ):
         assert required in ids
 

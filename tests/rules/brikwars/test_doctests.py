@@ -23,8 +23,9 @@ def test_engine_is_pure():
     import pathlib
     import re
 
-    banned = re.compile(r"^\s*(from|import)\s+(fastapi|starlette|sqlalchemy|jinja2|pydantic)\b",
-                        re.MULTILINE)
+    banned = re.compile(
+        r"^\s*(from|import)\s+(fastapi|starlette|sqlalchemy|jinja2|pydantic)\b", re.MULTILINE
+    )
     root = pathlib.Path(__file__).resolve().parents[3] / "app" / "rules"
     for path in root.rglob("*.py"):
         assert not banned.search(path.read_text()), path

@@ -67,8 +67,15 @@ def test_mind_costs(mind, cost):
 
 @pytest.mark.parametrize(
     ("specialty", "cost"),
-    [("gunnery", 1), ("compensating", 1), ("heroic_ego", 3), ("mechanik", 2), ("medik", 2),
-     ("pilot", 1), ("scout", 1)],
+    [
+        ("gunnery", 1),
+        ("compensating", 1),
+        ("heroic_ego", 3),
+        ("mechanik", 2),
+        ("medik", 2),
+        ("pilot", 1),
+        ("scout", 1),
+    ],
 )
 def test_specialty_costs(specialty, cost):
     assert minifig(specialties=(specialty,)).cost == 4 + cost
@@ -81,10 +88,10 @@ def test_specialty_costs(specialty, cost):
         ("water", 5, 1, F(5, 2)),
         ("ground", 0, 1, 0),
         ("none", 0, 1, 0),
-        ("flying", 6, 1, 9),   # (2+1) × 3
-        ("flying", 5, 1, 9),   # (2+1) × ceil(2.5)
+        ("flying", 6, 1, 9),  # (2+1) × 3
+        ("flying", 5, 1, 9),  # (2+1) × ceil(2.5)
         ("flying", 8, 3, 20),  # (2+3) × 4
-        ("flying", 4, 0, 4),   # (2+0) × 2
+        ("flying", 4, 0, 4),  # (2+0) × 2
     ],
 )
 def test_propulsion_costs(propulsion, move, level, cost):
@@ -102,10 +109,13 @@ def test_full_creation_cost_adds_every_part():
     """A 3" SL2 flying d8 Pilot with a 2" Gun and a 1" MachineGun on a Small Turret:
     6 + (2+2)×ceil(6/2) + 2 + 1 + 6 + (4 + 1) = 32."""
     unit = creation(
-        size=3, structure_level=2, propulsion="flying", move=6, mind_die=8,
+        size=3,
+        structure_level=2,
+        propulsion="flying",
+        move=6,
+        mind_die=8,
         specialties=("pilot",),
-        weapons=(WeaponSpec("gun", size=2), WeaponSpec("machinegun", size=1,
-                                                        mount="small_turret")),
+        weapons=(WeaponSpec("gun", size=2), WeaponSpec("machinegun", size=1, mount="small_turret")),
     )
     assert unit.cost == 32
     assert unit.cost_breakdown.weapons == (6, 5)
@@ -130,13 +140,13 @@ def test_turret_costs():
     ("size", "level", "damage", "armour"),
     [
         (3, 2, 0, "2d10"),
-        (3, 5, 0, "3d10"),     # SL capped by Size
-        (3, 3, 1, "2d10"),     # capped by Effective Size 2
+        (3, 5, 0, "3d10"),  # SL capped by Size
+        (3, 3, 1, "2d10"),  # capped by Effective Size 2
         (F(5, 2), 2, 0, "2d10"),
         (3, 1, F(5, 2), "1d10"),  # ES ½: still one die while alive (ruling "armour cap")
         (3, F(1, 2), 0, "1d6"),
         (3, 0, 0, "0"),
-        (2, 2, 2, "0"),        # destroyed
+        (2, 2, 2, "0"),  # destroyed
     ],
 )
 def test_creation_armour(size, level, damage, armour):
@@ -145,8 +155,14 @@ def test_creation_armour(size, level, damage, armour):
 
 @pytest.mark.parametrize(
     ("size", "damage", "propulsion", "power"),
-    [(3, 0, "ground", 6), (3, 1, "ground", 4), (3, 0, "flying", 3), (3, 3, "ground", 0),
-     (F(5, 2), 0, "water", 5), (3, F(1, 2), "flying", F(5, 2))],
+    [
+        (3, 0, "ground", 6),
+        (3, 1, "ground", 4),
+        (3, 0, "flying", 3),
+        (3, 3, "ground", 0),
+        (F(5, 2), 0, "water", 5),
+        (3, F(1, 2), "flying", F(5, 2)),
+    ],
 )
 def test_power(size, damage, propulsion, power):
     unit = creation(size=size, structure_level=1, size_damage=damage, propulsion=propulsion)
@@ -155,8 +171,12 @@ def test_power(size, damage, propulsion, power):
 
 
 def test_turret_power_adds_to_power():
-    unit = creation(weapons=(WeaponSpec("gun", size=2, mount="small_turret"),
-                             WeaponSpec("gun", size=4, mount="large_turret")))
+    unit = creation(
+        weapons=(
+            WeaponSpec("gun", size=2, mount="small_turret"),
+            WeaponSpec("gun", size=4, mount="large_turret"),
+        )
+    )
     assert unit.base_power == 6
     assert unit.turret_power == 6
     assert unit.power == 12
@@ -175,13 +195,18 @@ def test_power_needs():
     assert WeaponSpec("rocket", xsize=2).power_need == 2
     # a Cannon or Launcher needs only its own Size, whatever it fires
     assert WeaponSpec("cannon", size=2, ammo=Explosive(2)).power_need == 2
-    assert WeaponSpec("launcher", size=3,
-                      payload=Payload(Explosive(1, rounds=6), per_launch=3)).power_need == 3
+    assert (
+        WeaponSpec(
+            "launcher", size=3, payload=Payload(Explosive(1, rounds=6), per_launch=3)
+        ).power_need
+        == 3
+    )
 
 
 def test_cannon_damage_comes_from_its_ammo():
-    unit = creation(weapons=(WeaponSpec("cannon", size=3,
-                                        ammo=Explosive(2, variant="incendiary")),))
+    unit = creation(
+        weapons=(WeaponSpec("cannon", size=3, ammo=Explosive(2, variant="incendiary")),)
+    )
     damage = unit.weapon_stats(0).damage
     assert (damage.dice, damage.sides, damage.fire) == (2, 4, True)
 

@@ -71,8 +71,7 @@ def test_scorpiosaurus_rex_after_size_damage():
 def test_missile_racks():
     """Chapter 8, "Payload Example: Missile Racks": a Size 3" Launcher loaded with six Size 1
     Explosives fires up to three per turn, with Use 6 Action Rolls."""
-    racks = WeaponSpec("launcher", size=3,
-                       payload=Payload(Explosive(1, rounds=6), per_launch=3))
+    racks = WeaponSpec("launcher", size=3, payload=Payload(Explosive(1, rounds=6), per_launch=3))
     titan = creation(racks, racks, name="Uber-Titan", size=6)
     assert racks.salvo_limit(1) == 3
     assert titan.weapon_stats(0).use == 6
@@ -96,8 +95,13 @@ def test_divert_needs_power():
 
 
 def test_size_zero_creation_warns_every_powered_weapon():
-    dead = creation(WeaponSpec("gun", size=1), WeaponSpec("armor_plating", size=1),
-                    size=2, size_damage=2, structure_level=1)
+    dead = creation(
+        WeaponSpec("gun", size=1),
+        WeaponSpec("armor_plating", size=1),
+        size=2,
+        size_damage=2,
+        structure_level=1,
+    )
     findings = validate_unit(dead)
     assert [(f.code, f.weapon) for f in findings] == [("too_big", 0)]
     assert "cannot Divert" in findings[0].message
@@ -108,8 +112,15 @@ def test_size_zero_creation_warns_every_powered_weapon():
 
 @pytest.mark.parametrize(
     ("size", "cls"),
-    [(1, "short"), (2, "short"), (F(5, 2), "bastard"), (3, "bastard"), (F(7, 2), "long"),
-     (4, "long"), (F(9, 2), "too_big")],
+    [
+        (1, "short"),
+        (2, "short"),
+        (F(5, 2), "bastard"),
+        (3, "bastard"),
+        (F(7, 2), "long"),
+        (4, "long"),
+        (F(9, 2), "too_big"),
+    ],
 )
 def test_hold_classes_of_a_size_2_creation(size, cls):
     unit = creation(WeaponSpec("melee_weapon", size=size, mount="hand_held"), size=2)
@@ -117,9 +128,12 @@ def test_hold_classes_of_a_size_2_creation(size, cls):
 
 
 def test_ranged_weapon_may_not_be_long():
-    unit = creation(WeaponSpec("gun", size=4, mount="hand_held"),
-                    WeaponSpec("gun", size=3, mount="hand_held"),
-                    WeaponSpec("melee_weapon", size=4, mount="hand_held"), size=2)
+    unit = creation(
+        WeaponSpec("gun", size=4, mount="hand_held"),
+        WeaponSpec("gun", size=3, mount="hand_held"),
+        WeaponSpec("melee_weapon", size=4, mount="hand_held"),
+        size=2,
+    )
     findings = validate_unit(unit)
     assert [(f.code, f.weapon) for f in findings if f.severity == "error"] == [
         ("ranged_held_long", 0)
@@ -136,15 +150,20 @@ def test_hand_held_over_twice_size():
 
 def test_hand_held_class_compares_built_size_not_effective_size():
     """Ruling "hold by built Size" (docs/rulings.md)."""
-    unit = creation(WeaponSpec("melee_weapon", size=3, mount="hand_held"),
-                    size=3, size_damage=2)
+    unit = creation(WeaponSpec("melee_weapon", size=3, mount="hand_held"), size=3, size_damage=2)
     assert hold_classes(unit) == ["short"]
 
 
 def test_minifig_item_classes():
-    trooper = minifig(weapons=(WeaponSpec("hand_weapon"), WeaponSpec("heavy_weapon"),
-                               WeaponSpec("two_handed_weapon"), WeaponSpec("shotgun"),
-                               WeaponSpec("body_armor")))
+    trooper = minifig(
+        weapons=(
+            WeaponSpec("hand_weapon"),
+            WeaponSpec("heavy_weapon"),
+            WeaponSpec("two_handed_weapon"),
+            WeaponSpec("shotgun"),
+            WeaponSpec("body_armor"),
+        )
+    )
     assert hold_classes(trooper) == ["short", "bastard", "long", "bastard", None]
 
 
@@ -163,17 +182,24 @@ def test_heavy_wields_a_2_inch_machinegun_only_standing_still():
 def test_heavy_wields_minifig_items_one_class_down():
     """Chapter 8, "Compensating": Heavy Weapons as Hand Weapons, Two-Handed Weapons as Heavy
     Weapons; a 4" Melee Weapon as a Two-Handed Weapon."""
-    heavy = minifig(specialties=("compensating",), weapons=(
-        WeaponSpec("heavy_weapon"), WeaponSpec("two_handed_weapon"),
-        WeaponSpec("melee_weapon", size=4, mount="hand_held")))
+    heavy = minifig(
+        specialties=("compensating",),
+        weapons=(
+            WeaponSpec("heavy_weapon"),
+            WeaponSpec("two_handed_weapon"),
+            WeaponSpec("melee_weapon", size=4, mount="hand_held"),
+        ),
+    )
     assert hold_classes(heavy) == ["short", "bastard", "long"]
 
 
 # ---- ammo, payload, turrets, structure, plating ----------------------------------------
 
 
-@pytest.mark.parametrize(("size", "x", "ok"), [(2, 2, True), (2, 3, False), (F(5, 2), 3, False),
-                                               (5, 5, True), (1, 1, True)])
+@pytest.mark.parametrize(
+    ("size", "x", "ok"),
+    [(2, 2, True), (2, 3, False), (F(5, 2), 3, False), (5, 5, True), (1, 1, True)],
+)
 def test_cannon_ammo_limit(size, x, ok):
     unit = creation(WeaponSpec("cannon", size=size, ammo=Explosive(x)), size=5)
     assert ("ammo_too_big" not in codes(validate_unit(unit))) == ok
@@ -185,20 +211,31 @@ def test_cannon_without_ammo_warns():
 
 
 def test_bazooka_and_railgun_limits():
-    ok = minifig(weapons=(WeaponSpec("bazooka", ammo=Explosive(1)),
-                          WeaponSpec("railgun", payload=Payload(Explosive(2)))))
+    ok = minifig(
+        weapons=(
+            WeaponSpec("bazooka", ammo=Explosive(1)),
+            WeaponSpec("railgun", payload=Payload(Explosive(2))),
+        )
+    )
     assert codes(validate_unit(ok), "error") == []
-    bad = minifig(weapons=(WeaponSpec("bazooka", ammo=Explosive(2)),
-                           WeaponSpec("railgun", payload=Payload(Explosive(1, rounds=3),
-                                                                 per_launch=3)),
-                           WeaponSpec("railgun", payload=Payload(object_size=2))))
+    bad = minifig(
+        weapons=(
+            WeaponSpec("bazooka", ammo=Explosive(2)),
+            WeaponSpec("railgun", payload=Payload(Explosive(1, rounds=3), per_launch=3)),
+            WeaponSpec("railgun", payload=Payload(object_size=2)),
+        )
+    )
     assert [(f.code, f.weapon) for f in validate_unit(bad) if f.severity == "error"] == [
-        ("ammo_too_big", 0), ("payload_too_big", 1), ("payload_too_big", 2)
+        ("ammo_too_big", 0),
+        ("payload_too_big", 1),
+        ("payload_too_big", 2),
     ]
 
 
-@pytest.mark.parametrize(("size", "obj", "ok"), [(1, 0, True), (1, F(1, 2), False),
-                                                 (3, 1, True), (3, 2, False), (4, 2, True)])
+@pytest.mark.parametrize(
+    ("size", "obj", "ok"),
+    [(1, 0, True), (1, F(1, 2), False), (3, 1, True), (3, 2, False), (4, 2, True)],
+)
 def test_launcher_object_payload_is_half_size_rounded_down(size, obj, ok):
     unit = creation(WeaponSpec("launcher", size=size, payload=Payload(object_size=obj)), size=5)
     assert ("payload_too_big" not in codes(validate_unit(unit))) == ok
@@ -209,10 +246,15 @@ def test_payload_carrying_fewer_rounds_than_a_launch_warns():
     assert codes(validate_unit(unit)) == ["payload_rounds"]
 
 
-@pytest.mark.parametrize(("mount", "size", "ok"), [
-    ("small_turret", 2, True), ("small_turret", F(5, 2), False),
-    ("large_turret", 4, True), ("large_turret", 5, False),
-])
+@pytest.mark.parametrize(
+    ("mount", "size", "ok"),
+    [
+        ("small_turret", 2, True),
+        ("small_turret", F(5, 2), False),
+        ("large_turret", 4, True),
+        ("large_turret", 5, False),
+    ],
+)
 def test_turret_limits(mount, size, ok):
     unit = creation(WeaponSpec("gun", size=size, mount=mount), size=1)
     assert ("turret_limit" not in codes(validate_unit(unit))) == ok
@@ -223,11 +265,17 @@ def test_turret_rocket_counts_its_x():
     assert codes(validate_unit(unit)) == ["turret_limit"]
 
 
-@pytest.mark.parametrize(("size", "level", "expected"), [
-    (3, 3, []), (3, 4, ["structure_level_over_size"]), (6, 6, ["structure_level_over_5"]),
-    (2, 6, ["structure_level_over_5", "structure_level_over_size"]),
-    (F(1, 2), F(1, 2), []), (1, 0, []),
-])
+@pytest.mark.parametrize(
+    ("size", "level", "expected"),
+    [
+        (3, 3, []),
+        (3, 4, ["structure_level_over_size"]),
+        (6, 6, ["structure_level_over_5"]),
+        (2, 6, ["structure_level_over_5", "structure_level_over_size"]),
+        (F(1, 2), F(1, 2), []),
+        (1, 0, []),
+    ],
+)
 def test_structure_level_limits(size, level, expected):
     assert codes(validate_unit(creation(size=size, structure_level=level))) == expected
 
