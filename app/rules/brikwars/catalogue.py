@@ -340,9 +340,9 @@ class WeaponType:
         return self._payload_max_object(Fraction(size or 0))
 
 
-def _dice(sides: int, **flags: bool) -> DamageFn:
+def _dice(sides: int, *, minus_distance: bool = False, fire: bool = False) -> DamageFn:
     def damage(s: Fraction, _die: int, _v: ExplosiveVariant) -> DamageExpr:
-        return DamageExpr(dice=whole_dice(s), sides=sides, **flags)
+        return DamageExpr(dice=whole_dice(s), sides=sides, minus_distance=minus_distance, fire=fire)
 
     return damage
 
@@ -351,9 +351,24 @@ def _explosion(x: Fraction, _die: int, variant: ExplosiveVariant) -> DamageExpr:
     return variant.damage(int(x))
 
 
-def _fixed_dice(dice: int, sides: int, modifier: int = 0, **flags: bool) -> DamageFn:
+def _fixed_dice(
+    dice: int,
+    sides: int,
+    modifier: int = 0,
+    *,
+    minus_distance: bool = False,
+    fire: bool = False,
+    explosion: bool = False,
+) -> DamageFn:
     def damage(_s: Fraction, _die: int, _v: ExplosiveVariant) -> DamageExpr:
-        return DamageExpr(dice=dice, sides=sides, modifier=modifier, **flags)
+        return DamageExpr(
+            dice=dice,
+            sides=sides,
+            modifier=modifier,
+            minus_distance=minus_distance,
+            fire=fire,
+            explosion=explosion,
+        )
 
     return damage
 
@@ -943,9 +958,11 @@ def action_die_value(action_die: object) -> int:
     """An Action die (4, 6, 8, 10, 12); ``None`` means the Trained d6."""
     if action_die is None:
         return 6
-    if isinstance(action_die, bool) or action_die not in ACTION_DICE:
+    if isinstance(action_die, bool) or not isinstance(action_die, int):
         raise InvalidInput("action_die", "must be one of d4, d6, d8, d10, d12")
-    return int(action_die)  # type: ignore[call-overload]
+    if action_die not in ACTION_DICE:
+        raise InvalidInput("action_die", "must be one of d4, d6, d8, d10, d12")
+    return action_die
 
 
 def weapon_size_of(

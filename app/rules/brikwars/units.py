@@ -390,7 +390,7 @@ class UnitSpec:
             specialties = ("heroic_ego", *specialties)
         set_(self, "specialties", specialties)
         damage = to_fraction(self.size_damage, "size_damage")
-        if damage < 0 or damage > self.size:  # type: ignore[operator]
+        if damage < 0 or damage > Fraction(self.size):  # type: ignore[arg-type]
             raise InvalidInput("size_damage", "must be from 0 to the unit's Size")
         set_(self, "size_damage", damage)
         weapons = tuple(self.weapons)
@@ -412,6 +412,12 @@ class UnitSpec:
         """Structure Level as built (0, ½ or whole)."""
         assert self.structure_level is not None
         return Fraction(self.structure_level)
+
+    @property
+    def move_as_built(self) -> Fraction:
+        """Move (inches) as bought, before Half Speed."""
+        assert self.move is not None
+        return Fraction(self.move)
 
     @property
     def effective_size(self) -> Fraction:
@@ -459,7 +465,7 @@ class UnitSpec:
     @property
     def current_move(self) -> Fraction:
         """Move in inches, halved by Armor Plating or Heavy Armor."""
-        return self.move / 2 if self.half_speed else Fraction(self.move)  # type: ignore[operator]
+        return self.move_as_built / 2 if self.half_speed else self.move_as_built
 
     @property
     def base_power(self) -> Fraction:
@@ -490,7 +496,7 @@ class UnitSpec:
     @property
     def cost_breakdown(self) -> CostBreakdown:
         """Size × SL + propulsion + Mind + specialties + weapons (RULINGS §1.5)."""
-        move: Fraction = self.move  # type: ignore[assignment]
+        move = self.move_as_built
         if self.propulsion in ("ground", "water"):
             propulsion = move / 2
         elif self.propulsion == "flying":
