@@ -18,10 +18,11 @@ MAX_SETS = 10_000
 """More maximal sets than this is not a useful answer for a page; raise TooMuchWork."""
 
 
-def activation_sets(unit: UnitSpec) -> list[tuple[int, ...]]:
+def activation_sets(unit: UnitSpec, *, moving: bool = False) -> list[tuple[int, ...]]:
     """The maximal sets of weapon indexes whose Power needs fit the unit's current Power.
 
     Each set is sorted; the list is sorted. A unit with no usable weapon gets ``[()]``.
+    A Compensating unit has 1" more Size for Power unless ``moving`` (chapter 8, The Heavy).
 
     >>> from app.rules.brikwars.units import UnitSpec, WeaponSpec
     >>> rex = UnitSpec(name="Scorpiosaurus Rex", size=3, structure_level=1, weapons=(
@@ -30,7 +31,7 @@ def activation_sets(unit: UnitSpec) -> list[tuple[int, ...]]:
     >>> activation_sets(rex)
     [(0, 1), (0, 2), (1, 2)]
     """
-    power = unit.base_power
+    power = unit.base_power if moving else unit.standing_power
     always: list[int] = []
     shared: list[tuple[Fraction, int]] = []
     for index, weapon in enumerate(unit.weapons):

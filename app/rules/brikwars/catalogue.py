@@ -94,14 +94,14 @@ def plain(number: Fraction) -> Fraction | int:
 
 
 def format_number(number: Fraction | int) -> str:
-    """A number with at most one decimal: 4, 4.5, 0.3 (for 1/3)."""
+    """A number with at most one decimal, halves rounded up: 4, 4.5, 0.3 (1/3), 0.3 (1/4)."""
     number = Fraction(number)
     if number.denominator == 1:
         return str(int(number))
-    rounded = round(number, 1)
-    if rounded.denominator == 1:
-        return str(int(rounded))
-    return f"{float(rounded):.1f}"
+    tenths = math.floor(abs(number) * 10 + Fraction(1, 2))
+    sign = "-" if number < 0 and tenths else ""
+    whole, tenth = divmod(tenths, 10)
+    return f"{sign}{whole}" if tenth == 0 else f"{sign}{whole}.{tenth}"
 
 
 def format_cp(cost: Fraction | int) -> str:

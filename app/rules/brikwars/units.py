@@ -476,6 +476,15 @@ class UnitSpec:
         return es if self.propulsion == "flying" else 2 * es
 
     @property
+    def standing_power(self) -> Fraction:
+        """Base Power while standing still: a Compensating unit counts as 1" larger (ruling
+        "Compensating Power"), so a Heavy minifig has 4" instead of 2"."""
+        if not self.has("compensating") or self.effective_size <= 0:
+            return self.base_power
+        bonus = 1 if self.propulsion == "flying" else 2
+        return self.base_power + bonus
+
+    @property
     def turret_power(self) -> Fraction:
         """Power added by Small (+2") and Large (+4") Turrets, one per turreted weapon."""
         return Fraction(

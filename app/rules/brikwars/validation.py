@@ -98,6 +98,8 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
     def add(severity: Severity, code: str, message: str) -> None:
         found.append(Finding(severity, code, message, None, index))
 
+    standing_only: list[str] = []  # what works only while a Compensating unit stands still
+
     # Holding (RULINGS §1.5, hand-held weapons; Compensating).
     held = hold_class(unit, weapon)
     if held is not None:
@@ -116,14 +118,10 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
         if unit.has("compensating"):
             plain = hold_class(unit, weapon, compensating=False)
             if plain != held:
-                add(
-                    "warning",
-                    "compensating_standing_still",
-                    f"{name} is held as {held.replace('_', ' ')} only while standing still "
-                    f"(Compensating); when moving it is "
-                    f"{'not holdable' if plain in ('too_big', None) else plain}"
-                    f"{'' if plain != 'long' or not entry.ranged else ' (not allowed)'}.",
-                )
+                moving = "cannot be held" if plain == "too_big" else f"is {plain}"
+                if plain == "long" and entry.ranged:
+                    moving += ", which a Ranged weapon may not be"
+                standing_only.append(f"held as {held} (when moving it {moving})")
 
     # Turrets.
     if weapon.mount in TURRET_OF_MOUNT:
@@ -190,7 +188,7 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
     # Power (not for turreted weapons: their turret powers them).
     if weapon.mount not in TURRET_OF_MOUNT:
         need = weapon.power_need
-        big = too_big(need, unit.base_power)
+        big = too_big(need, unit.standing_power)
         if big is not None:
             if big.divert_turns is None:
                 how = "it cannot Divert All Power (no Power)"
@@ -204,6 +202,16 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
                 f'{format_number(big.teamwork_power)}" of Power in all '
                 f'(helpers add {format_number(big.helpers_power)}").',
             )
+        elif need > unit.base_power:
+            standing_only.append(f'powered ({format_number(need)}" of Power)')
+
+    if standing_only:
+        add(
+            "warning",
+            "compensating_standing_still",
+            f"{name} is {' and '.join(standing_only)} only while {unit.name} stands still "
+            "(Compensating).",
+        )
     return found
 
 

@@ -358,7 +358,18 @@ def test_bad_variant():
 
 @pytest.mark.parametrize(
     ("cost", "text"),
-    [(F(4), "4CP"), (F(9, 2), "4.5CP"), (F(11), "11CP"), (F(1, 3), "0.3CP"), (F(0), "0CP")],
+    [
+        (F(4), "4CP"),
+        (F(9, 2), "4.5CP"),
+        (F(11), "11CP"),
+        (F(1, 3), "0.3CP"),
+        (F(0), "0CP"),
+        (F(1, 4), "0.3CP"),  # halves round up
+        (F(5, 4), "1.3CP"),
+        (F(99, 20), "5CP"),
+        (F(1, 20), "0.1CP"),
+        (F(1, 100), "0CP"),
+    ],
 )
 def test_format_cp(cost, text):
     assert format_cp(cost) == text

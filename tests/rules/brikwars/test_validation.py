@@ -321,3 +321,26 @@ def test_bad_budget(bad):
     with pytest.raises(InvalidInput) as err:
         validate_army([minifig()], budget=bad)
     assert err.value.field == "budget"
+
+
+def test_heavy_swings_a_4_inch_melee_weapon_standing_still():
+    """Chapter 8, "Compensating": a Heavy wields a Size 4" Melee Weapon as a Two-Handed
+    Weapon. Ruling "Compensating Power" (docs/rulings.md): it counts as 1" larger for Power
+    too, so it can swing it every turn while standing still, not while moving."""
+    heavy = minifig(
+        specialties=("compensating",),
+        weapons=(WeaponSpec("melee_weapon", size=4, mount="hand_held"),),
+    )
+    assert heavy.base_power == 2
+    assert heavy.standing_power == 4
+    findings = validate_unit(heavy)
+    assert [(f.severity, f.code) for f in findings] == [("warning", "compensating_standing_still")]
+    assert "held as long" in findings[0].message
+    assert "powered" in findings[0].message
+    assert activation_sets(heavy) == [(0,)]
+    assert activation_sets(heavy, moving=True) == [()]
+
+
+def test_heavy_5_inch_weapon_is_too_big_even_standing():
+    heavy = minifig(specialties=("compensating",), weapons=(WeaponSpec("melee_weapon", size=5),))
+    assert [(f.code, f.weapon) for f in validate_unit(heavy)] == [("too_big", 0)]
