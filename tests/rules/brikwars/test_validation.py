@@ -344,3 +344,16 @@ def test_heavy_swings_a_4_inch_melee_weapon_standing_still():
 def test_heavy_5_inch_weapon_is_too_big_even_standing():
     heavy = minifig(specialties=("compensating",), weapons=(WeaponSpec("melee_weapon", size=5),))
     assert [(f.code, f.weapon) for f in validate_unit(heavy)] == [("too_big", 0)]
+
+
+def test_launchers_and_cannons_count_as_ranged_when_held():
+    """Ruling "explosive weapons are Ranged when held" (docs/rulings.md)."""
+    unit = creation(
+        WeaponSpec("launcher", size=4, mount="hand_held", payload=Payload(object_size=1)),
+        WeaponSpec("cannon", size=4, mount="hand_held", ammo=Explosive(1)),
+        WeaponSpec("launcher", size=3, mount="hand_held", payload=Payload(object_size=1)),
+        size=2,
+        structure_level=1,
+    )
+    errors = [(f.code, f.weapon) for f in validate_unit(unit) if f.severity == "error"]
+    assert errors == [("ranged_held_long", 0), ("ranged_held_long", 1)]
