@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 from app.rules.brikwars.catalogue import (
     ACTION_DICE,
@@ -304,6 +304,13 @@ class CostBreakdown:
         )
 
 
+def _as_tuple(value: object, field_name: str) -> tuple[Any, ...]:
+    """A list or tuple as a tuple; a single string or a non-sequence is refused."""
+    if isinstance(value, list | tuple):
+        return tuple(value)
+    raise InvalidInput(field_name, "must be a list")
+
+
 def _structure_level(value: object) -> Fraction:
     level = to_fraction(value, "structure_level")
     if level < 0:
@@ -380,7 +387,7 @@ class UnitSpec:
             isinstance(self.mind_die, bool) or self.mind_die not in ACTION_DICE
         ):
             raise InvalidInput("mind_die", "must be one of d4, d6, d8, d10, d12")
-        specialties = tuple(self.specialties)
+        specialties = _as_tuple(self.specialties, "specialties")
         for specialty in specialties:
             if specialty not in SPECIALTY_COSTS:
                 raise InvalidInput("specialties", f"unknown specialty {specialty!r}")
@@ -393,7 +400,7 @@ class UnitSpec:
         if damage < 0 or damage > Fraction(self.size):  # type: ignore[arg-type]
             raise InvalidInput("size_damage", "must be from 0 to the unit's Size")
         set_(self, "size_damage", damage)
-        weapons = tuple(self.weapons)
+        weapons = _as_tuple(self.weapons, "weapons")
         for weapon in weapons:
             if not isinstance(weapon, WeaponSpec):
                 raise InvalidInput("weapons", "each weapon must be a WeaponSpec")

@@ -246,6 +246,11 @@ def test_mount_defaults():
         ({"size_damage": -1}, "size_damage"),
         ({"kind": "robot"}, "kind"),
         ({"weapons": ("gun",)}, "weapons"),
+        ({"weapons": WeaponSpec("gun", size=1)}, "weapons"),
+        ({"specialties": "pilot"}, "specialties"),
+        ({"specialties": ("pilot", 3)}, "specialties"),
+        ({"mind_die": "d6"}, "mind_die"),
+        ({"name": None}, "name"),
     ],
 )
 def test_bad_unit_input_names_the_field(fields, field):
