@@ -18,6 +18,12 @@ from app.rules.brikwars.catalogue import (
     weapon_type,
 )
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
+from app.rules.brikwars.serialize import (
+    number_to_json,
+    unit_from_dict,
+    unit_to_dict,
+    weapon_to_dict,
+)
 from app.rules.brikwars.units import (
     Armour,
     CostBreakdown,
@@ -66,10 +72,14 @@ __all__ = [
     "hold_class",
     "hold_classes",
     "minifig",
+    "number_to_json",
     "too_big",
+    "unit_from_dict",
+    "unit_to_dict",
     "validate_army",
     "validate_unit",
     "weapon_stats",
     "weapon_stats_of",
+    "weapon_to_dict",
     "weapon_type",
 ]

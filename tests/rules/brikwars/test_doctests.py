@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["catalogue", "options", "units", "validation", "activation"]
+MODULES = ["catalogue", "options", "units", "validation", "activation", "serialize"]
 
 
 @pytest.mark.parametrize("name", MODULES)
