@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.brikwars.units import TURRET_OF_MOUNT, UnitSpec
 from app.rules.errors import TooMuchWork
 
@@ -18,7 +19,9 @@ MAX_SETS = 10_000
 """More maximal sets than this is not a useful answer for a page; raise TooMuchWork."""
 
 
-def activation_sets(unit: UnitSpec, *, moving: bool = False) -> list[tuple[int, ...]]:
+def activation_sets(
+    unit: UnitSpec, *, moving: bool = False, options: BrikWarsOptions = DEFAULT_OPTIONS
+) -> list[tuple[int, ...]]:
     """The maximal sets of weapon indexes whose Power needs fit the unit's current Power.
 
     Each set is sorted; the list is sorted. A unit with no usable weapon gets ``[()]``.
@@ -31,14 +34,14 @@ def activation_sets(unit: UnitSpec, *, moving: bool = False) -> list[tuple[int, 
     >>> activation_sets(rex)
     [(0, 1), (0, 2), (1, 2)]
     """
-    power = unit.base_power if moving else unit.standing_power
+    power = unit.base_power if moving else unit.standing_power_with(options)
     always: list[int] = []
     shared: list[tuple[Fraction, int]] = []
     for index, weapon in enumerate(unit.weapons):
         if weapon.mount in TURRET_OF_MOUNT:
             always.append(index)  # its own turret powers it (validation checks the limit)
             continue
-        need = weapon.power_need
+        need = weapon.power_need_with(options)
         if need == 0:
             always.append(index)
         elif need <= power:

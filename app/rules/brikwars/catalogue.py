@@ -17,6 +17,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Literal
 
+from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.errors import InvalidInput
 
 Category = Literal["close_combat", "ranged", "explosive", "armour", "equipment", "turret"]
@@ -75,12 +76,19 @@ def brick_count(value: object, field_name: str = "xsize") -> int:
     return int(count)
 
 
-def whole_dice(size: Fraction) -> int:
-    """Dice counted from a (possibly fractional) Size: full inches only, at least one.
+def whole_dice(size: Fraction, rounding: str = "floor") -> int:
+    """Dice counted from a (possibly fractional) Size, at least one.
 
-    Ruling "fractional sizes": a 1.5" Gun rolls 1d6, a 2.5" one 2d6.
+    ``floor`` (default, ruling "fractional sizes"): full inches only, a 2.5" Gun rolls 2d6;
+    ``nearest``: halves round up (3d6); ``up``: any part of an inch counts (3d6).
     """
-    return max(1, math.floor(size))
+    if rounding == "nearest":
+        count = math.floor(size + Fraction(1, 2))
+    elif rounding == "up":
+        count = math.ceil(size)
+    else:
+        count = math.floor(size)
+    return max(1, count)
 
 
 def whole_use(use: Fraction) -> int:
@@ -995,11 +1003,13 @@ def weapon_stats(
     xsize: object = None,
     action_die: object = None,
     variant: str | None = None,
+    options: BrikWarsOptions = DEFAULT_OPTIONS,
 ) -> WeaponStats:
     """Evaluate a catalogue entry at a Weapon Size (inches) or Explosive Size (bricks).
 
     ``action_die`` is the wielder's Action die (Melee Weapons and minifig close-combat
-    weapons; default d6); ``variant`` an Explosive variant id for Explosives and Rockets.
+    weapons; default d6); ``variant`` an Explosive variant id for Explosives and Rockets;
+    ``options.fractional_dice`` decides the dice of a fractional Size.
 
     >>> s = weapon_stats("melee_weapon", size=4)
     >>> (s.cost, s.use, str(s.damage))
@@ -1014,6 +1024,8 @@ def weapon_stats(
     if variant is not None and entry.sized_by != "bricks":
         raise InvalidInput("variant", f"{entry.name} takes no Explosive variant")
     measure = s if s is not None else Fraction(x) if x is not None else Fraction(0)
+    # Dice and layers count whole inches; cost, Use, Range and Power use the exact Size.
+    counted = Fraction(whole_dice(measure, options.fractional_dice)) if s is not None else measure
     use = entry._use(measure)
     range_inches = entry._range(measure)
     power = entry._power(measure)
@@ -1023,8 +1035,8 @@ def weapon_stats(
         xsize=x,
         use=None if use is None else whole_use(use),
         range_inches=None if range_inches is None else plain(range_inches),
-        damage=entry._damage(measure, die, chosen),
+        damage=entry._damage(counted, die, chosen),
         cost=Fraction(entry._cost(measure)),
         power=plain(power),
-        deflection=entry._deflection(measure),
+        deflection=entry._deflection(counted),
     )

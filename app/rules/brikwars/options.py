@@ -13,6 +13,10 @@ from app.rules.errors import InvalidInput
 
 BonusDie = Literal["same", "d6", "none"]
 BONUS_DIE_CHOICES: tuple[str, ...] = ("same", "d6", "none")
+FractionalDice = Literal["floor", "nearest", "up"]
+FRACTIONAL_DICE_CHOICES: tuple[str, ...] = ("floor", "nearest", "up")
+TurretCost = Literal["structure", "free"]
+TURRET_COST_CHOICES: tuple[str, ...] = ("structure", "free")
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,18 +27,35 @@ class BrikWarsOptions:
     ``bonus_die``: the type of a Bonus die (RULINGS 1.1): ``same`` as the die that earned it,
     always ``d6``, or ``none``. Read by the attack engine.
 
+    The others make BrikForge's own build rulings (``docs/rulings.md``) switchable:
+    ``fractional_dice``: how a fractional Weapon Size counts dice (``floor``: 2.5" rolls 2;
+    ``nearest``: halves up, 2.5" rolls 3; ``up``); at least one die in every case.
+    ``turret_cost``: a Small/Large Turret costs its Size (``structure``: 1CP/2CP) or nothing.
+    ``compensating_power``: a Compensating unit counts 1" larger for Power while standing still.
+    ``minifig_item_power``: fixed minifig items need Power by their class (1", 1.5", 2").
+
     >>> BrikWarsOptions.from_dict({"allow_over_budget": True}).allow_over_budget
     True
     """
 
     allow_over_budget: bool = False
     bonus_die: BonusDie = "same"
+    fractional_dice: FractionalDice = "floor"
+    turret_cost: TurretCost = "structure"
+    compensating_power: bool = True
+    minifig_item_power: bool = True
 
     def __post_init__(self) -> None:
-        if not isinstance(self.allow_over_budget, bool):
-            raise InvalidInput("allow_over_budget", "must be true or false")
-        if self.bonus_die not in BONUS_DIE_CHOICES:
-            raise InvalidInput("bonus_die", f"must be one of {', '.join(BONUS_DIE_CHOICES)}")
+        for name in ("allow_over_budget", "compensating_power", "minifig_item_power"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidInput(name, "must be true or false")
+        for name, choices in (
+            ("bonus_die", BONUS_DIE_CHOICES),
+            ("fractional_dice", FRACTIONAL_DICE_CHOICES),
+            ("turret_cost", TURRET_COST_CHOICES),
+        ):
+            if getattr(self, name) not in choices:
+                raise InvalidInput(name, f"must be one of {', '.join(choices)}")
 
     def to_dict(self) -> dict[str, Any]:
         """Every option by name, defaults included (JSON-ready)."""

@@ -30,6 +30,7 @@ from app.rules.brikwars.catalogue import (
     weapon_stats,
     weapon_type,
 )
+from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.errors import InvalidInput
 
 Kind = Literal["minifig", "hero", "creation"]
@@ -210,6 +211,12 @@ class WeaponSpec:
     def power_need(self) -> Fraction:
         """Power to activate it (RULINGS §1.5): S; X when dropped or a Rocket; the Cannon's
         or Launcher's S whatever it fires; none for Armor Plating and worn items."""
+        return self.power_need_with(DEFAULT_OPTIONS)
+
+    def power_need_with(self, options: BrikWarsOptions) -> Fraction:
+        """``power_need`` under house rules (``minifig_item_power`` off: minifig items 0)."""
+        if self.entry.sized_by == "fixed" and not options.minifig_item_power:
+            return Fraction(0)
         return Fraction(weapon_stats_of(self).power)
 
     def salvo_limit(self, xsize: int) -> int:
@@ -226,17 +233,25 @@ class WeaponSpec:
     @property
     def cost(self) -> Fraction:
         """The weapon, its Ammo or Payload rounds, and its Small/Large Turret."""
+        return self.cost_with(DEFAULT_OPTIONS)
+
+    def cost_with(self, options: BrikWarsOptions) -> Fraction:
+        """``cost`` under house rules (``turret_cost`` "free": turrets cost nothing)."""
         total = weapon_stats_of(self).cost
         if self.ammo is not None:
             total += self.ammo.cost
         if self.payload is not None:
             total += self.payload.cost
-        if self.mount in TURRET_OF_MOUNT:
+        if self.mount in TURRET_OF_MOUNT and options.turret_cost == "structure":
             total += weapon_stats(TURRET_OF_MOUNT[self.mount]).cost
         return total
 
 
-def weapon_stats_of(weapon: WeaponSpec, action_die: int | None = None) -> WeaponStats:
+def weapon_stats_of(
+    weapon: WeaponSpec,
+    action_die: int | None = None,
+    options: BrikWarsOptions = DEFAULT_OPTIONS,
+) -> WeaponStats:
     """The catalogue stats of a WeaponSpec; a Cannon's damage comes from its Ammo.
 
     A Launcher's damage stays None: each launched round rolls its own Explosion (see
@@ -248,6 +263,7 @@ def weapon_stats_of(weapon: WeaponSpec, action_die: int | None = None) -> Weapon
         xsize=weapon.xsize,
         action_die=action_die,
         variant=weapon.variant,
+        options=options,
     )
     if weapon.ammo is not None:
         variant = explosive_variant(weapon.ammo.variant)
@@ -486,6 +502,12 @@ class UnitSpec:
     def standing_power(self) -> Fraction:
         """Base Power while standing still: a Compensating unit counts as 1" larger (ruling
         "Compensating Power"), so a Heavy minifig has 4" instead of 2"."""
+        return self.standing_power_with(DEFAULT_OPTIONS)
+
+    def standing_power_with(self, options: BrikWarsOptions) -> Fraction:
+        """``standing_power`` under house rules (``compensating_power`` off: base Power)."""
+        if not options.compensating_power:
+            return self.base_power
         if not self.has("compensating") or self.effective_size <= 0:
             return self.base_power
         bonus = 1 if self.propulsion == "flying" else 2
@@ -512,6 +534,10 @@ class UnitSpec:
     @property
     def cost_breakdown(self) -> CostBreakdown:
         """Size × SL + propulsion + Mind + specialties + weapons (RULINGS §1.5)."""
+        return self.cost_breakdown_with(DEFAULT_OPTIONS)
+
+    def cost_breakdown_with(self, options: BrikWarsOptions) -> CostBreakdown:
+        """``cost_breakdown`` under house rules (turret cost)."""
         move = self.move_as_built
         if self.propulsion in ("ground", "water"):
             propulsion = move / 2
@@ -524,7 +550,7 @@ class UnitSpec:
             propulsion=Fraction(propulsion),
             mind=MIND_COSTS[self.mind_die] if self.mind_die else Fraction(0),
             specialties=Fraction(sum(SPECIALTY_COSTS[s] for s in self.specialties)),
-            weapons=tuple(w.cost for w in self.weapons),
+            weapons=tuple(w.cost_with(options) for w in self.weapons),
         )
 
     @property
@@ -532,11 +558,15 @@ class UnitSpec:
         """Total cost in CP (exact; show with ``format_cp``)."""
         return self.cost_breakdown.total
 
+    def cost_with(self, options: BrikWarsOptions) -> Fraction:
+        """Total cost in CP under house rules."""
+        return self.cost_breakdown_with(options).total
+
     # Weapons ---------------------------------------------------------------------------
 
-    def weapon_stats(self, index: int) -> WeaponStats:
+    def weapon_stats(self, index: int, options: BrikWarsOptions = DEFAULT_OPTIONS) -> WeaponStats:
         """Stats of weapon ``index`` with this unit's Action die (and the Cannon's Ammo)."""
-        return weapon_stats_of(self.weapons[index], self.action_die)
+        return weapon_stats_of(self.weapons[index], self.action_die, options)
 
     def hold_class(self, index: int) -> HoldClass | None:
         """How weapon ``index`` is held, or None when it is not hand-held."""

@@ -90,7 +90,9 @@ def _name(weapon: WeaponSpec) -> str:
     return f"{text} ({weapon.label})" if weapon.label else text
 
 
-def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Finding]:
+def _weapon_findings(
+    unit: UnitSpec, index: int, weapon: WeaponSpec, options: BrikWarsOptions
+) -> list[Finding]:
     entry = weapon.entry
     name = _name(weapon)
     found: list[Finding] = []
@@ -187,8 +189,8 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
 
     # Power (not for turreted weapons: their turret powers them).
     if weapon.mount not in TURRET_OF_MOUNT:
-        need = weapon.power_need
-        big = too_big(need, unit.standing_power)
+        need = weapon.power_need_with(options)
+        big = too_big(need, unit.standing_power_with(options))
         if big is not None:
             if big.divert_turns is None:
                 how = "it cannot Divert All Power (no Power)"
@@ -215,7 +217,7 @@ def _weapon_findings(unit: UnitSpec, index: int, weapon: WeaponSpec) -> list[Fin
     return found
 
 
-def validate_unit(unit: UnitSpec) -> list[Finding]:
+def validate_unit(unit: UnitSpec, *, options: BrikWarsOptions = DEFAULT_OPTIONS) -> list[Finding]:
     """Every error and warning for one unit; ``unit`` is None and ``weapon`` its index.
 
     >>> from app.rules.brikwars.units import UnitSpec
@@ -243,7 +245,7 @@ def validate_unit(unit: UnitSpec) -> list[Finding]:
                 )
             )
     for index, weapon in enumerate(unit.weapons):
-        found.extend(_weapon_findings(unit, index, weapon))
+        found.extend(_weapon_findings(unit, index, weapon, options))
     return found
 
 
@@ -252,9 +254,9 @@ def hold_classes(unit: UnitSpec) -> list[HoldClass | None]:
     return [hold_class(unit, w) for w in unit.weapons]
 
 
-def army_cost(units: Sequence[UnitSpec]) -> Fraction:
-    """Total CP of an army."""
-    return sum((u.cost for u in units), Fraction(0))
+def army_cost(units: Sequence[UnitSpec], *, options: BrikWarsOptions = DEFAULT_OPTIONS) -> Fraction:
+    """Total CP of an army under these house rules."""
+    return sum((u.cost_with(options) for u in units), Fraction(0))
 
 
 def validate_army(
@@ -276,7 +278,7 @@ def validate_army(
     for number, unit in enumerate(units):
         if not isinstance(unit, UnitSpec):
             raise InvalidInput("units", "each unit must be a UnitSpec")
-        for finding in validate_unit(unit):
+        for finding in validate_unit(unit, options=options):
             found.append(
                 Finding(finding.severity, finding.code, finding.message, number, finding.weapon)
             )
@@ -284,7 +286,7 @@ def validate_army(
         limit = to_fraction(budget, "budget")
         if limit < 0:
             raise InvalidInput("budget", "must be 0 or more")
-        total = army_cost(units)
+        total = army_cost(units, options=options)
         if total > limit:
             severity: Severity = "warning" if options.allow_over_budget else "error"
             found.append(
