@@ -329,6 +329,22 @@ class WeaponType:
         default=None, repr=False, compare=False
     )
 
+    def to_dict(self) -> dict[str, object]:
+        """The entry's public fields, JSON-ready (formulas as text; no callables).
+
+        >>> weapon_type("gun").to_dict()["range_text"]
+        '4×S+2"'
+        """
+        data: dict[str, object] = {}
+        for name in self.__dataclass_fields__:
+            if name.startswith("_"):
+                continue
+            value = getattr(self, name)
+            if isinstance(value, Fraction):
+                value = int(value) if value.denominator == 1 else str(value)
+            data[name] = value
+        return data
+
     def ammo_max_xsize(self, size: Fraction | None = None) -> int | None:
         """Largest Ammo XSize this weapon fires (Cannon: X <= S), or None if it takes none."""
         if self._ammo_max is None:

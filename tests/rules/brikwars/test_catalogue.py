@@ -381,3 +381,14 @@ def test_fractional_sizes_count_full_inches_of_dice_and_round_use_up():
     assert weapon_stats("gun", size=F(1, 2)).damage.dice == 1
     assert weapon_stats("gun", size=F(5, 2)).use == 5  # 4.5 -> a roll of 5
     assert whole_use(F(4)) == 4
+
+
+def test_entries_render_to_json():
+    import json
+
+    rows = [entry.to_dict() for entry in catalogue()]
+    json.dumps(rows)
+    gun = weapon_type("gun").to_dict()
+    assert gun["id"] == "gun" and gun["cost_text"] == "3×S" and gun["sized_by"] == "inches"
+    assert not any(key.startswith("_") for key in gun)
+    assert weapon_type("heavy_weapon").to_dict()["nominal_size"] == "3/2"
