@@ -11,13 +11,20 @@ from app.db.session import make_engine, make_sessionmaker
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
 from app.web.api import auth as api_auth
+from app.web.api import builder as api_builder
 from app.web.csrf import csrf_protect
 from app.web.errors import install_error_handlers
-from app.web.routes import account, armies, auth, home
+from app.web.routes import account, armies, auth, builder, home
 
 API_PREFIX = "/api/v1"
-PAGE_ROUTERS: tuple[APIRouter, ...] = (home.router, auth.router, armies.router, account.router)
-API_ROUTERS: tuple[APIRouter, ...] = (api_auth.router, api_armies.router)
+PAGE_ROUTERS: tuple[APIRouter, ...] = (
+    home.router,
+    auth.router,
+    armies.router,
+    builder.router,
+    account.router,
+)
+API_ROUTERS: tuple[APIRouter, ...] = (api_auth.router, api_armies.router, api_builder.router)
 
 
 def served_routes() -> set[tuple[str, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import Request
@@ -10,15 +10,43 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
+from app.rules import brikwars as bw
+from app.rules.brikwars.catalogue import ACTION_DICE
+from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS
 from app.settings import PROJECT_ROOT
+from app.web.builder_forms import flatten
 from app.web.csrf import FIELD, csrf_token
 from app.web.htmx import is_htmx
 
 FLASH_KEY = "_flash"
+BUILDER_CATEGORIES = (
+    ("close_combat", "Close combat"),
+    ("ranged", "Ranged"),
+    ("explosive", "Explosives, Cannons, Launchers"),
+    ("armour", "Armour"),
+    ("equipment", "Equipment"),
+)
 
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 env = templates.env
 assert env.autoescape, "Jinja autoescape must stay on"
+env.filters["cp"] = bw.format_cp
+env.filters["num"] = bw.format_number
+env.filters["zip_pairs"] = lambda values: [(v, v) for v in values]
+env.filters["weapon_values"] = lambda row: {"type": row.type, **flatten(row.spec)}
+# The builder's choices, rendered from the engine's own tables.
+env.globals["bw"] = {
+    "weapon_types": [t for t in bw.catalogue() if t.category != "turret"],
+    "categories": BUILDER_CATEGORIES,
+    "variant_choices": [("", "standard")]
+    + [(v.id, v.name) for v in bw.explosive_variants() if v.id != "standard"],
+    "options": bw.OPTION_INFO,
+    "kind_choices": [(k, k.capitalize()) for k in KINDS],
+    "propulsion_choices": [(p, p.capitalize()) for p in PROPULSIONS],
+    "mount_choices": [("", "default")] + [(m, m.replace("_", " ")) for m in MOUNTS],
+    "mind_choices": [("", "none / default")] + [(d, f"d{d}") for d in ACTION_DICE],
+    "specialties": list(SPECIALTY_COSTS),
+}
 
 
 def flash(request: Request, message: str, category: str = "info") -> None:
@@ -41,13 +69,16 @@ def render(
     context: Mapping[str, Any] | None = None,
     *,
     block: str | None = None,
+    oob: Sequence[str] = (),
     status_code: int = 200,
     headers: Mapping[str, str] | None = None,
 ) -> HTMLResponse:
     """Render ``block`` alone for an htmx request, else the whole page.
 
-    Flash messages ride along out of band on fragments, so a fragment never
-    swallows a message meant for the user.
+    ``oob`` names further blocks sent with the fragment to swap out of band (their
+    root element carries ``hx-swap-oob`` when ``oob`` is true in the context).
+    Flash messages ride along the same way, so a fragment never swallows a
+    message meant for the user.
     """
     ctx: dict[str, Any] = {
         "request": request,
@@ -60,6 +91,8 @@ def render(
     if block is not None and is_htmx(request):
         ctx["flashes"] = _pop_flashes(request)
         body = "".join(template.blocks[block](template.new_context(ctx)))
+        for name in oob:
+            body += "".join(template.blocks[name](template.new_context(ctx | {"oob": True})))
         if ctx["flashes"]:
             body += env.get_template("partials/flash.html").render(ctx | {"oob": True})
     else:

@@ -47,8 +47,9 @@ def test_sign_up_create_rename_delete(page: Page, base_url: str, shot) -> None: 
 
     url_before = page.url
     page.get_by_text("Edit name, budget and notes").click()
-    page.get_by_label("Name").fill("Iron Bricks Reforged")
-    page.get_by_role("button", name="Save").click()
+    settings = page.locator("#army-form")
+    settings.get_by_label("Name").fill("Iron Bricks Reforged")
+    settings.get_by_role("button", name="Save").click()
     expect(page.get_by_role("heading", name="Iron Bricks Reforged")).to_be_visible()
     expect(page.get_by_text("Saved.")).to_be_visible()
     assert page.url == url_before
@@ -65,9 +66,10 @@ def test_sign_up_create_rename_delete(page: Page, base_url: str, shot) -> None: 
 
     # The same pages on a phone: nothing overflows sideways.
     page.set_viewport_size({"width": 390, "height": 844})
-    page.get_by_label("Name").fill("Pocket Army")
-    page.get_by_label("Budget (CP)").fill("50")
-    page.get_by_label("Budget (CP)").press("Enter")  # keyboard submit
+    new = page.locator("#new-army")
+    new.get_by_label("Name").fill("Pocket Army")
+    new.get_by_label("Budget (CP)").fill("50")
+    new.get_by_label("Budget (CP)").press("Enter")  # keyboard submit
     expect(page.get_by_role("heading", name="Pocket Army")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "phone-army")

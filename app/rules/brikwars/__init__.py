@@ -17,7 +17,7 @@ from app.rules.brikwars.catalogue import (
     weapon_stats,
     weapon_type,
 )
-from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
+from app.rules.brikwars.options import DEFAULT_OPTIONS, OPTION_INFO, BrikWarsOptions, OptionInfo
 from app.rules.brikwars.serialize import (
     number_to_json,
     unit_from_dict,
@@ -48,6 +48,7 @@ from app.rules.brikwars.validation import (
 
 __all__ = [
     "DEFAULT_OPTIONS",
+    "OPTION_INFO",
     "Armour",
     "BrikWarsOptions",
     "CostBreakdown",
@@ -55,6 +56,7 @@ __all__ = [
     "Explosive",
     "ExplosiveVariant",
     "Finding",
+    "OptionInfo",
     "Payload",
     "TooBig",
     "UnitSpec",

@@ -82,3 +82,22 @@ class BrikWarsOptions:
 
 
 DEFAULT_OPTIONS = BrikWarsOptions()
+
+
+@dataclass(frozen=True, slots=True)
+class OptionInfo:
+    """How to present one rule option: a label, and its choices (None for on/off)."""
+
+    name: str
+    label: str
+    choices: tuple[str, ...] | None = None
+
+
+OPTION_INFO: tuple[OptionInfo, ...] = (
+    OptionInfo("allow_over_budget", "Allow builds over budget (a warning, not an error)"),
+    OptionInfo("bonus_die", "Bonus die type", BONUS_DIE_CHOICES),
+    OptionInfo("fractional_dice", "Dice of fractional Weapon Sizes", FRACTIONAL_DICE_CHOICES),
+    OptionInfo("turret_cost", "Turret cost", TURRET_COST_CHOICES),
+    OptionInfo("compensating_power", 'Compensating adds 1" of Size for Power when still'),
+    OptionInfo("minifig_item_power", "Minifig items need Power by their class"),
+)

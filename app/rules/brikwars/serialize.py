@@ -8,6 +8,8 @@ e.g. ``InvalidInput("weapons.1.ammo.xsize", ...)``, so a form can show it next t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import MISSING
+from dataclasses import fields as dataclass_fields
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -69,6 +71,9 @@ def _build(
             raise InvalidInput(f"{prefix}{key}", "unknown field")
     fields = {k: v for k, v in mapping.items() if k not in nested}
     fields.update({k: v for k, v in nested.items() if v is not None})
+    for required in _required(make):
+        if fields.get(required) is None:
+            raise InvalidInput(f"{prefix}{required}", "is required")
     try:
         return make(**fields)
     except InvalidInput as error:
@@ -77,6 +82,15 @@ def _build(
         if path and error.field == path.rsplit(".", 1)[-1]:
             raise InvalidInput(path, error.reason) from None  # the object itself
         raise InvalidInput(f"{prefix}{error.field}", error.reason) from None
+
+
+def _required(make: Callable[..., object]) -> tuple[str, ...]:
+    """The dataclass fields that have no default."""
+    return tuple(
+        f.name
+        for f in dataclass_fields(make)  # type: ignore[arg-type]
+        if f.default is MISSING and f.default_factory is MISSING
+    )
 
 
 def _explosive(data: object, path: str) -> Explosive | None:

@@ -31,12 +31,6 @@ def army_create(session: SessionDep, user: ApiUser, body: ArmyCreate) -> ArmyOut
     return ArmyOut.model_validate(armies.create_army(session, user=user, **body.model_dump()))
 
 
-@router.get("/armies/{army_id}")
-def army_get(session: SessionDep, user: ApiUser, army_id: int) -> ArmyOut:
-    """One army; 404 if it is not yours."""
-    return ArmyOut.model_validate(armies.get_army(session, user=user, army_id=army_id))
-
-
 @router.patch("/armies/{army_id}")
 def army_update(session: SessionDep, user: ApiUser, army_id: int, body: ArmyUpdate) -> ArmyOut:
     """Change name, budget or notes; send the version you loaded (409 if stale)."""

@@ -5,14 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.db.models import Army
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS
-from app.services import armies
+from app.services import armies, builder
 from app.services.errors import InvalidField, StaleVersion
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.forms import validate_form
 from app.web.htmx import redirect
+from app.web.routes.builder import builder_page
 from app.web.schemas import ArmyCreate, ArmyUpdate
 from app.web.templating import flash, render
 
@@ -64,32 +64,33 @@ def army_create(
 
 def _army_page(
     request: Request,
-    army: Army,
+    session: SessionDep,
+    user: CurrentUser,
+    army_id: int,
     *,
     values: dict[str, str] | None = None,
     errors: dict[str, str] | None = None,
     conflict: str | None = None,
     status_code: int = 200,
 ) -> Response:
-    return render(
+    """The army page; for htmx its settings block, with totals and findings out of band."""
+    view = builder.army_view(session, user=user, army_id=army_id)
+    return builder_page(
         request,
-        "armies/detail.html",
-        {
-            "army": army,
-            "ruleset": RULESETS.get(army.ruleset_id),
-            "values": values or {},
-            "errors": errors or {},
-            "conflict": conflict,
-        },
+        view,
         block="settings",
+        oob=("totals", "findings"),
+        values=values or {},
+        errors=errors or {},
+        conflict=conflict,
         status_code=status_code,
     )
 
 
 @router.get("/armies/{army_id}")
 def army_detail(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
-    """One army."""
-    return _army_page(request, armies.get_army(session, user=user, army_id=army_id))
+    """The army builder."""
+    return _army_page(request, session, user, army_id)
 
 
 @router.post("/armies/{army_id}")
@@ -98,22 +99,24 @@ def army_update(
 ) -> Response:
     """Save the army's name, budget and notes (refused if the page was stale)."""
     data, errors = validate_form(ArmyUpdate, form)
-    if data is not None:
-        try:
-            army = armies.update_army(
-                session,
-                user=user,
-                army_id=army_id,
-                expected_version=data.version,
-                **data.model_dump(exclude={"version"}, exclude_none=True),
-            )
-        except StaleVersion as exc:
-            current = armies.get_army(session, user=user, army_id=army_id)
-            return _army_page(request, current, values=form, conflict=str(exc), status_code=409)
-        flash(request, "Saved.", "success")
-        return _army_page(request, army)
-    army = armies.get_army(session, user=user, army_id=army_id)
-    return _army_page(request, army, values=form, errors=errors, status_code=422)
+    if data is None:
+        return _army_page(
+            request, session, user, army_id, values=form, errors=errors, status_code=422
+        )
+    try:
+        armies.update_army(
+            session,
+            user=user,
+            army_id=army_id,
+            expected_version=data.version,
+            **data.model_dump(exclude={"version"}, exclude_none=True),
+        )
+    except StaleVersion as exc:
+        return _army_page(
+            request, session, user, army_id, values=form, conflict=str(exc), status_code=409
+        )
+    flash(request, "Saved.", "success")
+    return _army_page(request, session, user, army_id)
 
 
 @router.get("/armies/{army_id}/delete")

@@ -142,3 +142,28 @@ def test_errors_name_the_path(data, field):
     with pytest.raises(InvalidInput) as err:
         unit_from_dict(data)
     assert err.value.field == field
+
+
+def test_missing_required_fields_name_the_field() -> None:
+    """A weapon without a type, a unit without a name: InvalidInput, never a TypeError."""
+    import pytest
+
+    from app.rules.brikwars import unit_from_dict
+    from app.rules.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as no_type:
+        unit_from_dict({"name": "T", "kind": "minifig", "weapons": [{"size": 1}]})
+    assert (no_type.value.field, no_type.value.reason) == ("weapons.0.type", "is required")
+    with pytest.raises(InvalidInput) as no_name:
+        unit_from_dict({"kind": "minifig"})
+    assert no_name.value.field == "name"
+    with pytest.raises(InvalidInput) as no_xsize:
+        unit_from_dict(
+            {
+                "name": "T",
+                "size": 3,
+                "structure_level": 1,
+                "weapons": [{"type": "cannon", "size": 2, "ammo": {"rounds": 2}}],
+            }
+        )
+    assert no_xsize.value.field == "weapons.0.ammo.xsize"

@@ -1,0 +1,180 @@
+"""JSON shapes of the BrikWars builder API.
+
+Inputs mirror the engine's JSON form (``unit_from_dict``); the engine validates
+values and names the bad field, these models only fix the shape (unknown keys
+are refused). Numbers may be sent as JSON numbers or exact strings ("1.5", "1/3").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Number = int | float | str
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ExplosiveIn(_In):
+    xsize: Number
+    variant: str | None = None
+    rounds: Number | None = None
+
+
+class PayloadIn(_In):
+    explosive: ExplosiveIn | None = None
+    per_launch: Number | None = None
+    object_size: Number | None = None
+
+
+class WeaponIn(_In):
+    type: str
+    size: Number | None = None
+    xsize: Number | None = None
+    mount: str | None = None
+    variant: str | None = None
+    ammo: ExplosiveIn | None = None
+    payload: PayloadIn | None = None
+    label: str | None = Field(default=None, max_length=60)
+
+
+class WeaponPatch(_In):
+    version: int = Field(description="The version you loaded; a stale one gets a 409")
+    type: str | None = None
+    size: Number | None = None
+    xsize: Number | None = None
+    mount: str | None = None
+    variant: str | None = None
+    ammo: ExplosiveIn | None = None
+    payload: PayloadIn | None = None
+    label: str | None = Field(default=None, max_length=60)
+
+
+class UnitIn(_In):
+    name: str = Field(min_length=1, max_length=120)
+    kind: Literal["minifig", "hero", "creation"] = "creation"
+    size: Number | None = None
+    structure_level: Number | None = None
+    propulsion: str | None = None
+    move: Number | None = None
+    mind_die: int | None = None
+    specialties: list[str] | None = None
+    size_damage: Number | None = None
+    weapons: list[WeaponIn] = Field(default_factory=list, max_length=100)
+
+
+class UnitPatch(_In):
+    version: int = Field(description="The version you loaded; a stale one gets a 409")
+    name: str | None = Field(default=None, min_length=1, max_length=120)
+    kind: Literal["minifig", "hero", "creation"] | None = None
+    size: Number | None = None
+    structure_level: Number | None = None
+    propulsion: str | None = None
+    move: Number | None = None
+    mind_die: int | None = None
+    specialties: list[str] | None = None
+    size_damage: Number | None = None
+
+
+class MoveIn(_In):
+    offset: Literal[-1, 1]
+
+
+class HouseRulesIn(_In):
+    version: int = Field(description="The army version you loaded")
+    options: dict[str, Any]
+
+
+class WeaponStatsIn(_In):
+    type: str
+    size: Number | None = None
+    xsize: Number | None = None
+    action_die: int | None = None
+    variant: str | None = None
+
+
+class DamageOut(BaseModel):
+    dice: int
+    sides: int
+    modifier: int
+    text: str
+    minus_distance: bool = False
+    fire: bool = False
+    explosion: bool = False
+
+
+class WeaponStatsOut(BaseModel):
+    use: int | None
+    range_inches: float | None
+    damage: DamageOut | None
+    cost: float
+    power: float
+    deflection: int | None = None
+
+
+class FindingOut(BaseModel):
+    severity: Literal["error", "warning"]
+    code: str
+    message: str
+    unit: int | None = Field(default=None, description="Index of the unit in the army")
+    weapon: int | None = Field(default=None, description="Index of the weapon on the unit")
+
+
+class ArmourOut(BaseModel):
+    dice: int
+    sides: int
+    fixed: int
+    deflection: int
+    text: str
+
+
+class WeaponOut(BaseModel):
+    id: int
+    position: int
+    version: int
+    type: str
+    name: str
+    spec: dict[str, Any]
+    stats: WeaponStatsOut
+    hold: str | None
+    findings: list[FindingOut]
+
+
+class UnitOut(BaseModel):
+    id: int
+    position: int
+    version: int
+    name: str
+    kind: str
+    spec: dict[str, Any]
+    effective_size: float
+    armor: ArmourOut
+    move: float
+    power: float
+    power_needed: float
+    cost: float
+    findings: list[FindingOut]
+    weapons: list[WeaponOut]
+    activation_sets: list[list[int]]
+
+
+class ArmyDetailOut(BaseModel):
+    id: int
+    name: str
+    ruleset_id: str
+    budget: int
+    notes: str
+    version: int
+    house_rules: dict[str, Any]
+    total_cost: float
+    findings: list[FindingOut]
+    units: list[UnitOut]
+
+
+class WeaponPreviewOut(BaseModel):
+    stats: WeaponStatsOut
+    hold: str | None
+    findings: list[FindingOut]

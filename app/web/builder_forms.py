@@ -1,0 +1,64 @@
+"""Turn the builder's HTML forms into the engine's JSON shapes.
+
+Field names are the engine's dotted paths (``ammo.xsize``), so an engine error
+names the very input to mark. Checkbox groups carry a ``<group>._present``
+marker so that unticking every box still says "none".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.web.csrf import FIELD
+
+_IGNORED = {FIELD, "version"}
+
+
+def nested(form: Mapping[str, str]) -> dict[str, Any]:
+    """``{"ammo.xsize": "2"}`` → ``{"ammo": {"xsize": "2"}}``; checkbox groups become lists."""
+    out: dict[str, Any] = {}
+    for key, value in form.items():
+        if key in _IGNORED:
+            continue
+        parts = key.split(".")
+        node = out
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                break
+        else:
+            node[parts[-1]] = value
+    if isinstance(out.get("specialties"), dict):
+        group = out["specialties"]
+        out["specialties"] = [k for k, v in group.items() if k != "_present" and v]
+    if "mind_die" in out and isinstance(out["mind_die"], str) and out["mind_die"].isdigit():
+        out["mind_die"] = int(out["mind_die"])
+    return out
+
+
+def form_version(form: Mapping[str, str]) -> int | None:
+    """The row version the page was rendered with (None when the form did not send one)."""
+    value = form.get("version", "")
+    return int(value) if value.isdigit() else None
+
+
+def house_rules(form: Mapping[str, str], booleans: list[str]) -> dict[str, Any]:
+    """The house-rules form as options: unticked boxes are false."""
+    data: dict[str, Any] = {k: v for k, v in form.items() if k not in _IGNORED}
+    for name in booleans:
+        data[name] = data.get(name) in ("on", "true", "1")
+    return data
+
+
+def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    """The inverse of ``nested`` for pre-filling a form: ``{"ammo": {"xsize": 2}}`` →
+    ``{"ammo.xsize": "2"}``."""
+    out: dict[str, str] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten(value, f"{name}."))
+        elif value is not None:
+            out[name] = str(value)
+    return out

@@ -1,0 +1,314 @@
+"""The army builder: units and weapons edited in place with htmx.
+
+A unit or weapon change re-renders that unit's block plus, out of band, the
+army totals and the findings panel; adding, duplicating, moving or removing a
+unit re-renders the builder. Refused input comes back as the same form with
+the engine's reason next to the field (422), and nothing is saved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.rules import brikwars as bw
+from app.rules.errors import InvalidInput
+from app.services import builder
+from app.services.errors import StaleVersion
+from app.web.builder_forms import form_version, house_rules, nested
+from app.web.deps import CurrentUser, FormDep, SessionDep
+from app.web.htmx import is_htmx
+from app.web.templating import render
+
+router = APIRouter()
+
+TEMPLATE = "armies/detail.html"
+BOOLEAN_OPTIONS = [o.name for o in bw.OPTION_INFO if o.choices is None]
+
+
+@dataclass
+class FormState:
+    """Which form on the page failed, with what the user typed and why."""
+
+    scope: str = ""
+    values: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    conflict: str | None = None
+
+
+def builder_page(
+    request: Request,
+    view: builder.ArmyView,
+    *,
+    block: str | None = None,
+    unit_id: int | None = None,
+    form: FormState | None = None,
+    oob: tuple[str, ...] = (),
+    status_code: int = 200,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> Response:
+    """The army page, or one of its blocks for htmx (a unit's block with totals and findings)."""
+    context: dict[str, Any] = {
+        "army": view.army,
+        "view": view,
+        "form": form or FormState(),
+        "open_unit": unit_id,
+        "values": {},
+        "errors": {},
+        "conflict": None,
+        **extra,
+    }
+    if block == "unit" and unit_id is not None:
+        context["uv"] = view.unit(unit_id)
+        oob = (*oob, "totals", "findings")
+    return render(
+        request, TEMPLATE, context, block=block, oob=oob, status_code=status_code, headers=headers
+    )
+
+
+def _done(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    army_id: int,
+    unit_id: int | None,
+    oob: tuple[str, ...] = (),
+) -> Response:
+    """After a change: the fresh block for htmx, a redirect for a plain form."""
+    if not is_htmx(request):
+        anchor = f"#unit-{unit_id}" if unit_id else "#builder"
+        return Response(status_code=303, headers={"Location": f"/armies/{army_id}{anchor}"})
+    view = builder.army_view(session, user=user, army_id=army_id)
+    block = "unit" if unit_id is not None else "builder"
+    return builder_page(request, view, block=block, unit_id=unit_id, oob=oob)
+
+
+def _refused(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    army_id: int,
+    *,
+    scope: str,
+    form: dict[str, str],
+    exc: InvalidInput | StaleVersion,
+    unit_id: int | None = None,
+) -> Response:
+    """The failing form again, with the reason inline (422) or the conflict (409)."""
+    session.rollback()  # nothing half-saved
+    view = builder.army_view(session, user=user, army_id=army_id)
+    if isinstance(exc, StaleVersion):
+        state = FormState(scope, dict(form), conflict=str(exc))
+        status = 409
+    else:
+        state = FormState(scope, dict(form), {exc.field: exc.reason})
+        status = 422
+    if unit_id is not None:
+        return builder_page(
+            request, view, block="unit", unit_id=unit_id, form=state, status_code=status
+        )
+    headers = {"HX-Retarget": f"#{scope}", "HX-Reswap": "outerHTML"}
+    return builder_page(
+        request,
+        view,
+        block=scope.replace("-", "_"),
+        form=state,
+        status_code=status,
+        headers=headers,
+    )
+
+
+@router.post("/armies/{army_id}/units")
+def unit_add(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: int
+) -> Response:
+    """Add a unit at the end of the army."""
+    try:
+        unit = builder.add_unit(session, user=user, army_id=army_id, data=nested(form))
+    except InvalidInput as exc:
+        return _refused(request, session, user, army_id, scope="add-unit-form", form=form, exc=exc)
+    if not is_htmx(request):
+        return _done(request, session, user, army_id, unit.id)
+    return _done(request, session, user, army_id, None)
+
+
+@router.post("/armies/{army_id}/units/{unit_id}")
+def unit_update(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    army_id: int,
+    unit_id: int,
+) -> Response:
+    """Save a unit's own fields."""
+    try:
+        builder.update_unit(
+            session,
+            user=user,
+            army_id=army_id,
+            unit_id=unit_id,
+            data=nested(form),
+            expected_version=form_version(form),
+        )
+    except (InvalidInput, StaleVersion) as exc:
+        return _refused(
+            request,
+            session,
+            user,
+            army_id,
+            scope=f"unit-form-{unit_id}",
+            form=form,
+            exc=exc,
+            unit_id=unit_id,
+        )
+    return _done(request, session, user, army_id, unit_id)
+
+
+@router.post("/armies/{army_id}/units/{unit_id}/duplicate")
+def unit_duplicate(
+    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+) -> Response:
+    """Copy a unit with its weapons, right after it."""
+    builder.duplicate_unit(session, user=user, army_id=army_id, unit_id=unit_id)
+    return _done(request, session, user, army_id, None)
+
+
+@router.post("/armies/{army_id}/units/{unit_id}/move")
+def unit_move(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    army_id: int,
+    unit_id: int,
+) -> Response:
+    """Move a unit one place up or down."""
+    offset = -1 if form.get("offset") == "-1" else 1
+    builder.move_unit(session, user=user, army_id=army_id, unit_id=unit_id, offset=offset)
+    return _done(request, session, user, army_id, None)
+
+
+@router.post("/armies/{army_id}/units/{unit_id}/delete")
+def unit_delete(
+    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+) -> Response:
+    """Remove a unit."""
+    builder.delete_unit(session, user=user, army_id=army_id, unit_id=unit_id)
+    return _done(request, session, user, army_id, None)
+
+
+@router.post("/armies/{army_id}/units/{unit_id}/weapons")
+def weapon_add(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    army_id: int,
+    unit_id: int,
+) -> Response:
+    """Give a unit a weapon."""
+    try:
+        builder.add_weapon(session, user=user, army_id=army_id, unit_id=unit_id, data=nested(form))
+    except InvalidInput as exc:
+        return _refused(
+            request,
+            session,
+            user,
+            army_id,
+            scope=f"add-weapon-{unit_id}",
+            form=form,
+            exc=exc,
+            unit_id=unit_id,
+        )
+    return _done(request, session, user, army_id, unit_id)
+
+
+@router.post("/armies/{army_id}/units/{unit_id}/weapons/{weapon_id}")
+def weapon_update(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    army_id: int,
+    unit_id: int,
+    weapon_id: int,
+) -> Response:
+    """Change a weapon."""
+    try:
+        builder.update_weapon(
+            session,
+            user=user,
+            army_id=army_id,
+            unit_id=unit_id,
+            weapon_id=weapon_id,
+            data=nested(form),
+            expected_version=form_version(form),
+        )
+    except (InvalidInput, StaleVersion) as exc:
+        return _refused(
+            request,
+            session,
+            user,
+            army_id,
+            scope=f"weapon-form-{weapon_id}",
+            form=form,
+            exc=exc,
+            unit_id=unit_id,
+        )
+    return _done(request, session, user, army_id, unit_id)
+
+
+@router.post("/armies/{army_id}/units/{unit_id}/weapons/{weapon_id}/delete")
+def weapon_delete(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    army_id: int,
+    unit_id: int,
+    weapon_id: int,
+) -> Response:
+    """Take a weapon off a unit."""
+    builder.delete_weapon(session, user=user, army_id=army_id, unit_id=unit_id, weapon_id=weapon_id)
+    return _done(request, session, user, army_id, unit_id)
+
+
+@router.get("/armies/{army_id}/units/{unit_id}/weapon-preview")
+def weapon_preview(
+    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+) -> Response:
+    """What a weapon would be on this unit, before it is added."""
+    data = nested(dict(request.query_params))
+    try:
+        preview = builder.preview_weapon(
+            session, user=user, army_id=army_id, unit_id=unit_id, data=data
+        )
+        context: dict[str, Any] = {"preview": preview, "problem": None}
+    except InvalidInput as exc:
+        context = {"preview": None, "problem": exc}
+    return render(request, "armies/weapon_preview.html", context)
+
+
+@router.post("/armies/{army_id}/house-rules")
+def house_rules_update(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: int
+) -> Response:
+    """Switch the army's house rules; every figure is recomputed."""
+    try:
+        builder.set_house_rules(
+            session,
+            user=user,
+            army_id=army_id,
+            options=house_rules(form, BOOLEAN_OPTIONS),
+            expected_version=form_version(form),
+        )
+    except (InvalidInput, StaleVersion) as exc:
+        return _refused(
+            request, session, user, army_id, scope="house-rules-form", form=form, exc=exc
+        )
+    # The army's version moved on: its settings form must carry the new one.
+    return _done(request, session, user, army_id, None, oob=("settings",))

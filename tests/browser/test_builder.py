@@ -1,0 +1,109 @@
+"""Build an army in the browser: a minifig squad and a flying Creation with a Cannon."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.helpers import new_army, sign_up
+
+
+def test_build_squad_and_flying_gunship(page: Page, base_url: str, shot) -> None:  # type: ignore[no-untyped-def]
+    page.set_default_timeout(10_000)
+    sign_up(page, "Builder")
+    new_army(page, "Strike Force", 60)
+    # Marks this page load: it survives every htmx swap and would vanish on a reload.
+    page.evaluate("window.__noReload = true")
+    totals = page.locator("#army-totals")
+    expect(totals).to_contain_text("0CP of 60CP")
+
+    add_unit = page.locator("#add-unit-form")
+    add_unit.get_by_label("Name").fill("Trooper")
+    add_unit.get_by_label("Kind").select_option("minifig")
+    add_unit.get_by_role("button", name="Add unit").click()
+    expect(totals).to_contain_text("4CP of 60CP")
+    trooper = page.locator("tbody.unit", has_text="Trooper").first
+    expect(trooper.locator(".unit-cost")).to_have_text("4CP")
+
+    # A squad: two copies of the trooper.
+    trooper.get_by_role("button", name="Duplicate Trooper").click()
+    expect(totals).to_contain_text("8CP of 60CP")
+    page.locator("tbody.unit").first.get_by_role("button", name="Duplicate Trooper").click()
+    expect(page.locator("tbody.unit")).to_have_count(3)
+    expect(totals).to_contain_text("12CP of 60CP")
+    shot(page, "squad")
+
+    add_unit = page.locator("#add-unit-form")
+    add_unit.get_by_label("Name").fill("Skyhammer")
+    add_unit.get_by_label("Kind").select_option("creation")
+    add_unit.get_by_label("Size (inches)").fill("4")
+    add_unit.get_by_label("Structure Level (0, ½ = 0.5, 1–5)").fill("2")
+    add_unit.get_by_label("Propulsion").select_option("flying")
+    add_unit.get_by_label("Move (inches)").fill("8")
+    add_unit.get_by_label("Mind").select_option("6")
+    add_unit.get_by_role("button", name="Add unit").click()
+    gunship = page.locator("tbody.unit", has_text="Skyhammer")
+    expect(gunship.locator(".unit-cost")).to_have_text("25CP")  # 4×2 + (2+2)×4 + 1
+    expect(totals).to_contain_text("37CP of 60CP")
+    expect(gunship).to_contain_text("2d10")
+    expect(gunship).to_contain_text('0/4"')  # Power used/available: flying = 1 × Size
+
+    # The weapon picker previews a Cannon before it is added.
+    gunship.get_by_text("Weapons (0) and details of Skyhammer").click()
+    form = gunship.locator("form.weapon-form").first
+    form.get_by_label("Weapon").select_option("cannon")
+    form.get_by_label("Size (inches)").fill("3")
+    expect(form.locator("output.preview")).to_contain_text("Use 6")
+    expect(form.locator("output.preview")).to_contain_text('Range 12"')
+    expect(form.locator("output.preview")).to_contain_text("9CP")
+    shot(page, "cannon-preview")
+
+    # Ammo on a Gun does not exist: refused inline (422), nothing saved.
+    form.get_by_label("Weapon").select_option("gun")
+    form.get_by_text("Variant, label, Ammo and Payload").click()
+    form.get_by_label("Ammo X (Cannon)").fill("2")
+    form.get_by_role("button", name="Add weapon").click()
+    form = gunship.locator("form.weapon-form").first
+    expect(form.get_by_text("Ammo X (Cannon): Gun takes no Ammo")).to_be_visible()
+    expect(gunship.get_by_text("No weapons yet.")).to_be_visible()
+    expect(totals).to_contain_text("37CP of 60CP")
+    shot(page, "ammo-on-gun-refused")
+
+    # X4 Ammo in a 3" Cannon is a build error, shown next to the weapon...
+    form.get_by_label("Weapon").select_option("cannon")
+    form.get_by_label("Ammo X (Cannon)").fill("4")
+    form.get_by_label("Ammo rounds").fill("2")
+    form.get_by_role("button", name="Add weapon").click()
+    weapons = gunship.locator("table.weapons")
+    expect(weapons.locator('[data-code="ammo_too_big"]')).to_be_visible()
+    expect(totals).to_contain_text("1 error")
+    shot(page, "ammo-too-big")
+
+    # ...and fixed by editing the weapon in place.
+    gunship.get_by_text("Edit Cannon").click()
+    edit = gunship.locator("form[id^=weapon-form-]")
+    edit.get_by_text("Variant, label, Ammo and Payload").click()
+    edit.get_by_label("Ammo X (Cannon)").fill("2")
+    edit.get_by_role("button", name="Save Cannon").click()
+    expect(gunship.locator('[data-code="ammo_too_big"]')).to_have_count(0)
+    expect(gunship.locator("table.weapons")).to_contain_text('Cannon 3"')
+    expect(gunship.locator("table.weapons")).to_contain_text("2d10 Explosion")
+    expect(gunship.locator(".unit-cost")).to_have_text("38CP")  # 25 + 9 + 2 rounds of X2
+    expect(totals).to_contain_text("50CP of 60CP")
+    expect(totals).to_contain_text("0 errors")
+
+    # A 5" Gun is Too Big for 4" of flying Power: a warning, and the army goes over budget.
+    form = gunship.locator("form.weapon-form").first
+    form.get_by_label("Weapon").select_option("gun")
+    form.get_by_label("Size (inches)").fill("5")
+    form.get_by_role("button", name="Add weapon").click()
+    expect(totals).to_contain_text("65CP of 60CP")
+    findings = page.locator("#findings")
+    expect(findings.locator('[data-code="over_budget"]')).to_be_visible()
+    expect(findings.locator('[data-code="too_big"]')).to_contain_text("Divert All Power")
+    expect(gunship.locator('.weapon-findings [data-code="too_big"]')).to_be_visible()
+    shot(page, "findings")
+
+    assert page.evaluate("window.__noReload === true"), "the page reloaded"
+    page.reload()
+    expect(page.locator("#army-totals")).to_contain_text("65CP of 60CP")
+    shot(page, "after-reload")
