@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint format migrate clean
+.PHONY: run test lint format migrate bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ test: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check app tests migrations
 	$(BIN)/python -m pytest
+
+# Speed targets: writes bench/results.md (exit 1 if a target is missed).
+bench: $(VENV)/.dev-installed
+	$(BIN)/python -m bench
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .

@@ -4,15 +4,22 @@ Stored rows hold the engine's JSON form of each unit and weapon; every view and
 every mutation rebuilds the ``UnitSpec`` so the rules decide validity, costs,
 Armour, Move, Power, findings and activation sets. A mutation that the engine
 refuses raises ``InvalidInput`` naming the field, and nothing is saved.
+
+Speed: pages read units as plain rows (two queries, no ORM objects) and each
+unit's figures are memoised on its content and the house rules, so a 200-unit
+army re-renders without re-deriving the 199 units that did not change.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
+from sqlalchemy import Text, cast, func, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Army, Unit, User, Weapon
@@ -25,35 +32,286 @@ from app.services.permissions import Access, army_for
 _SHARED_POWER = ("mounted", "hand_held")
 
 
+# ------------------------------------------------------------------------------ rows
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponRow:
+    """A stored weapon; ``spec_json`` is its JSON text as stored (parsed only on demand)."""
+
+    id: int
+    position: int
+    version: int
+    type: str
+    spec_json: str
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return json.loads(self.spec_json)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitRow:
+    """A stored unit and its weapons, in order."""
+
+    id: int
+    position: int
+    version: int
+    name: str
+    kind: str
+    spec_json: str
+    weapons: tuple[WeaponRow, ...]
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return json.loads(self.spec_json)  # type: ignore[no-any-return]
+
+    @property
+    def content(self) -> tuple[object, ...]:
+        """What the unit is, as stored: the memo key of its figures."""
+        return (
+            self.name,
+            self.kind,
+            self.spec_json,
+            tuple((w.type, w.spec_json) for w in self.weapons),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return _unit_dict(self.name, self.kind, self.spec, [(w.type, w.spec) for w in self.weapons])
+
+
+def load_rows(session: Session, army_id: int) -> list[UnitRow]:
+    """The army's units and weapons as plain rows, in order (two queries).
+
+    The JSON columns come back as text: most units' figures are memoised on it, so
+    parsing it again would be wasted work.
+    """
+    weapons: dict[int, list[WeaponRow]] = {}
+    for unit_id, *fields in session.execute(
+        select(
+            Weapon.unit_id,
+            Weapon.id,
+            Weapon.position,
+            Weapon.version,
+            Weapon.type,
+            cast(Weapon.spec, Text),
+        )
+        .join(Unit, Unit.id == Weapon.unit_id)
+        .where(Unit.army_id == army_id)
+        .order_by(Weapon.unit_id, Weapon.position)
+    ):
+        weapons.setdefault(unit_id, []).append(WeaponRow(*fields))
+    return [
+        UnitRow(*fields, weapons=tuple(weapons.get(fields[0], ())))
+        for fields in session.execute(
+            select(
+                Unit.id, Unit.position, Unit.version, Unit.name, Unit.kind, cast(Unit.spec, Text)
+            )
+            .where(Unit.army_id == army_id)
+            .order_by(Unit.position, Unit.id)
+        )
+    ]
+
+
+def _unit_dict(
+    name: str, kind: str, spec: Mapping[str, Any], weapons: list[tuple[str, Mapping[str, Any]]]
+) -> dict[str, Any]:
+    return {"name": name, "kind": kind, **spec, "weapons": [{"type": t, **w} for t, w in weapons]}
+
+
+def _row_dict(row: Unit) -> dict[str, Any]:
+    return _unit_dict(row.name, row.kind, row.spec, [(w.type, w.spec) for w in row.weapons])
+
+
+# ------------------------------------------------------------------------------ figures
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponLine:
+    """A weapon's figures as the builder table shows them."""
+
+    name: str
+    extra: str
+    mount: str
+    use: str
+    range: str
+    damage: str
+    power: str
+    cost: str
+
+
+@dataclass(frozen=True)
+class UnitFigures:
+    """Everything the rules say about one unit under one set of house rules."""
+
+    spec: bw.UnitSpec
+    cost: Fraction
+    power_needed: Fraction
+    stats: tuple[bw.WeaponStats, ...]
+    holds: tuple[str | None, ...]
+    findings: tuple[bw.Finding, ...]
+    activation_sets: tuple[tuple[int, ...], ...]
+    lines: tuple[WeaponLine, ...]
+    size_text: str
+    armour_text: str
+    move_text: str
+    power_text: str
+    cost_text: str
+    activation_text: str
+
+
+def _inches(value: Fraction | int) -> str:
+    return f'{bw.format_number(value)}"'
+
+
+def _weapon_name(weapon: bw.WeaponSpec) -> str:
+    text = weapon.entry.name
+    if weapon.size is not None and weapon.entry.sized_by == "inches":
+        text += f" {_inches(weapon.size)}"
+    if weapon.xsize is not None:
+        text += f" X{weapon.xsize}"
+    return text
+
+
+def _line(
+    weapon: bw.WeaponSpec, stats: bw.WeaponStats, hold: str | None, options: bw.BrikWarsOptions
+) -> WeaponLine:
+    extra = []
+    if weapon.ammo is not None:
+        extra.append(f"Ammo: {weapon.ammo.rounds} × X{weapon.ammo.xsize} {weapon.ammo.variant}")
+    if weapon.payload is not None:
+        load = weapon.payload
+        extra.append(
+            f"Payload: {load.explosive.rounds} × X{load.explosive.xsize} "
+            f"{load.explosive.variant}, {load.per_launch} per launch"
+            if load.explosive is not None
+            else f"Payload: objects up to {_inches(load.object_size or 0)}"
+        )
+    if stats.damage is not None:
+        damage = str(stats.damage)
+    else:
+        entry = weapon.entry
+        damage = "by Payload" if entry.takes_payload else "by Ammo" if entry.takes_ammo else "–"
+    if stats.deflection:
+        damage += f" · {stats.deflection} Deflection"
+    mount = weapon.mount.replace("_", " ") if weapon.mount else ""
+    return WeaponLine(
+        name=_weapon_name(weapon) + (f" ({weapon.label})" if weapon.label else ""),
+        extra=" · ".join(extra),
+        mount=mount + (f" · {hold.replace('_', ' ')}" if hold else ""),
+        use="–" if stats.use is None else str(stats.use),
+        range="CC" if stats.range_inches is None else _inches(stats.range_inches),
+        damage=damage,
+        power=_inches(weapon.power_need_with(options)),
+        cost=bw.format_cp(weapon.cost_with(options)),
+    )
+
+
+class _Content:
+    """A memo key that compares by a unit's stored content and carries the unit along."""
+
+    __slots__ = ("_hash", "key", "row")
+
+    def __init__(self, row: UnitRow) -> None:
+        self.key = row.content
+        self.row = row
+        self._hash = hash(self.key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Content) and self.key == other.key
+
+
+def unit_figures(row: UnitRow, options: bw.BrikWarsOptions) -> UnitFigures:
+    """A stored unit's figures, memoised on its content and the house rules."""
+    return _figures(_Content(row), options)
+
+
+@lru_cache(maxsize=20_000)
+def _figures(content: _Content, options: bw.BrikWarsOptions) -> UnitFigures:
+    spec = bw.unit_from_dict(content.row.as_dict())
+    stats = tuple(spec.weapon_stats(i, options) for i in range(len(spec.weapons)))
+    holds = tuple(spec.hold_class(i) for i in range(len(spec.weapons)))
+    power_needed = sum(
+        (w.power_need_with(options) for w in spec.weapons if w.mount in _SHARED_POWER),
+        Fraction(0),
+    )
+    sets = tuple(bw.activation_sets(spec, options=options))
+    names = [_weapon_name(w) for w in spec.weapons]
+    size = _inches(spec.built_size)
+    if spec.size_damage:
+        size = f"{bw.format_number(spec.effective_size)}/{size}"
+    armour = str(spec.armour) + (
+        f" +{spec.armour.deflection} Defl." if spec.armour.deflection else ""
+    )
+    cost = spec.cost_with(options)
+    return UnitFigures(
+        spec=spec,
+        cost=cost,
+        power_needed=power_needed,
+        stats=stats,
+        holds=holds,
+        findings=tuple(bw.validate_unit(spec, options=options)),
+        activation_sets=sets,
+        lines=tuple(
+            _line(w, s, h, options) for w, s, h in zip(spec.weapons, stats, holds, strict=True)
+        ),
+        size_text=size,
+        armour_text=armour,
+        move_text=_inches(spec.current_move),
+        power_text=f"{bw.format_number(power_needed)}/{_inches(spec.power)}",
+        cost_text=bw.format_cp(cost),
+        activation_text=" · ".join(
+            " + ".join(names[i] for i in chosen) or "nothing" for chosen in sets
+        ),
+    )
+
+
 # ------------------------------------------------------------------------------ views
 
 
 @dataclass(frozen=True)
 class WeaponView:
-    row: Weapon
+    row: WeaponRow
     spec: bw.WeaponSpec
     stats: bw.WeaponStats
     hold: str | None
+    line: WeaponLine
     findings: list[bw.Finding]
 
 
 @dataclass(frozen=True)
 class UnitView:
-    row: Unit
-    spec: bw.UnitSpec
-    cost: Fraction
-    power_needed: Fraction
+    row: UnitRow
+    fig: UnitFigures
     weapons: list[WeaponView]
     findings: list[bw.Finding]
-    activation_sets: list[tuple[int, ...]]
 
     @property
-    def has_errors(self) -> bool:
-        return any(f.severity == "error" for f in self.all_findings)
+    def spec(self) -> bw.UnitSpec:
+        return self.fig.spec
+
+    @property
+    def cost(self) -> Fraction:
+        return self.fig.cost
+
+    @property
+    def power_needed(self) -> Fraction:
+        return self.fig.power_needed
+
+    @property
+    def activation_sets(self) -> tuple[tuple[int, ...], ...]:
+        return self.fig.activation_sets
 
     @property
     def all_findings(self) -> list[bw.Finding]:
         return self.findings + [f for w in self.weapons for f in w.findings]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity == "error" for f in self.all_findings)
 
 
 @dataclass(frozen=True)
@@ -62,7 +320,7 @@ class ArmyView:
     options: bw.BrikWarsOptions
     units: list[UnitView]
     total_cost: Fraction
-    army_findings: list[bw.Finding] = field(default_factory=list)
+    army_findings: list[bw.Finding]
 
     @property
     def all_findings(self) -> list[bw.Finding]:
@@ -83,69 +341,50 @@ class ArmyView:
         raise NotFound("unit")
 
 
-def _unit_dict(unit: Unit) -> dict[str, Any]:
-    return {
-        "name": unit.name,
-        "kind": unit.kind,
-        **unit.spec,
-        "weapons": [{"type": w.type, **w.spec} for w in unit.weapons],
-    }
-
-
 def options_of(army: Army) -> bw.BrikWarsOptions:
     return bw.BrikWarsOptions.from_dict(army.house_rules or {})
 
 
-def build_view(army: Army) -> ArmyView:
-    """Every figure of an army whose units and weapons are loaded."""
-    options = options_of(army)
-    specs = [bw.unit_from_dict(_unit_dict(u)) for u in army.units]
-    findings = bw.validate_army(specs, budget=army.budget, options=options)
-    units = []
-    for index, (row, spec) in enumerate(zip(army.units, specs, strict=True)):
-        mine = [f for f in findings if f.unit == index]
-        weapons = [
-            WeaponView(
-                row=w_row,
-                spec=w_spec,
-                stats=spec.weapon_stats(w_index, options),
-                hold=spec.hold_class(w_index),
-                findings=[f for f in mine if f.weapon == w_index],
-            )
-            for w_index, (w_row, w_spec) in enumerate(zip(row.weapons, spec.weapons, strict=True))
-        ]
-        units.append(
-            UnitView(
-                row=row,
-                spec=spec,
-                cost=spec.cost_with(options),
-                power_needed=sum(
-                    (w.power_need_with(options) for w in spec.weapons if w.mount in _SHARED_POWER),
-                    Fraction(0),
-                ),
-                weapons=weapons,
-                findings=[f for f in mine if f.weapon is None],
-                activation_sets=bw.activation_sets(spec, options=options),
-            )
+def _unit_view(index: int, row: UnitRow, fig: UnitFigures) -> UnitView:
+    # Findings come memoised without a unit index; the army view gives them theirs.
+    found = [bw.Finding(f.severity, f.code, f.message, index, f.weapon) for f in fig.findings]
+    weapons = [
+        WeaponView(
+            row=w_row,
+            spec=fig.spec.weapons[i],
+            stats=fig.stats[i],
+            hold=fig.holds[i],
+            line=fig.lines[i],
+            findings=[f for f in found if f.weapon == i] if found else [],
         )
+        for i, w_row in enumerate(row.weapons)
+    ]
+    return UnitView(
+        row=row,
+        fig=fig,
+        weapons=weapons,
+        findings=[f for f in found if f.weapon is None] if found else [],
+    )
+
+
+def build_view(army: Army, rows: list[UnitRow]) -> ArmyView:
+    """Every figure of an army from its rows."""
+    options = options_of(army)
+    units = [_unit_view(i, row, unit_figures(row, options)) for i, row in enumerate(rows)]
+    total = sum((u.cost for u in units), Fraction(0))
     return ArmyView(
         army=army,
         options=options,
         units=units,
-        total_cost=bw.army_cost(specs, options=options),
-        army_findings=[f for f in findings if f.unit is None],
+        total_cost=total,
+        army_findings=bw.budget_findings(total, army.budget, options=options),
     )
-
-
-def load_army(session: Session, *, user: User, army_id: int, access: Access = Access.READ) -> Army:
-    """The army with its units and weapons, in three queries whatever its size."""
-    eager = (selectinload(Army.units).selectinload(Unit.weapons),)
-    return army_for(session, user=user, army_id=army_id, access=access, load=eager)
 
 
 def army_view(session: Session, *, user: User, army_id: int) -> ArmyView:
     """The builder's view of an army the user may read."""
-    return build_view(load_army(session, user=user, army_id=army_id))
+    army = army_for(session, user=user, army_id=army_id, access=Access.READ)
+    return build_view(army, load_rows(session, army.id))
 
 
 # ------------------------------------------------------------------------------ input
@@ -188,16 +427,34 @@ def _weapon_row(unit: Unit, data: dict[str, Any], position: int) -> Weapon:
     return Weapon(unit=unit, type=data.pop("type"), spec=data, position=position)
 
 
-def _army_unit(army: Army, unit_id: int) -> Unit:
-    for unit in army.units:
-        if unit.id == unit_id:
-            return unit
-    raise NotFound("unit")
-
-
 def _check_version(what: str, current: int, expected: int | None) -> None:
     if expected is not None and current != expected:
         raise StaleVersion(what, current)
+
+
+def _unit_of(
+    session: Session, *, user: User, army_id: int, unit_id: int, access: Access = Access.EDIT
+) -> tuple[Army, Unit]:
+    """The army (checked for ``access``) and one of its units with its weapons."""
+    army = army_for(session, user=user, army_id=army_id, access=access)
+    unit = session.scalar(
+        select(Unit)
+        .where(Unit.id == unit_id, Unit.army_id == army.id)
+        .options(selectinload(Unit.weapons))
+    )
+    if unit is None:
+        raise NotFound("unit")
+    return army, unit
+
+
+def _shift_units(session: Session, army_id: int, after: int, by: int) -> None:
+    """Move every unit behind position ``after`` by ``by`` places (no version bump)."""
+    session.execute(
+        update(Unit)
+        .where(Unit.army_id == army_id, Unit.position > after)
+        .values(position=Unit.position + by)
+        .execution_options(synchronize_session=False)
+    )
 
 
 # ------------------------------------------------------------------------------ mutations
@@ -205,10 +462,18 @@ def _check_version(what: str, current: int, expected: int | None) -> None:
 
 def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, Any]) -> Unit:
     """Append a unit (and any weapons given with it) to the army."""
-    army = load_army(session, user=user, army_id=army_id, access=Access.EDIT)
+    army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
     spec = _check_unit(_clean(data))
     name, kind, fields, weapons = _split_unit(spec)
-    unit = Unit(army=army, name=name, kind=kind, spec=fields, position=len(army.units))
+    last = session.scalar(select(func.max(Unit.position)).where(Unit.army_id == army.id))
+    unit = Unit(
+        army_id=army.id,
+        name=name,
+        kind=kind,
+        spec=fields,
+        position=0 if last is None else last + 1,
+        weapons=[],
+    )
     session.add(unit)
     for position, weapon in enumerate(weapons):
         session.add(_weapon_row(unit, weapon, position))
@@ -226,10 +491,9 @@ def update_unit(
     expected_version: int | None,
 ) -> Unit:
     """Change a unit's own fields (not its weapons); a stale version is refused."""
-    army = load_army(session, user=user, army_id=army_id, access=Access.EDIT)
-    unit = _army_unit(army, unit_id)
+    _, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     _check_version("unit", unit.version, expected_version)
-    current = _unit_dict(unit)
+    current = _row_dict(unit)
     changes = _clean(data)
     if "weapons" in changes:
         raise InvalidInput("weapons", "edit weapons through their own routes")
@@ -246,35 +510,29 @@ def update_unit(
 
 def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> None:
     """Remove a unit and its weapons; the others close ranks."""
-    army = load_army(session, user=user, army_id=army_id, access=Access.EDIT)
-    unit = _army_unit(army, unit_id)
-    army.units.remove(unit)
+    army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     session.delete(unit)
-    _renumber(army.units)
     session.flush()
+    _shift_units(session, army.id, unit.position, -1)
 
 
 def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> Unit:
     """A copy of the unit with its weapons, placed right after it."""
-    army = load_army(session, user=user, army_id=army_id, access=Access.EDIT)
-    original = _army_unit(army, unit_id)
-    name = f"{original.name} (copy)"[:120]
+    army, original = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    _shift_units(session, army.id, original.position, 1)
     copy = Unit(
-        army=army,
-        name=name,
+        army_id=army.id,
+        name=f"{original.name} (copy)"[:120],
         kind=original.kind,
         spec=dict(original.spec),
         position=original.position + 1,
+        weapons=[],
     )
+    session.add(copy)
     for weapon in original.weapons:
         session.add(
             Weapon(unit=copy, type=weapon.type, spec=dict(weapon.spec), position=weapon.position)
         )
-    units = list(army.units)
-    units.remove(copy)
-    units.insert(units.index(original) + 1, copy)
-    session.add(copy)
-    _renumber(units)
     session.flush()
     return copy
 
@@ -283,30 +541,29 @@ def move_unit(session: Session, *, user: User, army_id: int, unit_id: int, offse
     """Move a unit up (-1) or down (+1) the list; at an end it stays."""
     if offset not in (-1, 1):
         raise InvalidInput("offset", "must be -1 or 1")
-    army = load_army(session, user=user, army_id=army_id, access=Access.EDIT)
-    units = list(army.units)
-    unit = _army_unit(army, unit_id)
-    index = units.index(unit)
-    target = index + offset
-    if 0 <= target < len(units):
-        units[index], units[target] = units[target], units[index]
-        _renumber(units)
-    session.flush()
-
-
-def _renumber(rows: list[Unit] | list[Weapon]) -> None:
-    for position, row in enumerate(rows):
-        if row.position != position:
-            row.position = position
+    army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    here = unit.position
+    neighbour = session.scalar(
+        select(Unit.id).where(Unit.army_id == army.id, Unit.position == here + offset)
+    )
+    if neighbour is None:
+        return
+    # Plain UPDATEs: a new place in the list is not an edit of either unit's contents.
+    for moved, position in ((neighbour, here), (unit.id, here + offset)):
+        session.execute(
+            update(Unit)
+            .where(Unit.id == moved)
+            .values(position=position)
+            .execution_options(synchronize_session=False)
+        )
 
 
 def add_weapon(
     session: Session, *, user: User, army_id: int, unit_id: int, data: Mapping[str, Any]
 ) -> Weapon:
     """Give the unit a weapon; the whole unit is re-checked by the engine first."""
-    army = load_army(session, user=user, army_id=army_id, access=Access.EDIT)
-    unit = _army_unit(army, unit_id)
-    current = _unit_dict(unit)
+    _, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    current = _row_dict(unit)
     index = len(current["weapons"])
     spec = _check_unit(
         {**current, "weapons": [*current["weapons"], _clean(data)]}, weapon_index=index
@@ -329,13 +586,12 @@ def update_weapon(
     expected_version: int | None,
 ) -> Weapon:
     """Change a weapon (its size, mount, ammo...); the type may change too."""
-    army = load_army(session, user=user, army_id=army_id, access=Access.EDIT)
-    unit = _army_unit(army, unit_id)
+    _, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     weapon = next((w for w in unit.weapons if w.id == weapon_id), None)
     if weapon is None:
         raise NotFound("weapon")
     _check_version("weapon", weapon.version, expected_version)
-    current = _unit_dict(unit)
+    current = _row_dict(unit)
     index = unit.weapons.index(weapon)
     changes = _clean(data)
     old = current["weapons"][index]
@@ -354,16 +610,19 @@ def update_weapon(
 def delete_weapon(
     session: Session, *, user: User, army_id: int, unit_id: int, weapon_id: int
 ) -> None:
-    """Take a weapon off a unit."""
-    army = load_army(session, user=user, army_id=army_id, access=Access.EDIT)
-    unit = _army_unit(army, unit_id)
+    """Take a weapon off a unit; the weapons behind it close ranks."""
+    _, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     weapon = next((w for w in unit.weapons if w.id == weapon_id), None)
     if weapon is None:
         raise NotFound("weapon")
-    unit.weapons.remove(weapon)
     session.delete(weapon)
-    _renumber(unit.weapons)
     session.flush()
+    session.execute(
+        update(Weapon)
+        .where(Weapon.unit_id == unit.id, Weapon.position > weapon.position)
+        .values(position=Weapon.position - 1)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def set_house_rules(
@@ -396,9 +655,8 @@ def preview_weapon(
     session: Session, *, user: User, army_id: int, unit_id: int, data: Mapping[str, Any]
 ) -> WeaponPreview:
     """The weapon as it would be if added to the unit; nothing is saved."""
-    army = load_army(session, user=user, army_id=army_id)
-    unit = _army_unit(army, unit_id)
-    current = _unit_dict(unit)
+    army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id, access=Access.READ)
+    current = _row_dict(unit)
     index = len(current["weapons"])
     spec = _check_unit(
         {**current, "weapons": [*current["weapons"], _clean(data)]}, weapon_index=index

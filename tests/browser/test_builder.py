@@ -48,7 +48,7 @@ def test_build_squad_and_flying_gunship(page: Page, base_url: str, shot) -> None
     expect(gunship).to_contain_text('0/4"')  # Power used/available: flying = 1 × Size
 
     # The weapon picker previews a Cannon before it is added.
-    gunship.get_by_text("Weapons (0) and details of Skyhammer").click()
+    gunship.get_by_text("Edit Skyhammer: weapons and details").click()  # fetched on opening
     form = gunship.locator("form.weapon-form").first
     form.get_by_label("Weapon").select_option("cannon")
     form.get_by_label("Size (inches)").fill("3")

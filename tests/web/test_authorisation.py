@@ -35,6 +35,8 @@ ROUTES: list[tuple[str, str, str, dict[str, object]]] = [
     ("GET", "/armies/{army_id}/delete", "owner", {}),
     ("POST", "/armies/{army_id}/delete", "owner", {}),
     ("POST", "/armies/{army_id}/units", "owner", UNIT),
+    ("GET", "/armies/{army_id}/units/{unit_id}", "owner", {}),
+    ("GET", "/armies/{army_id}/units/{unit_id}/editor", "owner", {}),
     ("POST", "/armies/{army_id}/units/{unit_id}", "owner", {"version": 1, "name": "Hijacked"}),
     ("POST", "/armies/{army_id}/units/{unit_id}/duplicate", "owner", {}),
     ("POST", "/armies/{army_id}/units/{unit_id}/move", "owner", {"offset": 1}),

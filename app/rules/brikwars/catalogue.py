@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from typing import Literal
 
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
@@ -1020,6 +1021,34 @@ def weapon_stats(
     action_die: object = None,
     variant: str | None = None,
     options: BrikWarsOptions = DEFAULT_OPTIONS,
+) -> WeaponStats:
+    """Evaluate a catalogue entry at a Weapon Size (inches) or Explosive Size (bricks).
+
+    Memoised: a builder page asks for the same few weapons many times over. The key
+    keeps each argument's type, so ``True`` is never taken for ``1``.
+
+    >>> weapon_stats("gun", size=3).range_inches
+    14
+    """
+    args = (type_id, size, xsize, action_die, variant, options)
+    try:
+        return _weapon_stats_cached(tuple((type(a), a) for a in args))
+    except TypeError:  # an unhashable argument: the plain path says what is wrong with it
+        return _weapon_stats(*args)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=4096)
+def _weapon_stats_cached(key: tuple[tuple[type, object], ...]) -> WeaponStats:
+    return _weapon_stats(*(value for _, value in key))  # type: ignore[arg-type]
+
+
+def _weapon_stats(
+    type_id: str,
+    size: object,
+    xsize: object,
+    action_die: object,
+    variant: str | None,
+    options: BrikWarsOptions,
 ) -> WeaponStats:
     """Evaluate a catalogue entry at a Weapon Size (inches) or Explosive Size (bricks).
 

@@ -283,18 +283,31 @@ def validate_army(
                 Finding(finding.severity, finding.code, finding.message, number, finding.weapon)
             )
     if budget is not None:
-        limit = to_fraction(budget, "budget")
-        if limit < 0:
-            raise InvalidInput("budget", "must be 0 or more")
-        total = army_cost(units, options=options)
-        if total > limit:
-            severity: Severity = "warning" if options.allow_over_budget else "error"
-            found.append(
-                Finding(
-                    severity,
-                    "over_budget",
-                    f"The army costs {format_cp(total)}, over its budget of "
-                    f"{format_cp(limit)} by {format_cp(total - limit)}.",
-                )
-            )
+        found.extend(budget_findings(army_cost(units, options=options), budget, options=options))
     return found
+
+
+def budget_findings(
+    total: Fraction, budget: object, *, options: BrikWarsOptions = DEFAULT_OPTIONS
+) -> list[Finding]:
+    """The army-level budget check for a total already known (``validate_army`` uses it).
+
+    Over budget is an error, or a warning under the house rule ``allow_over_budget``.
+
+    >>> [f.code for f in budget_findings(Fraction(9), 8)]
+    ['over_budget']
+    """
+    limit = to_fraction(budget, "budget")
+    if limit < 0:
+        raise InvalidInput("budget", "must be 0 or more")
+    if total <= limit:
+        return []
+    severity: Severity = "warning" if options.allow_over_budget else "error"
+    return [
+        Finding(
+            severity,
+            "over_budget",
+            f"The army costs {format_cp(total)}, over its budget of "
+            f"{format_cp(limit)} by {format_cp(total - limit)}.",
+        )
+    ]

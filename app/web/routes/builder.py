@@ -25,7 +25,8 @@ from app.web.templating import render
 
 router = APIRouter()
 
-TEMPLATE = "armies/detail.html"
+ARMY_PAGE = "armies/detail.html"
+UNIT_PAGE = "armies/unit.html"
 BOOLEAN_OPTIONS = [o.name for o in bw.OPTION_INFO if o.choices is None]
 
 
@@ -66,7 +67,7 @@ def builder_page(
         context["uv"] = view.unit(unit_id)
         oob = (*oob, "totals", "findings")
     return render(
-        request, TEMPLATE, context, block=block, oob=oob, status_code=status_code, headers=headers
+        request, ARMY_PAGE, context, block=block, oob=oob, status_code=status_code, headers=headers
     )
 
 
@@ -80,8 +81,8 @@ def _done(
 ) -> Response:
     """After a change: the fresh block for htmx, a redirect for a plain form."""
     if not is_htmx(request):
-        anchor = f"#unit-{unit_id}" if unit_id else "#builder"
-        return Response(status_code=303, headers={"Location": f"/armies/{army_id}{anchor}"})
+        target = f"/armies/{army_id}/units/{unit_id}" if unit_id else f"/armies/{army_id}#builder"
+        return Response(status_code=303, headers={"Location": target})
     view = builder.army_view(session, user=user, army_id=army_id)
     block = "unit" if unit_id is not None else "builder"
     return builder_page(request, view, block=block, unit_id=unit_id, oob=oob)
@@ -134,6 +135,35 @@ def unit_add(
     if not is_htmx(request):
         return _done(request, session, user, army_id, unit.id)
     return _done(request, session, user, army_id, None)
+
+
+@router.get("/armies/{army_id}/units/{unit_id}")
+def unit_page(
+    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+) -> Response:
+    """One unit with its editor open (the page behind each unit's name)."""
+    view = builder.army_view(session, user=user, army_id=army_id)
+    context = {
+        "army": view.army,
+        "view": view,
+        "uv": view.unit(unit_id),
+        "form": FormState(),
+        "open_unit": unit_id,
+        "standalone": True,
+    }
+    return render(request, UNIT_PAGE, context)
+
+
+@router.get("/armies/{army_id}/units/{unit_id}/editor")
+def unit_editor(
+    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+) -> Response:
+    """A unit's editor, fetched when its panel is first opened (the unit page without htmx)."""
+    view = builder.army_view(session, user=user, army_id=army_id)
+    context = {"army": view.army, "uv": view.unit(unit_id), "form": FormState()}
+    if not is_htmx(request):
+        return Response(status_code=303, headers={"Location": f"/armies/{army_id}/units/{unit_id}"})
+    return render(request, "armies/unit_editor.html", context)
 
 
 @router.post("/armies/{army_id}/units/{unit_id}")

@@ -392,3 +392,17 @@ def test_entries_render_to_json():
     assert gun["id"] == "gun" and gun["cost_text"] == "3×S" and gun["sized_by"] == "inches"
     assert not any(key.startswith("_") for key in gun)
     assert weapon_type("heavy_weapon").to_dict()["nominal_size"] == "3/2"
+
+
+def test_memoised_stats_keep_argument_types_apart():
+    """The cache must not answer ``size=True`` with the stats of ``size=1``."""
+    import pytest
+
+    from app.rules.brikwars import weapon_stats
+    from app.rules.errors import InvalidInput
+
+    assert weapon_stats("gun", size=1).use == 3
+    with pytest.raises(InvalidInput):
+        weapon_stats("gun", size=True)
+    with pytest.raises(InvalidInput):
+        weapon_stats("gun", size=[1])  # unhashable: still a clean InvalidInput

@@ -1,0 +1,1 @@
+"""Benchmarks behind `make bench`: each module's run() returns table rows."""

@@ -1,0 +1,46 @@
+"""`make bench`: run every benchmark and write bench/results.md (also printed)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import builder
+from bench.common import Row
+
+SUITES = {"builder": builder.run}
+
+
+def table(rows: list[Row]) -> str:
+    lines = [
+        "| benchmark | measured | target | verdict | note |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        verdict = "meets" if r.ok else "MISSES"
+        lines.append(f"| {r.name} | {r.value:.2f} {r.unit} | {r.target} | {verdict} | {r.note} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    chosen = argv or list(SUITES)
+    rows: list[Row] = []
+    for name in chosen:
+        print(f"running {name}…", file=sys.stderr)
+        rows += SUITES[name]()
+    header = (
+        f"# BrikForge benchmarks\n\n{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · Python "
+        f"{platform.python_version()} · {os.cpu_count()} cores · SQLite unless stated\n\n"
+    )
+    text = header + table(rows) + "\n"
+    out = Path(__file__).resolve().parent / "results.md"
+    out.write_text(text)
+    print(text)
+    return 0 if all(r.ok for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
