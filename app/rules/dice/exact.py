@@ -1,17 +1,18 @@
 """Exact distributions of pools: totals, Deflection (drop the k highest groups), explosion rings.
 
-The method (chosen by measurement, see docs/dice-engine.md) is float64 numpy on integer-indexed
-arrays. A pool's total is a convolution of its groups. Dropping the ``k`` highest groups uses
-an order-statistics sweep over the groups' outcomes in ascending ``(value, dice)`` order: with
-``W[n]`` the distribution of ``n`` given groups all below the current outcome ``o`` (built
-incrementally), the sum of the lowest ``K`` groups gets, for every ``n < K``, the term
-``W[n]`` shifted by ``(K - n) * o`` times the multinomial weight that ``b >= K - n`` groups
-show ``o`` and the others are above it. One sweep yields every ``K`` at once, so all rings of
-an explosion cost one sweep.
+The method (chosen by measurement, see docs/dice-engine.md) is float64 numpy. A pool's total is
+a direct convolution of its groups. Dropping the ``k`` highest groups, for every ``k`` at once,
+is an order-statistics identity evaluated on the discrete Fourier transform (``_lowest_all``).
 
-Mass is left out only where stated: Bonus chains after ``depth`` dice (``chain_depth``), and
-totals or Bonus-dice counts beyond caps whose tail mass is computed; the sum of these is the
-result's ``truncation_bound``.
+Mass is left out only where stated, and ``truncation_bound`` adds it up:
+
+* Bonus chains after ``depth`` dice: exactly ``1 - prod (1 - e_t)^N_t`` is missing
+  (``e_t = (1/X)(1/Y)^depth``, depth chosen so that this is < 5e-11).
+* For dropped dice: sums (and Bonus-dice counts) above a cap whose upper tail is < 5e-11 may
+  be misplaced (they wrap around the transform). The computed tail is added to the bound.
+
+So ``truncation_bound`` bounds the total-variation distance between the reported and the true
+distribution (< 1e-9); float rounding adds ~1e-14 (measured against brute force in the tests).
 """
 
 from __future__ import annotations
@@ -20,48 +21,40 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
-from app.rules.dice.groups import GroupOutcomes, chain_depth, group_outcomes
+from app.rules.dice.groups import GroupTable, chain_depth, group_table
 from app.rules.dice.results import FloatArray, JointDistribution, TotalDistribution
 from app.rules.dice.spec import Dice, Pool
 from app.rules.errors import InvalidInput, TooMuchWork
 
+CArray = NDArray[np.complex128]
+
 TAIL_BUDGET = 5e-11
-"""Mass a calculation may drop beyond each of its caps (total, Bonus-dice count)."""
-WORK_LIMIT = 4e8
-"""Estimated array-element operations allowed (~2 s on a laptop core; see the benchmark)."""
+"""Mass a calculation may misplace beyond each of its caps (total, Bonus-dice count)."""
+WORK_LIMIT = 3e8
+"""Estimated complex multiply-adds allowed for one drop/ring calculation (~2 s; see bench)."""
+_BLOCK_ELEMENTS = 65536
+"""Complex entries per block of outcomes (about 1 MiB: stays in cache across the K loop)."""
+
+Types = list[tuple[GroupTable, int]]
 
 
-@dataclass(frozen=True, slots=True)
-class _Raw:
-    """A distribution of the raw sum (before the total modifier), optionally by Bonus dice.
-
-    ``pmf[s, b]``: raw sum ``s`` with ``b`` Bonus dice among the counted groups (``b`` axis of
-    length 1 when not tracked). ``groups`` counted; all-ones event data; mass left out.
-    """
-
-    pmf: FloatArray
-    groups: int
-    all_ones: float
-    all_ones_sum: int
-    bound: float
-
-
-def _types(dice: tuple[Dice, ...]) -> list[tuple[Dice, int]]:
-    """Merge entries that roll alike (Deflection flags do not change a roll)."""
+def _types(dice: tuple[Dice, ...], groups_in_calc: int) -> Types:
+    """One table per distinct kind of group (Deflection flags do not change a roll)."""
     merged: dict[tuple[int, int, str], int] = {}
     for d in dice:
         key = (d.sides, d.per_die, d.bonus_die)
         merged[key] = merged.get(key, 0) + d.count
-    return [(Dice(1, s, per_die=m, bonus_die=b), n) for (s, m, b), n in merged.items()]  # type: ignore[arg-type]
+    out = []
+    for (sides, per_die, bonus_die), n in merged.items():
+        kind = Dice(1, sides, per_die=per_die, bonus_die=bonus_die)  # type: ignore[arg-type]
+        out.append((group_table(kind, chain_depth(kind, groups_in_calc)), n))
+    return out
 
 
-def _outcomes(types: list[tuple[Dice, int]], groups: int) -> list[tuple[GroupOutcomes, int]]:
-    return [(group_outcomes(d, chain_depth(d, groups)), n) for d, n in types]
-
-
-def _power(base: FloatArray, n: int, axis_len: int | None = None) -> FloatArray:
-    """``base`` convolved with itself ``n`` times (1-D), by repeated squaring."""
+def _power(base: FloatArray, n: int) -> FloatArray:
+    """``base`` convolved with itself ``n`` times, by repeated squaring."""
     result = np.ones(1)
     while n:
         if n & 1:
@@ -72,184 +65,224 @@ def _power(base: FloatArray, n: int, axis_len: int | None = None) -> FloatArray:
     return result
 
 
-def _group_pmfs(go: GroupOutcomes) -> tuple[FloatArray, FloatArray]:
-    """One group's value pmf and Bonus-dice pmf."""
-    vmax = max(v for v, _, _ in go.outcomes)
-    bmax = max(b for _, b, _ in go.outcomes)
-    values, bonus = np.zeros(vmax + 1), np.zeros(bmax + 1)
-    for v, b, p in go.outcomes:
-        values[v] += p
-        bonus[b] += p
-    return values, bonus
-
-
 def _cap(pmf: FloatArray) -> tuple[int, float]:
     """Smallest index whose upper tail is within ``TAIL_BUDGET``, and that tail's mass."""
-    tail = np.cumsum(pmf[::-1])[::-1]  # tail[i] = P(X >= i)
-    above = np.append(tail[1:], 0.0)  # above[i] = P(X > i)
-    cap = int(np.argmax(above <= TAIL_BUDGET))
-    return cap, float(above[cap])
+    above = np.cumsum(pmf[::-1])[::-1][1:]  # above[i] = P(X > i), i < len - 1
+    ok = np.nonzero(above <= TAIL_BUDGET)[0]
+    if len(ok) == 0:
+        return len(pmf) - 1, 0.0
+    return int(ok[0]), float(above[ok[0]])
 
 
-def _chain_dropped(outs: list[tuple[GroupOutcomes, int]]) -> float:
+def _chain_dropped(types: Types) -> float:
     """Exact mass of "some group's chain went past its depth": 1 - prod (1 - e)^n."""
-    return float(-np.expm1(sum(n * math.log1p(-go.dropped) for go, n in outs)))
+    return float(-np.expm1(sum(n * math.log1p(-t.dropped) for t, n in types)))
 
 
-def _all_ones(outs: list[tuple[GroupOutcomes, int]], drop: int) -> tuple[float, int]:
+def _all_ones(types: Types, drop: int) -> tuple[float, int]:
     """P(every die shows 1) and the raw sum left after dropping the ``drop`` highest groups."""
-    prob = math.prod((1.0 / go.dice.sides) ** n for go, n in outs)
-    values = sorted(v for go, n in outs for v in [go.all_ones_value] * n)
-    kept = values[: max(0, len(values) - drop)]
-    return prob, sum(kept)
+    prob = math.prod((1.0 / t.sides) ** n for t, n in types)
+    values = sorted(v for t, n in types for v in [t.all_ones_value] * n)
+    return prob, sum(values[: max(0, len(values) - drop)])
 
 
-def _full_sum(outs: list[tuple[GroupOutcomes, int]]) -> tuple[FloatArray, FloatArray]:
+def _full_sum(types: Types) -> tuple[FloatArray, FloatArray]:
     """Raw-sum pmf and Bonus-dice pmf of all groups together (chain-truncated only)."""
     total, bonus = np.ones(1), np.ones(1)
-    for go, n in outs:
-        values, bon = _group_pmfs(go)
-        total = np.convolve(total, _power(values, n))
-        bonus = np.convolve(bonus, _power(bon, n))
+    for t, n in types:
+        total = np.convolve(total, _power(t.value_pmf, n))
+        bonus = np.convolve(bonus, _power(t.bonus_pmf, n))
     return total, bonus
 
 
-def _raw_total(pool_dice: tuple[Dice, ...], groups_in_calc: int) -> _Raw:
-    outs = _outcomes(_types(pool_dice), groups_in_calc)
-    total, _ = _full_sum(outs)
-    prob, ones_sum = _all_ones(outs, 0)
-    n = sum(c for _, c in outs)
-    return _Raw(total[:, None], n, prob, ones_sum, _chain_dropped(outs))
+def _fast_len(n: int) -> int:
+    """Smallest 2-3-5-smooth length >= n (cheap FFT sizes)."""
+    while True:
+        m = n
+        for f in (2, 3, 5):
+            while m % f == 0:
+                m //= f
+        if m == 1:
+            return n
+        n += 1
 
 
-def _comb_tables(n_t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """For ``n + b <= N``: multinomial N!/(n! b! r!), r = N - n - b, and C(n + b, b)."""
-    n = np.arange(n_t + 1)[:, None]
-    b = np.arange(n_t + 1)[None, :]
-    rest = n_t - n - b
-    multi = np.zeros((n_t + 1, n_t + 1))
-    grow = np.zeros((n_t + 1, n_t + 1))
-    for i in range(n_t + 1):
-        for j in range(n_t + 1 - i):
-            multi[i, j] = math.comb(n_t, i) * math.comb(n_t - i, j)
-            grow[i, j] = math.comb(i + j, j)
-    return multi, np.where(rest >= 0, rest, 0).astype(float), grow
+# --- the order-statistics core ---------------------------------------------------------------
 
 
-def _sweep(
-    outs: list[tuple[GroupOutcomes, int]], s_cap: int, b_cap: int | None
-) -> FloatArray:
+def _lowest_all(types: Types, size_s: int, size_b: int) -> FloatArray:
     """``R[K, s, b]``: sub-distribution of (sum, Bonus dice) of the lowest ``K`` groups.
 
-    ``b_cap is None`` collapses the Bonus axis to length 1.
+    Works on the discrete Fourier transform (lengths ``size_s`` x ``size_b``; sums past them
+    wrap around, which callers count as tail mass). Take the distinct outcomes ``o_i`` in
+    ascending ``(value, dice)`` order; for each type, ``G<=i`` is the transform of one group
+    restricted to outcomes ``<= o_i``, ``T>i`` its mass above ``o_i``, ``z_i`` the transform of
+    ``o_i``. With ``y`` marking kept groups,
+
+        sum_K R[K] y^K = 1 + sum_i  y z_i / (1 - y z_i) * (F_{i-1}(y) - F_i(y)),
+        F_i(y) = prod_types (y G<=i + T>i) ** N_t,
+
+    because ``F_{i-1} - F_i`` collects the configurations in which ``o_i`` is the ``K``-th
+    lowest outcome for ``K`` from ``n + 1`` (``n`` groups below it) to ``n + b`` (``b`` at it),
+    and the factor adds the ``K - n`` kept groups at ``o_i``. The coefficients of
+    ``y z / (1 - y z) * D(y)`` obey ``S[K] = z (S[K-1] + D[K-1])``: every ``K`` in ``O(N)``.
     """
-    counts = [n for _, n in outs]
-    n_types, n_all = len(counts), sum(counts)
-    size_s, size_b = s_cap + 1, (1 if b_cap is None else b_cap + 1)
-    keys = sorted({(v, b) for go, _ in outs for v, b, _ in go.outcomes})
-    index = {k: i for i, k in enumerate(keys)}
-    probs = np.zeros((n_types, len(keys)))
-    for t, (go, _) in enumerate(outs):
-        for v, b, p in go.outcomes:
-            probs[t, index[(v, b)]] += p
-    tails = np.cumsum(probs[:, ::-1], axis=1)[:, ::-1] - probs  # mass strictly above
-    tails = np.maximum(tails, 0.0)
-    tables = [_comb_tables(n) for n in counts]
-    powers = [np.arange(n + 1, dtype=float) for n in counts]
+    counts = [n for _, n in types]
+    n_all = sum(counts)
+    if len(types) == 1:
+        table = types[0][0]
+        values, bonus, probs = table.values, table.bonus, table.probs[None, :]
+    else:
+        keys = sorted({(int(v), int(b)) for t, _ in types for v, b in zip(t.values, t.bonus,
+                                                                             strict=True)})
+        index = {k: i for i, k in enumerate(keys)}
+        probs = np.zeros((len(types), len(keys)))
+        for row, (t, _) in enumerate(types):
+            for v, b, p in zip(t.values, t.bonus, t.probs, strict=True):
+                probs[row, index[(int(v), int(b))]] += p
+        values = np.array([k[0] for k in keys])
+        bonus = np.array([k[1] for k in keys])
+    above = np.maximum(np.cumsum(probs[:, ::-1], axis=1)[:, ::-1] - probs, 0.0)
 
-    shape = tuple(n + 1 for n in counts)
-    n_states = math.prod(shape)
-    levels = np.indices(shape).reshape(n_types, -1).sum(axis=0)  # |n| per state
-    w = np.zeros((*shape, size_s, size_b))
-    w[(0,) * n_types + (0, 0)] = 1.0
-    r = np.zeros((n_all + 1, size_s, size_b))
-    r[0, 0, 0] = math.prod(float(probs[t].sum()) ** n for t, n in enumerate(counts))
+    fs = np.arange(size_s // 2 + 1)
+    fb = np.arange(size_b)
+    phase_s = np.exp(-2j * np.pi * (np.outer(values, fs) % size_s) / size_s)
+    if size_b == 1:
+        z = phase_s
+    else:
+        phase_b = np.exp(-2j * np.pi * (np.outer(bonus, fb) % size_b) / size_b)
+        z = (phase_b[:, :, None] * phase_s[:, None, :]).reshape(len(values), -1)
 
-    for i, (v, bon) in enumerate(keys):
-        # q[states..., b]: weight that, of the groups not yet placed below this outcome,
-        # b show it and the rest are above it (summed over types by b).
-        q: FloatArray | None = None
-        for t in range(n_types):
-            multi, rest, _ = tables[t]
-            p_pow = probs[t, i] ** powers[t]
-            t_pow = np.where(multi > 0, tails[t, i] ** rest, 0.0)
-            a = multi * p_pow[None, :] * t_pow
-            if q is None:
-                q = a
-            else:
-                grown = np.zeros((*q.shape[:-1], a.shape[0], q.shape[-1] + a.shape[1] - 1))
-                for b2 in range(a.shape[1]):
-                    grown[..., b2 : b2 + q.shape[-1]] += q[..., None, :] * a[:, b2][:, None]
-                q = grown
-        assert q is not None
-        suffix = np.cumsum(q[..., ::-1], axis=-1)[..., ::-1].reshape(n_states, -1)
-        flat_w = w.reshape(n_states, size_s, size_b)
-        for d in range(1, n_all + 1):
-            sh_s, sh_b = d * v, (0 if b_cap is None else d * bon)
-            if sh_s >= size_s or sh_b >= size_b:
-                break
-            src = flat_w[:, : size_s - sh_s, : size_b - sh_b]
-            if n_types == 1:
-                rows = n_all + 1 - d
-                r[d:, sh_s:, sh_b:] += src[:rows] * suffix[:rows, d][:, None, None]
-            else:
-                ok = np.nonzero((levels + d <= n_all) & (suffix[:, d] != 0.0))[0]
-                if not len(ok):
-                    continue
-                mix = np.zeros((n_all + 1, len(ok)))
-                mix[levels[ok] + d, np.arange(len(ok))] = suffix[ok, d]
-                part = mix @ src[ok].reshape(len(ok), -1)
-                r[:, sh_s:, sh_b:] += part.reshape(n_all + 1, size_s - sh_s, size_b - sh_b)
-        # Update: n given groups all at or below this outcome.
+    r_hat = np.zeros((n_all + 1, z.shape[1]), dtype=complex)
+    r_hat[0] = math.prod(float(probs[t].sum()) ** n for t, n in enumerate(counts))
+    at_most = [np.cumsum(probs[t][:, None] * z, axis=0) for t in range(len(types))]
+    if len(types) == 1:
+        _single_type(n_all, probs[0], above[0], z, at_most[0], r_hat)
+    else:
+        _mixed_types(counts, probs, above, z, at_most, r_hat)
+    spectra = r_hat.reshape(n_all + 1, size_b, size_s // 2 + 1)
+    if size_b > 1:
+        spectra = np.fft.ifft(spectra, axis=1)
+    r = np.fft.irfft(spectra, n=size_s, axis=2)
+    return np.where(r > 0.0, r, 0.0).transpose(0, 2, 1)
+
+
+def _single_type(
+    n_all: int, probs: FloatArray, above: FloatArray, z: CArray, at_most: CArray,
+    r_hat: CArray,
+) -> None:
+    """``_lowest_all``'s sum for one type of group, powers built as ``K`` grows.
+
+    Outcomes are taken in blocks small enough to stay in cache across the ``K`` loop.
+    """
+    exps = n_all - np.arange(n_all + 1)
+    combs = np.array([float(math.comb(n_all, n)) for n in range(n_all + 1)])
+    block = max(1, _BLOCK_ELEMENTS // z.shape[1])
+    for lo in range(0, z.shape[0], block):
+        hi = min(z.shape[0], lo + block)
+        zc, le = z[lo:hi], at_most[lo:hi]
+        lt = le - probs[lo:hi, None] * zc
+        before_const = (combs[None, :] * (above[lo:hi] + probs[lo:hi])[:, None] ** exps).T
+        after_const = (combs[None, :] * above[lo:hi, None] ** exps).T
+        pow_lt = np.ones_like(zc)
+        pow_le = np.ones_like(zc)
+        acc = np.zeros_like(zc)
+        tmp = np.empty_like(zc)
+        for k in range(1, n_all + 1):
+            n = k - 1
+            np.multiply(pow_lt, before_const[n][:, None], out=tmp)
+            acc += tmp
+            np.multiply(pow_le, after_const[n][:, None], out=tmp)
+            acc -= tmp
+            acc *= zc
+            r_hat[k] += acc.sum(axis=0)
+            if k < n_all:
+                pow_lt *= lt
+                pow_le *= le
+
+
+def _poly_mul(a: list[CArray], b: list[CArray]) -> list[CArray]:
+    """Product of two polynomials in ``y`` whose coefficients are arrays."""
+    out = [np.zeros_like(a[0]) for _ in range(len(a) + len(b) - 1)]
+    for i, x in enumerate(a):
+        for j, w in enumerate(b):
+            out[i + j] += x * w
+    return out
+
+
+def _binomial_poly(base: CArray, const: FloatArray, n_t: int) -> list[CArray]:
+    """Coefficients of ``(y * base + const) ** n_t`` in ``y`` (``const`` per row)."""
+    coeffs = []
+    power = np.ones_like(base)
+    for n in range(n_t + 1):
+        coeffs.append(math.comb(n_t, n) * power * (const ** (n_t - n))[:, None])
+        power = power * base
+    return coeffs
+
+
+def _mixed_types(
+    counts: list[int], probs: FloatArray, above: FloatArray, z: CArray,
+    at_most: list[CArray], r_hat: CArray,
+) -> None:
+    """``_lowest_all``'s sum for several types: the polynomials in ``y`` multiplied out."""
+    n_all = sum(counts)
+    block = max(1, _BLOCK_ELEMENTS // (z.shape[1] * (n_all + 1)))
+    for lo in range(0, z.shape[0], block):
+        hi = min(z.shape[0], lo + block)
+        zc = z[lo:hi]
+        before: list[CArray] | None = None
+        after: list[CArray] | None = None
         for t, n_t in enumerate(counts):
-            p = probs[t, i]
-            if p == 0.0:
-                continue
-            grow = tables[t][2]
-            new = w.copy()
-            for b in range(1, n_t + 1):
-                sh_s, sh_b = b * v, (0 if b_cap is None else b * bon)
-                if sh_s >= size_s or sh_b >= size_b:
-                    break
-                weights = grow[: n_t + 1 - b, b] * p**b
-                src_index: list[slice] = [slice(None)] * n_types
-                dst_index: list[slice] = [slice(None)] * n_types
-                src_index[t] = slice(0, n_t + 1 - b)
-                dst_index[t] = slice(b, n_t + 1)
-                wshape = [1] * (n_types + 2)
-                wshape[t] = n_t + 1 - b
-                new[(*dst_index, slice(sh_s, None), slice(sh_b, None))] += (
-                    w[(*src_index, slice(0, size_s - sh_s), slice(0, size_b - sh_b))]
-                    * weights.reshape(wshape)
-                )
-            w = new
-    return r
+            le = at_most[t][lo:hi]
+            lt = le - probs[t, lo:hi, None] * zc
+            b_poly = _binomial_poly(lt, above[t, lo:hi] + probs[t, lo:hi], n_t)
+            a_poly = _binomial_poly(le, above[t, lo:hi], n_t)
+            before = b_poly if before is None else _poly_mul(before, b_poly)
+            after = a_poly if after is None else _poly_mul(after, a_poly)
+        assert before is not None and after is not None
+        acc = np.zeros_like(zc)
+        for k in range(1, n_all + 1):
+            acc = zc * (acc + (before[k - 1] - after[k - 1]))
+            r_hat[k] += acc.sum(axis=0)
 
 
-def _estimate_work(outs: list[tuple[GroupOutcomes, int]], s_cap: int, b_size: int) -> float:
-    n_outcomes = len({(v, b) for go, _ in outs for v, b, _ in go.outcomes})
-    n_all = sum(n for _, n in outs)
-    n_states = math.prod(n + 1 for _, n in outs)
-    return float(n_outcomes) * 2 * n_all * n_states * (s_cap + 1) * b_size / 2
+def _estimate_work(types: Types, s_cap: int, size_b: int) -> float:
+    """Complex multiply-adds of ``_lowest_all`` (outcomes x frequencies x per-K work)."""
+    n_outcomes = sum(len(t.values) for t, _ in types)
+    poly, length = 0, 1
+    for _, n in types:
+        poly += 2 * length * (n + 1) if len(types) > 1 else 0
+        length += n
+    n_all = length - 1
+    return float(n_outcomes) * (s_cap // 2 + 1) * size_b * (6 * n_all + poly)
 
 
-def _ordered(pool_dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int) -> tuple[
-    list[tuple[GroupOutcomes, int]], FloatArray, float
-]:
-    outs = _outcomes(_types(pool_dice), groups_in_calc)
-    total, bonus = _full_sum(outs)
+@dataclass(frozen=True, slots=True)
+class _Lowest:
+    types: Types
+    lowest: FloatArray  # [K, s, b]
+    bound: float
+
+
+def _lowest(dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int) -> _Lowest:
+    types = _types(dice, groups_in_calc)
+    total, bonus = _full_sum(types)
     s_cap, s_tail = _cap(total)
-    bound = _chain_dropped(outs) + s_tail
-    b_cap = None
+    bound = _chain_dropped(types) + s_tail
+    size_b = 1
     if with_bonus:
         b_cap, b_tail = _cap(bonus)
         bound += b_tail
-    work = _estimate_work(outs, s_cap, 1 if b_cap is None else b_cap + 1)
+        size_b = _fast_len(b_cap + 1)
+    work = _estimate_work(types, s_cap, size_b)
     if work > WORK_LIMIT:
         raise TooMuchWork(
-            f"dropping dice from {sum(n for _, n in outs)} groups needs ~{work:.2g} operations"
+            f"dropping dice from {sum(n for _, n in types)} groups needs ~{work:.2g} operations"
         )
-    return outs, _sweep(outs, s_cap, b_cap), bound
+    return _Lowest(types, _lowest_all(types, _fast_len(s_cap + 1), size_b), bound)
+
+
+# --- results ---------------------------------------------------------------------------------
 
 
 def _check_drop(drop: int, name: str) -> None:
@@ -257,26 +290,26 @@ def _check_drop(drop: int, name: str) -> None:
         raise InvalidInput(name, f"needs a whole number >= 0, got {drop!r}")
 
 
-def _finish_total(raw: FloatArray, modifier: int, ones: float, ones_sum: int,
-                  bound: float) -> TotalDistribution:
-    """Apply the total modifier (total floored at 0) to a raw-sum pmf."""
-    out = _shift_floor(raw, modifier)
-    return TotalDistribution(out, ones, max(0, ones_sum + modifier), bound)
-
-
 def _shift_floor(raw: FloatArray, modifier: int) -> FloatArray:
-    """Shift axis 0 by ``modifier``, piling everything below 0 onto 0."""
+    """Add ``modifier`` to the totals (axis 0), piling everything below 0 onto 0."""
     if modifier >= 0:
-        pad = [(modifier, 0)] + [(0, 0)] * (raw.ndim - 1)
-        return np.pad(raw, pad)
-    cut = -modifier
-    if cut >= raw.shape[0]:
-        out = np.zeros((1, *raw.shape[1:]))
-        out[0] = raw.sum(axis=0)
+        out = np.zeros((raw.shape[0] + modifier, *raw.shape[1:]))
+        out[modifier:] = raw
         return out
+    cut = min(-modifier, raw.shape[0] - 1)
     out = np.array(raw[cut:])
     out[0] += raw[:cut].sum(axis=0)
+    if cut < -modifier:  # the whole support lands on 0
+        out[0] += out[1:].sum(axis=0)
+        out = out[:1]
     return out
+
+
+def _finish(raw: FloatArray, modifier: int, ones: float, ones_sum: int,
+            bound: float) -> TotalDistribution:
+    """Apply the total modifier (total floored at 0) to a raw-sum pmf."""
+    return TotalDistribution(_shift_floor(raw, modifier), ones, max(0, ones_sum + modifier),
+                             bound)
 
 
 def total_distribution(pool: Pool) -> TotalDistribution:
@@ -285,31 +318,33 @@ def total_distribution(pool: Pool) -> TotalDistribution:
     >>> d = total_distribution(Pool.of(1, 6, bonus_die="none"))
     >>> [round(float(p), 4) for p in d.pmf]
     [0.0, 0.1667, 0.1667, 0.1667, 0.1667, 0.1667, 0.1667]
-    >>> d = total_distribution(Pool.of(2, 6))  # 2d6 with Bonus dice: 12 needs a 6 and more
+    >>> d = total_distribution(Pool.of(2, 6))  # 12 = 6 + (1..5) with the other die on 6 - b
     >>> round(d.probability(7), 6), round(d.probability(12), 6), d.truncation_bound < 1e-9
     (0.111111, 0.046296, True)
     """
-    raw = _raw_total(pool.dice, pool.dice_count)
-    return _finish_total(raw.pmf[:, 0], pool.modifier, raw.all_ones, raw.all_ones_sum,
-                         raw.bound)
+    types = _types(pool.dice, pool.dice_count)
+    total, _ = _full_sum(types)
+    prob, ones_sum = _all_ones(types, 0)
+    return _finish(total, pool.modifier, prob, ones_sum, _chain_dropped(types))
 
 
 def drop_highest_all(pool: Pool) -> tuple[TotalDistribution, ...]:
     """The total without its ``k`` highest groups, for every ``k`` from 0 to the dice count.
 
-    Groups are valued with their Bonus dice, after per-die modifiers; ties go to the group with
-    more dice. The total modifier applies after the drop.
+    Groups are valued with their Bonus dice, after per-die modifiers; on equal value the group
+    with more dice counts as higher. The total modifier applies after the drop.
 
     >>> rings = drop_highest_all(Pool.of(2, 6, bonus_die="none"))
     >>> [round(d.mean(), 4) for d in rings]  # 2d6: 7, lowest of two: 2.5278, nothing: 0
     [7.0, 2.5278, 0.0]
     """
-    outs, r, bound = _ordered(pool.dice, False, pool.dice_count)
+    low = _lowest(pool.dice, False, pool.dice_count)
     n_all = pool.dice_count
     result = []
     for k in range(n_all + 1):
-        prob, ones_sum = _all_ones(outs, k)
-        result.append(_finish_total(r[n_all - k, :, 0], pool.modifier, prob, ones_sum, bound))
+        prob, ones_sum = _all_ones(low.types, k)
+        result.append(_finish(low.lowest[n_all - k, :, 0], pool.modifier, prob, ones_sum,
+                              low.bound))
     return tuple(result)
 
 
@@ -325,19 +360,17 @@ def drop_highest(pool: Pool, drop: int) -> TotalDistribution:
     _check_drop(drop, "drop")
     if drop == 0:
         return total_distribution(pool)
-    n_all = pool.dice_count
-    if drop >= n_all:
-        prob, _ = _all_ones(_outcomes(_types(pool.dice), n_all), drop)
-        return TotalDistribution(TotalDistribution.fixed(max(0, pool.modifier)).pmf, prob,
-                                 max(0, pool.modifier), 0.0)
+    if drop >= pool.dice_count:
+        prob, _ = _all_ones(_types(pool.dice, pool.dice_count), drop)
+        return _finish(np.ones(1), pool.modifier, prob, 0, 0.0)
     return drop_highest_all(pool)[drop]
 
 
 def deflect(pool: Pool, layers: int) -> TotalDistribution:
     """Damage after ``layers`` of Deflection: each layer removes the highest deflectable group.
 
-    Dice marked ``deflectable=False`` (Phased) are always counted; Armor Piercing is the
-    caller's business (it cancels layers before they reach here).
+    Dice marked ``deflectable=False`` (Phased) always count. Armor Piercing is the caller's
+    business: it cancels layers before they get here.
 
     >>> phased = Pool((Dice(1, 10), Dice(1, 12, deflectable=False)))
     >>> round(deflect(phased, 5).mean() - total_distribution(Pool.of(1, 12)).mean(), 9)
@@ -351,19 +384,21 @@ def deflect(pool: Pool, layers: int) -> TotalDistribution:
     if not soft or layers == 0:
         return total_distribution(pool)
     n_all = pool.dice_count
-    hard_raw = _raw_total(hard, n_all)
+    hard_types = _types(hard, n_all)
+    hard_sum, _ = _full_sum(hard_types)
+    hard_ones, hard_ones_sum = _all_ones(hard_types, 0)
+    bound = _chain_dropped(hard_types)
     soft_count = sum(d.count for d in soft)
     if layers >= soft_count:
         soft_pmf = np.ones(1)
-        outs = _outcomes(_types(soft), n_all)
-        soft_ones, soft_ones_sum, soft_bound = _all_ones(outs, layers)[0], 0, 0.0
+        soft_ones, soft_ones_sum = _all_ones(_types(soft, n_all), layers)
     else:
-        outs, r, soft_bound = _ordered(soft, False, n_all)
-        soft_pmf = r[soft_count - layers, :, 0]
-        soft_ones, soft_ones_sum = _all_ones(outs, layers)
-    raw = np.convolve(soft_pmf, hard_raw.pmf[:, 0])
-    return _finish_total(raw, pool.modifier, soft_ones * hard_raw.all_ones,
-                         soft_ones_sum + hard_raw.all_ones_sum, soft_bound + hard_raw.bound)
+        low = _lowest(soft, False, n_all)
+        soft_pmf = low.lowest[soft_count - layers, :, 0]
+        soft_ones, soft_ones_sum = _all_ones(low.types, layers)
+        bound += low.bound
+    return _finish(np.convolve(soft_pmf, hard_sum), pool.modifier, soft_ones * hard_ones,
+                   soft_ones_sum + hard_ones_sum, bound)
 
 
 def explosion_rings(pool: Pool) -> tuple[JointDistribution, ...]:
@@ -375,19 +410,18 @@ def explosion_rings(pool: Pool) -> tuple[JointDistribution, ...]:
     one all-ones event (a Critical Failure: the defender may declare a Dud).
 
     >>> rings = explosion_rings(Pool.of(3, 10))
-    >>> len(rings), round(float(rings[0].dice()[3]), 6)  # 3 dice left unless some die showed 10
+    >>> len(rings), round(float(rings[0].dice()[3]), 6)  # 3 dice left unless a 10 showed
     (3, 0.729)
     """
-    outs, r, bound = _ordered(pool.dice, True, pool.dice_count)
+    low = _lowest(pool.dice, True, pool.dice_count)
     n_all = pool.dice_count
     rings = []
     for k in range(n_all):
         kept = n_all - k
-        raw = r[kept]  # [sum, bonus]
+        raw = low.lowest[kept]  # [sum, bonus]
         joint = np.zeros((raw.shape[0], kept + raw.shape[1]))
         joint[:, kept:] = raw
-        out = _shift_floor(joint, pool.modifier)
-        prob, ones_sum = _all_ones(outs, k)
-        rings.append(JointDistribution(out, prob, max(0, ones_sum + pool.modifier), kept,
-                                       bound))
+        prob, ones_sum = _all_ones(low.types, k)
+        rings.append(JointDistribution(_shift_floor(joint, pool.modifier), prob,
+                                       max(0, ones_sum + pool.modifier), kept, low.bound))
     return tuple(rings)
