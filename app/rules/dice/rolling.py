@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.rules.dice.spec import Pool
 
 
-@dataclass(frozen=True, slots=True)
-class RolledDie:
+class RolledDie(NamedTuple):
     """One die: ``group`` is the index of the die group (pool order), ``bonus`` marks Bonus dice.
 
-    ``value`` is the natural face after the per-die modifier, floored at 0.
+    ``value`` is the natural face after the per-die modifier, floored at 0. (A named tuple:
+    rolls create many of these, and it is immutable and cheap.)
     """
 
     group: int
@@ -33,21 +34,20 @@ class PoolRoll:
     pool: Pool
     dice: tuple[RolledDie, ...]
 
-    @property
-    def group_values(self) -> tuple[int, ...]:
-        """Each group's value: its dice's values summed."""
-        values = [0] * self.pool.dice_count
-        for die in self.dice:
+    @classmethod
+    def of(cls, pool: Pool, dice: tuple[RolledDie, ...]) -> PoolRoll:
+        """A roll from its dice (group values and dice counts derived once)."""
+        values = [0] * pool.dice_count
+        counts = [0] * pool.dice_count
+        for die in dice:
             values[die.group] += die.value
-        return tuple(values)
-
-    @property
-    def group_dice(self) -> tuple[int, ...]:
-        """Each group's number of dice (1 + its Bonus dice)."""
-        counts = [0] * self.pool.dice_count
-        for die in self.dice:
             counts[die.group] += 1
-        return tuple(counts)
+        return cls(pool, dice, tuple(values), tuple(counts))
+
+    group_values: tuple[int, ...]
+    """Each group's value: its dice's values summed."""
+    group_dice: tuple[int, ...]
+    """Each group's number of dice (1 + its Bonus dice)."""
 
     @property
     def critical_failure(self) -> bool:
@@ -62,18 +62,19 @@ class PoolRoll:
     def highest_groups(self, count: int, *, deflectable_only: bool = False) -> tuple[int, ...]:
         """Indices of the ``count`` highest groups, highest first (ties: more dice first).
 
-        >>> roll = PoolRoll(Pool.of(2, 6), (RolledDie(0, 6, 3, 3, False),
-        ...                                 RolledDie(1, 6, 5, 5, False)))
+        >>> roll = PoolRoll.of(Pool.of(2, 6), (RolledDie(0, 6, 3, 3, False),
+        ...                                    RolledDie(1, 6, 5, 5, False)))
         >>> roll.highest_groups(1)
         (1,)
         """
         values, counts = self.group_values, self.group_dice
-        groups = self.pool.groups()
-        candidates = [
-            g for g in range(len(values)) if groups[g].deflectable or not deflectable_only
-        ]
-        ordered = sorted(candidates, key=lambda g: (-values[g], -counts[g], g))
-        return tuple(ordered[:count])
+        if deflectable_only:
+            groups = self.pool.groups()
+            candidates = [g for g in range(len(values)) if groups[g].deflectable]
+        else:
+            candidates = list(range(len(values)))
+        ordered = sorted((-values[g], -counts[g], g) for g in candidates)
+        return tuple(g for _, _, g in ordered[:count])
 
     def total_without(self, drop: int, *, deflectable_only: bool = False) -> int:
         """The total after removing the ``drop`` highest groups (modifier applied after)."""
@@ -86,8 +87,7 @@ class PoolRoll:
         return self.total_without(layers, deflectable_only=True)
 
 
-@dataclass(frozen=True, slots=True)
-class Ring:
+class Ring(NamedTuple):
     """One explosion ring: its damage total and the dice left (KnockBack inches)."""
 
     total: int
@@ -112,16 +112,27 @@ def roll_pool(pool: Pool, rng: random.Random) -> PoolRoll:
     9
     """
     dice: list[RolledDie] = []
-    for g, spec in enumerate(pool.groups()):
-        sides, bonus = spec.sides, False
-        bonus_sides = spec.bonus_sides
-        while True:
-            face = rng.randint(1, sides)
-            dice.append(RolledDie(g, sides, face, spec.die_value(face), bonus))
-            if bonus_sides is None or face != sides:
-                break
-            sides, bonus = bonus_sides, True
-    return PoolRoll(pool, tuple(dice))
+    values: list[int] = []
+    counts: list[int] = []
+    append = dice.append
+    g = 0
+    for spec in pool.dice:
+        per_die, bonus_sides = spec.per_die, spec.bonus_sides
+        for _ in range(spec.count):
+            sides, bonus, value, count = spec.sides, False, 0, 0
+            while True:
+                face = rng.randrange(sides) + 1
+                worth = face + per_die if face + per_die > 0 else 0
+                append(RolledDie(g, sides, face, worth, bonus))
+                value += worth
+                count += 1
+                if bonus_sides is None or face != sides:
+                    break
+                sides, bonus = bonus_sides, True
+            values.append(value)
+            counts.append(count)
+            g += 1
+    return PoolRoll(pool, tuple(dice), tuple(values), tuple(counts))
 
 
 def roll_explosion(pool: Pool, rng: random.Random) -> ExplosionRoll:
@@ -132,12 +143,13 @@ def roll_explosion(pool: Pool, rng: random.Random) -> ExplosionRoll:
     ([3, 10, 2, 5], [(20, 4), (8, 2), (3, 1)])
     """
     roll = roll_pool(pool, rng)
-    order = roll.highest_groups(pool.dice_count)
     values, counts = roll.group_values, roll.group_dice
-    kept_sum, kept_dice = sum(values), sum(counts)
+    # highest value first, then more dice, then lower group index (as in highest_groups)
+    order = sorted(zip(values, counts, range(0, -len(values), -1), strict=True), reverse=True)
+    kept_sum, kept_dice = sum(values) + pool.modifier, sum(counts)
     rings = []
-    for g in order:
-        rings.append(Ring(max(0, kept_sum + pool.modifier), kept_dice))
-        kept_sum -= values[g]
-        kept_dice -= counts[g]
+    for value, count, _ in order:
+        rings.append(Ring(kept_sum if kept_sum > 0 else 0, kept_dice))
+        kept_sum -= value
+        kept_dice -= count
     return ExplosionRoll(roll, tuple(rings))
