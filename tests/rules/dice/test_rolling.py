@@ -24,6 +24,7 @@ from app.rules.dice import (
 )
 
 ROLLS = 200_000
+Explosions = list[tuple[tuple[tuple[int, int], ...], bool]]
 
 
 class Scripted(random.Random):
@@ -135,7 +136,7 @@ def _no_gc_pauses() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def explosions() -> list[tuple[tuple[tuple[int, int], ...], bool]]:
+def explosions() -> Explosions:
     """200,000 seeded 10d10 explosions: ((total, dice) per ring, critical failure)."""
     rng = random.Random(20261130)
     pool = Pool.of(10, 10)
@@ -151,7 +152,7 @@ def explosions() -> list[tuple[tuple[tuple[int, int], ...], bool]]:
 
 
 @pytest.mark.slow
-def test_monte_carlo_explosion_rings(explosions: list[tuple[tuple[tuple[int, int], ...], bool]]) -> None:
+def test_monte_carlo_explosion_rings(explosions: Explosions) -> None:
     rings = explosion_rings(Pool.of(10, 10))
     for k, ring in enumerate(rings):
         check_histogram(Counter(rings_[k][0] for rings_, _ in explosions), ROLLS,
@@ -166,7 +167,7 @@ def test_monte_carlo_explosion_rings(explosions: list[tuple[tuple[tuple[int, int
 
 @pytest.mark.slow
 def test_monte_carlo_knockback_against_armour(
-    explosions: list[tuple[tuple[tuple[int, int], ...], bool]],
+    explosions: Explosions,
 ) -> None:
     # ring 2 against a 5d10 Armour roll, split by dice left: cross-checked on the same rolls
     from app.rules.dice import compare_by_dice
