@@ -32,8 +32,9 @@ CArray = NDArray[np.complex128]
 
 TAIL_BUDGET = 5e-11
 """Mass a calculation may misplace beyond each of its caps (total, Bonus-dice count)."""
-WORK_LIMIT = 3e8
-"""Estimated complex multiply-adds allowed for one drop/ring calculation (~2 s; see bench)."""
+WORK_LIMIT = 5e8
+"""Estimated complex multiply-adds allowed for one drop/ring calculation (~2 s at the 2.5e8/s
+measured on the slowest case; see bench/dice_compare.py)."""
 _BLOCK_ELEMENTS = 65536
 """Complex entries per block of outcomes (about 1 MiB: stays in cache across the K loop)."""
 

@@ -52,8 +52,10 @@ def _dropped(sides: int, bonus: int, depth: int) -> float:
     return (1.0 / sides) * (1.0 / bonus) ** depth
 
 
-def chain_depth(dice: Dice, groups_in_calculation: int, budget: float = CHAIN_BUDGET) -> int:
+def chain_depth(dice: Dice, groups_in_calculation: int, budget: float | None = None) -> int:
     """Fewest Bonus dice to enumerate so that all groups together drop at most ``budget``.
+
+    ``budget`` defaults to ``CHAIN_BUDGET``.
 
     >>> chain_depth(Dice(1, 10), 15)
     11
@@ -61,6 +63,7 @@ def chain_depth(dice: Dice, groups_in_calculation: int, budget: float = CHAIN_BU
     bonus = dice.bonus_sides
     if bonus is None:
         return 0
+    budget = CHAIN_BUDGET if budget is None else budget
     depth = 0
     while groups_in_calculation * _dropped(dice.sides, bonus, depth) > budget:
         depth += 1
