@@ -122,7 +122,7 @@ def roll_pool(pool: Pool, rng: random.Random) -> PoolRoll:
             sides, bonus, value, count = spec.sides, False, 0, 0
             while True:
                 face = rng.randrange(sides) + 1
-                worth = face + per_die if face + per_die > 0 else 0
+                worth = max(0, face + per_die)
                 append(RolledDie(g, sides, face, worth, bonus))
                 value += worth
                 count += 1
@@ -149,7 +149,7 @@ def roll_explosion(pool: Pool, rng: random.Random) -> ExplosionRoll:
     kept_sum, kept_dice = sum(values) + pool.modifier, sum(counts)
     rings = []
     for value, count, _ in order:
-        rings.append(Ring(kept_sum if kept_sum > 0 else 0, kept_dice))
+        rings.append(Ring(max(0, kept_sum), kept_dice))
         kept_sum -= value
         kept_dice -= count
     return ExplosionRoll(roll, tuple(rings))

@@ -101,9 +101,9 @@ class Pool:
     ) -> Pool:
         """A pool of ``count`` d``sides`` groups: ``Pool.of(2, 6)`` is 2d6 with Bonus dice.
 
-        >>> Pool.of(1, 8, modifier=1)
-        Pool(dice=(Dice(count=1, sides=8, per_die=0, bonus_die='same', deflectable=True),), modifier=1)
-        """  # noqa: E501
+        >>> Pool.of(1, 8, modifier=1).dice
+        (Dice(count=1, sides=8, per_die=0, bonus_die='same', deflectable=True),)
+        """
         return cls((Dice(count, sides, per_die=per_die, bonus_die=bonus_die),), modifier)
 
     @property
