@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
 
+from app.rules.dice import groups
 from app.rules.dice.groups import GroupTable, chain_depth, group_table
 from app.rules.dice.results import FloatArray, JointDistribution, TotalDistribution
 from app.rules.dice.spec import Dice, Pool
@@ -41,7 +43,7 @@ _BLOCK_ELEMENTS = 65536
 Types = list[tuple[GroupTable, int]]
 
 
-def _types(dice: tuple[Dice, ...], groups_in_calc: int) -> Types:
+def _types(dice: tuple[Dice, ...], groups_in_calc: int, budget: float | None = None) -> Types:
     """One table per distinct kind of group (Deflection flags do not change a roll)."""
     merged: dict[tuple[int, int, str], int] = {}
     for d in dice:
@@ -50,7 +52,7 @@ def _types(dice: tuple[Dice, ...], groups_in_calc: int) -> Types:
     out = []
     for (sides, per_die, bonus_die), n in merged.items():
         kind = Dice(1, sides, per_die=per_die, bonus_die=bonus_die)  # type: ignore[arg-type]
-        out.append((group_table(kind, chain_depth(kind, groups_in_calc)), n))
+        out.append((group_table(kind, chain_depth(kind, groups_in_calc, budget)), n))
     return out
 
 
@@ -66,10 +68,10 @@ def _power(base: FloatArray, n: int) -> FloatArray:
     return result
 
 
-def _cap(pmf: FloatArray) -> tuple[int, float]:
-    """Smallest index whose upper tail is within ``TAIL_BUDGET``, and that tail's mass."""
+def _cap(pmf: FloatArray, budget: float) -> tuple[int, float]:
+    """Smallest index whose upper tail is within ``budget``, and that tail's mass."""
     above = np.cumsum(pmf[::-1])[::-1][1:]  # above[i] = P(X > i), i < len - 1
-    ok = np.nonzero(above <= TAIL_BUDGET)[0]
+    ok = np.nonzero(above <= budget)[0]
     if len(ok) == 0:
         return len(pmf) - 1, 0.0
     return int(ok[0]), float(above[ok[0]])
@@ -87,13 +89,30 @@ def _all_ones(types: Types, drop: int) -> tuple[float, int]:
     return prob, sum(values[: max(0, len(values) - drop)])
 
 
-def _full_sum(types: Types) -> tuple[FloatArray, FloatArray]:
-    """Raw-sum pmf and Bonus-dice pmf of all groups together (chain-truncated only)."""
+@dataclass(frozen=True, eq=False, slots=True)
+class _Sums:
+    """All groups of some dice summed (chain-truncated only); cached, arrays read-only."""
+
+    types: Types
+    total: FloatArray
+    bonus: FloatArray
+    chain_dropped: float
+
+
+def _sums(dice: tuple[Dice, ...], groups_in_calc: int) -> _Sums:
+    return _sums_cached(dice, groups_in_calc, groups.CHAIN_BUDGET)
+
+
+@lru_cache(maxsize=256)
+def _sums_cached(dice: tuple[Dice, ...], groups_in_calc: int, budget: float) -> _Sums:
+    types = _types(dice, groups_in_calc, budget)
     total, bonus = np.ones(1), np.ones(1)
     for t, n in types:
         total = np.convolve(total, _power(t.value_pmf, n))
         bonus = np.convolve(bonus, _power(t.bonus_pmf, n))
-    return total, bonus
+    total.setflags(write=False)
+    bonus.setflags(write=False)
+    return _Sums(types, total, bonus, _chain_dropped(types))
 
 
 def _fast_len(n: int) -> int:
@@ -258,29 +277,37 @@ def _estimate_work(types: Types, s_cap: int, size_b: int) -> float:
     return float(n_outcomes) * (s_cap // 2 + 1) * size_b * (6 * n_all + poly)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, eq=False, slots=True)
 class _Lowest:
     types: Types
-    lowest: FloatArray  # [K, s, b]
+    lowest: FloatArray  # [K, s, b], read-only
     bound: float
 
 
 def _lowest(dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int) -> _Lowest:
-    types = _types(dice, groups_in_calc)
-    total, bonus = _full_sum(types)
-    s_cap, s_tail = _cap(total)
-    bound = _chain_dropped(types) + s_tail
+    return _lowest_cached(dice, with_bonus, groups_in_calc, groups.CHAIN_BUDGET, TAIL_BUDGET)
+
+
+@lru_cache(maxsize=64)
+def _lowest_cached(dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int,
+                   chain_budget: float, tail_budget: float) -> _Lowest:
+    sums = _sums_cached(dice, groups_in_calc, chain_budget)
+    s_cap, s_tail = _cap(sums.total, tail_budget)
+    bound = sums.chain_dropped + s_tail
     size_b = 1
     if with_bonus:
-        b_cap, b_tail = _cap(bonus)
+        b_cap, b_tail = _cap(sums.bonus, tail_budget)
         bound += b_tail
         size_b = _fast_len(b_cap + 1)
-    work = _estimate_work(types, s_cap, size_b)
+    work = _estimate_work(sums.types, s_cap, size_b)
     if work > WORK_LIMIT:
         raise TooMuchWork(
-            f"dropping dice from {sum(n for _, n in types)} groups needs ~{work:.2g} operations"
+            f"dropping dice from {sum(n for _, n in sums.types)} groups needs ~{work:.2g} "
+            "operations"
         )
-    return _Lowest(types, _lowest_all(types, _fast_len(s_cap + 1), size_b), bound)
+    lowest = _lowest_all(sums.types, _fast_len(s_cap + 1), size_b)
+    lowest.setflags(write=False)
+    return _Lowest(sums.types, lowest, bound)
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -323,10 +350,9 @@ def total_distribution(pool: Pool) -> TotalDistribution:
     >>> round(d.probability(7), 6), round(d.probability(12), 6), d.truncation_bound < 1e-9
     (0.111111, 0.046296, True)
     """
-    types = _types(pool.dice, pool.dice_count)
-    total, _ = _full_sum(types)
-    prob, ones_sum = _all_ones(types, 0)
-    return _finish(total, pool.modifier, prob, ones_sum, _chain_dropped(types))
+    sums = _sums(pool.dice, pool.dice_count)
+    prob, ones_sum = _all_ones(sums.types, 0)
+    return _finish(sums.total, pool.modifier, prob, ones_sum, sums.chain_dropped)
 
 
 def drop_highest_all(pool: Pool) -> tuple[TotalDistribution, ...]:
@@ -362,9 +388,12 @@ def drop_highest(pool: Pool, drop: int) -> TotalDistribution:
     if drop == 0:
         return total_distribution(pool)
     if drop >= pool.dice_count:
-        prob, _ = _all_ones(_types(pool.dice, pool.dice_count), drop)
+        prob, _ = _all_ones(_sums(pool.dice, pool.dice_count).types, drop)
         return _finish(np.ones(1), pool.modifier, prob, 0, 0.0)
-    return drop_highest_all(pool)[drop]
+    low = _lowest(pool.dice, False, pool.dice_count)
+    prob, ones_sum = _all_ones(low.types, drop)
+    return _finish(low.lowest[pool.dice_count - drop, :, 0], pool.modifier, prob, ones_sum,
+                   low.bound)
 
 
 def deflect(pool: Pool, layers: int) -> TotalDistribution:
@@ -385,14 +414,14 @@ def deflect(pool: Pool, layers: int) -> TotalDistribution:
     if not soft or layers == 0:
         return total_distribution(pool)
     n_all = pool.dice_count
-    hard_types = _types(hard, n_all)
-    hard_sum, _ = _full_sum(hard_types)
-    hard_ones, hard_ones_sum = _all_ones(hard_types, 0)
-    bound = _chain_dropped(hard_types)
+    hard_sums = _sums(hard, n_all)
+    hard_sum = hard_sums.total
+    hard_ones, hard_ones_sum = _all_ones(hard_sums.types, 0)
+    bound = hard_sums.chain_dropped
     soft_count = sum(d.count for d in soft)
     if layers >= soft_count:
         soft_pmf = np.ones(1)
-        soft_ones, soft_ones_sum = _all_ones(_types(soft, n_all), layers)
+        soft_ones, soft_ones_sum = _all_ones(_sums(soft, n_all).types, layers)
     else:
         low = _lowest(soft, False, n_all)
         soft_pmf = low.lowest[soft_count - layers, :, 0]
