@@ -176,3 +176,14 @@ def test_random_small_pools_match_enumeration(dice: list[Dice], modifier: int,
     assert_matches(as_dict(ring.pmf), oracle.joint(), oracle.missing, ring.truncation_bound)
     dist = drop_highest(pool, drop)
     assert_matches(as_dict(dist.pmf), oracle.totals(), oracle.missing, dist.truncation_bound)
+
+
+def test_explosion_rings_remove_phased_dice_like_any_other() -> None:
+    # Phased dice ignore Deflection, not the rings: a ring removes the highest group.
+    phased = explosion_rings(Pool((Dice(1, 10), Dice(1, 12, deflectable=False))))
+    plain = explosion_rings(Pool((Dice(1, 10), Dice(1, 12))))
+    for a, b in zip(phased, plain, strict=True):
+        assert np.array_equal(a.pmf, b.pmf)
+    oracle = enumerate_pool(Pool((Dice(1, 10), Dice(1, 12))), 5, drop=1)
+    assert_matches(as_dict(phased[1].pmf), oracle.joint(), oracle.missing,
+                   phased[1].truncation_bound)
