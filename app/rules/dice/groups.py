@@ -34,6 +34,7 @@ class GroupTable:
 
     sides: int
     per_die: int
+    bonus_die: BonusDie
     depth: int
     values: IntArray
     bonus: IntArray
@@ -115,4 +116,5 @@ def _table(sides: int, per_die: int, bonus_die: BonusDie, depth: int) -> GroupTa
     bonus_pmf = np.bincount(bonus, weights=probs)
     for a in (values, bonus, probs, value_pmf, bonus_pmf):
         a.setflags(write=False)
-    return GroupTable(sides, per_die, depth, values, bonus, probs, value_pmf, bonus_pmf, dropped)
+    return GroupTable(sides, per_die, bonus_die, depth, values, bonus, probs, value_pmf,
+                      bonus_pmf, dropped)
