@@ -78,10 +78,11 @@ def compare_by_dice(ring: JointDistribution, armour: Armour) -> ComparisonByDice
     arm = _armour(armour)
     j = ring.excluding_all_ones()
     below, equal, above = _below_equal_above(arm, j.shape[0])
+    # plain sums, not BLAS matrix products: threaded BLAS stalls when the machine is busy
     return ComparisonByDice(
-        greater=below @ j,
-        equal=equal @ j,
-        less=above @ j,
+        greater=(below[:, None] * j).sum(axis=0),
+        equal=(equal[:, None] * j).sum(axis=0),
+        less=(above[:, None] * j).sum(axis=0),
         critical_failure=ring.all_ones,
         truncation_bound=ring.truncation_bound + arm.truncation_bound,
     )
