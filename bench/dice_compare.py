@@ -132,8 +132,7 @@ def clear_engine_caches() -> None:
     """Forget every pool result; keep the per-die-kind group tables (a handful of rule data)."""
     from app.rules.dice import exact
 
-    exact._sums_cached.cache_clear()
-    exact._lowest_cached.cache_clear()
+    exact.clear_caches()
 
 
 def timed(fn: Callable[[], Any], repeat: int, *, engine: bool = False

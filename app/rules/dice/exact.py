@@ -445,6 +445,13 @@ def _kept_cached(dice: tuple[Dice, ...], drop: int, groups_in_calc: int,
     return _Kept(sums.types, pmf, sums.chain_dropped + s_tail)
 
 
+def clear_caches() -> None:
+    """Forget every cached pool result (group tables stay: they are a handful of rule data)."""
+    _sums_cached.cache_clear()
+    _lowest_cached.cache_clear()
+    _kept_cached.cache_clear()
+
+
 # --- results ---------------------------------------------------------------------------------
 
 
