@@ -112,8 +112,8 @@ def _table(sides: int, per_die: int, bonus_die: BonusDie, depth: int) -> GroupTa
     values = np.array([k[0] for k in keys], dtype=np.int64)
     bonus = np.array([k[1] for k in keys], dtype=np.int64)
     probs = np.array([weights[k] for k in keys])
-    value_pmf = np.bincount(values, weights=probs)
-    bonus_pmf = np.bincount(bonus, weights=probs)
+    value_pmf = np.asarray(np.bincount(values, weights=probs), dtype=np.float64)
+    bonus_pmf = np.asarray(np.bincount(bonus, weights=probs), dtype=np.float64)
     for a in (values, bonus, probs, value_pmf, bonus_pmf):
         a.setflags(write=False)
     return GroupTable(sides, per_die, bonus_die, depth, values, bonus, probs, value_pmf,

@@ -81,6 +81,11 @@ class JointDistribution:
     The dice count includes Bonus dice (KnockBack: 1" per die left in the ring). The all-ones
     event (a Critical Failure, no effect at all) is included at
     ``(all_ones_total, all_ones_dice)`` with probability ``all_ones``.
+
+    >>> import numpy as np
+    >>> j = JointDistribution(np.array([[0.0, 0.5], [0.0, 0.5]]), 0.5, 1, 1, 0.0)
+    >>> j.total().pmf.tolist(), j.dice().tolist(), j.excluding_all_ones().tolist()
+    ([0.5, 0.5], [0.0, 1.0], [[0.0, 0.5], [0.0, 0.0]])
     """
 
     pmf: FloatArray
