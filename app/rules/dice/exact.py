@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.rules.dice import groups
-from app.rules.dice.groups import GroupTable, chain_depth, group_table
+from app.rules.dice.groups import GroupTable, IntArray, chain_depth, group_table
 from app.rules.dice.results import FloatArray, JointDistribution, TotalDistribution
 from app.rules.dice.spec import Dice, Pool
 from app.rules.errors import InvalidInput, TooMuchWork
@@ -130,6 +130,31 @@ def _fast_len(n: int) -> int:
 # --- the order-statistics core ---------------------------------------------------------------
 
 
+def _phases(values: IntArray, freqs: IntArray, size: int) -> CArray:
+    """``exp(-2 pi i v f / size)`` for every value and frequency, from the ``size`` roots of
+    unity (an exact index gather instead of one complex exponential per entry)."""
+    roots: CArray = np.exp(-2j * np.pi * np.arange(size) / size)
+    phases: CArray = roots[np.outer(values, freqs) % size]
+    return phases
+
+
+def _union(types: Types) -> tuple[IntArray, IntArray, FloatArray]:
+    """All kinds' outcomes merged in ``(value, bonus)`` order: values, bonus, probs[type, i]."""
+    if len(types) == 1:
+        table = types[0][0]
+        return table.values, table.bonus, table.probs[None, :]
+    keys = sorted({(int(v), int(b)) for t, _ in types
+                   for v, b in zip(t.values, t.bonus, strict=True)})
+    index = {k: i for i, k in enumerate(keys)}
+    probs = np.zeros((len(types), len(keys)))
+    for row, (t, _) in enumerate(types):
+        for v, b, p in zip(t.values, t.bonus, t.probs, strict=True):
+            probs[row, index[(int(v), int(b))]] += p
+    values = np.array([k[0] for k in keys], dtype=np.int64)
+    bonus = np.array([k[1] for k in keys], dtype=np.int64)
+    return values, bonus, probs
+
+
 def _lowest_all(types: Types, size_s: int, size_b: int,
                 residual: tuple[int, int] | None = None) -> FloatArray:
     """``R[K, s, b]``: sub-distribution of (sum, Bonus dice) of the lowest ``K`` groups.
@@ -153,30 +178,18 @@ def _lowest_all(types: Types, size_s: int, size_b: int,
     """
     counts = [n for _, n in types]
     n_all = sum(counts)
-    if len(types) == 1:
-        table = types[0][0]
-        values, bonus, probs = table.values, table.bonus, table.probs[None, :]
-        if residual is not None:
-            values = values - residual[0] * bonus - residual[1]
-    else:
-        keys = sorted({(int(v), int(b)) for t, _ in types for v, b in zip(t.values, t.bonus,
-                                                                             strict=True)})
-        index = {k: i for i, k in enumerate(keys)}
-        probs = np.zeros((len(types), len(keys)))
-        for row, (t, _) in enumerate(types):
-            for v, b, p in zip(t.values, t.bonus, t.probs, strict=True):
-                probs[row, index[(int(v), int(b))]] += p
-        values = np.array([k[0] for k in keys])
-        bonus = np.array([k[1] for k in keys])
+    values, bonus, probs = _union(types)
+    if residual is not None:
+        values = values - residual[0] * bonus - residual[1]
     above = np.maximum(np.cumsum(probs[:, ::-1], axis=1)[:, ::-1] - probs, 0.0)
 
     fs = np.arange(size_s // 2 + 1)
     fb = np.arange(size_b)
-    phase_s = np.exp(-2j * np.pi * (np.outer(values, fs) % size_s) / size_s)
+    phase_s = _phases(values, fs, size_s)
     if size_b == 1:
         z = phase_s
     else:
-        phase_b = np.exp(-2j * np.pi * (np.outer(bonus, fb) % size_b) / size_b)
+        phase_b = _phases(bonus, fb, size_b)
         z = (phase_b[:, :, None] * phase_s[:, None, :]).reshape(len(values), -1)
 
     r_hat = np.zeros((n_all + 1, z.shape[1]), dtype=complex)
@@ -379,43 +392,54 @@ def _joint_by_residual(sums: _Sums, size_b: int, bound: float) -> _Lowest:
     return _Lowest(sums.types, lowest, bound)
 
 
-def _top_dropped(table: GroupTable, n_all: int, drop: int, size_s: int) -> FloatArray:
-    """Sum of ``n_all`` groups of one kind without the ``drop`` highest: O(drop) per outcome.
+def _top_dropped(types: Types, drop: int, size_s: int) -> FloatArray:
+    """Sum of all groups without the ``drop`` highest: O(drop) per outcome.
 
     The mirror of ``_lowest_all``'s identity, marking dropped groups with ``y`` (groups above
     ``o_i`` count only by their mass ``T``, kept ones by their transform):
 
-        sum_k Q[k] y^k = G^N + sum_i  w_i / (1 - w_i) *
-                         ((y T>i + G<=i)^N - (y T>=i + G<i)^N),    w_i = y conj(z_i),
+        sum_k Q[k] y^k = G^N + sum_i  w_i / (1 - w_i) * (F_i(y) - F'_i(y)),  w_i = y conj(z_i),
+        F_i(y) = prod_types (y T>i + G<=i)^N_t,   F'_i(y) = prod_types (y T>=i + G<i)^N_t,
 
-    so ``S[k] = conj(z) (S[k-1] + D[k-1])`` needs only ``k <= drop`` terms: cheaper than every
-    ``K`` when a few layers of Deflection remove a few dice.
+    so ``S[k] = conj(z) (S[k-1] + D[k-1])`` needs only the coefficients of ``y^0..y^(drop-1)``:
+    cheaper than every ``K`` when a few layers of Deflection remove a few dice.
     """
-    values, probs = table.values, table.probs
-    above = np.maximum(np.cumsum(probs[::-1])[::-1] - probs, 0.0)
-    at_least = above + probs
+    values, _, probs = _union(types)
     fs = np.arange(size_s // 2 + 1)
-    z = np.exp(-2j * np.pi * (np.outer(values, fs) % size_s) / size_s)
-    le = _cumsum_rows(probs[:, None] * z)
-    lt = le - probs[:, None] * z
-    # D[n] = C(N, n) (T>i^n G<=i^(N-n) - T>=i^n G<i^(N-n)) for n = drop-1 down to 0
-    pow_le = _int_power(le, n_all - drop + 1)
-    pow_lt = _int_power(lt, n_all - drop + 1)
-    coeffs: list[CArray] = [np.empty(0, dtype=complex)] * drop
-    for n in range(drop - 1, -1, -1):
-        c = float(math.comb(n_all, n))
-        coeffs[n] = (c * above[:, None] ** n) * pow_le - (c * at_least[:, None] ** n) * pow_lt
-        if n:
-            pow_le *= le
-            pow_lt *= lt
+    z = _phases(values, fs, size_s)
+    first: list[CArray] | None = None
+    second: list[CArray] | None = None
+    for t, (_, n_t) in enumerate(types):
+        p = probs[t]
+        above = np.maximum(np.cumsum(p[::-1])[::-1] - p, 0.0)
+        le = _cumsum_rows(p[:, None] * z)
+        lt = le - p[:, None] * z
+        a_poly = _low_coefficients(le, above, n_t, drop)
+        b_poly = _low_coefficients(lt, above + p, n_t, drop)
+        first = a_poly if first is None else _poly_mul(first, a_poly)[:drop]
+        second = b_poly if second is None else _poly_mul(second, b_poly)[:drop]
+    assert first is not None and second is not None
     back = np.conj(z)
     acc = np.zeros_like(z)
     for n in range(drop):
-        acc += coeffs[n]
+        if n < len(first):
+            acc += first[n]
+            acc -= second[n]
         acc *= back
-    q = acc.sum(axis=0)
-    kept = np.fft.irfft(q, n=size_s)
+    kept = np.fft.irfft(acc.sum(axis=0), n=size_s)
     return np.where(kept > 0.0, kept, 0.0)
+
+
+def _low_coefficients(base: CArray, mass: FloatArray, n_t: int, terms: int) -> list[CArray]:
+    """Coefficients ``y^0 .. y^(terms-1)`` of ``(y * mass + base) ** n_t`` (``mass`` per row)."""
+    top = min(terms - 1, n_t)
+    power = _int_power(base, n_t - top)  # base^(n_t - n), built from n = top down to 0
+    out: list[CArray] = [np.empty(0, dtype=complex)] * (top + 1)
+    for n in range(top, -1, -1):
+        out[n] = (float(math.comb(n_t, n)) * mass[:, None] ** n) * power
+        if n:
+            power = power * base
+    return out
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -435,12 +459,12 @@ def _kept_cached(dice: tuple[Dice, ...], drop: int, groups_in_calc: int,
                  chain_budget: float, tail_budget: float) -> _Kept:
     sums = _sums_cached(dice, groups_in_calc, chain_budget)
     n_all = sum(n for _, n in sums.types)
-    if len(sums.types) > 1 or 2 * drop > n_all:
+    if 2 * drop > n_all:
         low = _lowest_cached(dice, False, groups_in_calc, chain_budget, tail_budget)
         return _Kept(low.types, low.lowest[n_all - drop, :, 0], low.bound)
     s_cap, s_tail = _cap(sums.total, tail_budget)
     _check_work(sums.types, s_cap // 2 + 1, 1)
-    pmf = _top_dropped(sums.types[0][0], n_all, drop, _fast_len(s_cap + 1))
+    pmf = _top_dropped(sums.types, drop, _fast_len(s_cap + 1))
     pmf.setflags(write=False)
     return _Kept(sums.types, pmf, sums.chain_dropped + s_tail)
 

@@ -95,8 +95,19 @@ def test_explosion_rings_joint_matches_enumeration(pool: Pool, depth: int) -> No
         }
 
 
+@pytest.mark.parametrize(("pool", "depth"), CASES)
+def test_drop_highest_single_k_matches_enumeration(pool: Pool, depth: int) -> None:
+    # a few dropped dice take the mirror identity (also for mixed kinds), many the full sweep
+    for k in range(1, pool.dice_count):
+        oracle = enumerate_pool(pool, depth, drop=k)
+        dist = drop_highest(pool, k)
+        assert_matches(as_dict(dist.pmf), oracle.totals(), oracle.missing,
+                       dist.truncation_bound)
+        assert dist.all_ones == pytest.approx(float(oracle.all_ones()), abs=ROUNDING)
+
+
 def test_drop_highest_single_k_is_the_same_as_all_k() -> None:
-    pool = Pool.of(4, 6, per_die=-1, modifier=2)
+    pool = Pool((Dice(4, 6, per_die=-1), Dice(2, 10, bonus_die="d6")), modifier=2)
     for k, dist in enumerate(drop_highest_all(pool)):
         single = drop_highest(pool, k)
         size = max(len(single.pmf), len(dist.pmf))
