@@ -114,14 +114,14 @@ def roll_pool(pool: Pool, rng: random.Random) -> PoolRoll:
     dice: list[RolledDie] = []
     values: list[int] = []
     counts: list[int] = []
-    append = dice.append
+    append, randrange = dice.append, rng.randrange  # local names: this loop is hot
     g = 0
     for spec in pool.dice:
         per_die, bonus_sides = spec.per_die, spec.bonus_sides
         for _ in range(spec.count):
             sides, bonus, value, count = spec.sides, False, 0, 0
             while True:
-                face = rng.randrange(sides) + 1
+                face = randrange(sides) + 1
                 worth = max(0, face + per_die)
                 append(RolledDie(g, sides, face, worth, bonus))
                 value += worth
