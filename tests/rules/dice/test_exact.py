@@ -132,9 +132,12 @@ def test_deflection_skips_phased_dice(layers: int) -> None:
     assert ones == {dist.all_ones_total}
 
 
-def test_deflection_without_phased_dice_is_drop_highest() -> None:
+@pytest.mark.parametrize("layers", [1, 2])
+def test_deflection_without_phased_dice(layers: int) -> None:
     pool = Pool.of(3, 8, per_die=-1)
-    assert np.array_equal(deflect(pool, 2).pmf, drop_highest(pool, 2).pmf)
+    oracle = enumerate_pool(pool, 4, drop=layers, deflection=True)
+    dist = deflect(pool, layers)
+    assert_matches(as_dict(dist.pmf), oracle.totals(), oracle.missing, dist.truncation_bound)
 
 
 def test_per_die_floor_at_zero_matches_burnination_values() -> None:
