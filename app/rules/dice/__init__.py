@@ -24,7 +24,7 @@ from app.rules.dice.rolling import (
     roll_explosion,
     roll_pool,
 )
-from app.rules.dice.spec import ALLOWED_SIDES, MAX_DICE, BonusDie, Dice, Pool
+from app.rules.dice.spec import ALLOWED_SIDES, MAX_DICE, BonusDie, Dice, Pool, Ties
 
 __all__ = [
     "ALLOWED_SIDES",
@@ -38,6 +38,7 @@ __all__ = [
     "Pool",
     "PoolRoll",
     "RolledDie",
+    "Ties",
     "TotalDistribution",
     "compare",
     "compare_by_dice",

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from app.rules.dice import groups
 from app.rules.dice.groups import GroupTable, IntArray, chain_depth, group_table
 from app.rules.dice.results import FloatArray, JointDistribution, TotalDistribution
-from app.rules.dice.spec import Dice, Pool
+from app.rules.dice.spec import Dice, Pool, Ties, check_ties
 from app.rules.errors import InvalidInput, TooMuchWork
 
 CArray = NDArray[np.complex128]
@@ -138,13 +138,23 @@ def _phases(values: IntArray, freqs: IntArray, size: int) -> CArray:
     return phases
 
 
-def _union(types: Types) -> tuple[IntArray, IntArray, FloatArray]:
-    """All kinds' outcomes merged in ``(value, bonus)`` order: values, bonus, probs[type, i]."""
+def _union(types: Types, fewer_first: bool = False
+           ) -> tuple[IntArray, IntArray, FloatArray]:
+    """All kinds' outcomes merged in ascending order: values, bonus, probs[type, i].
+
+    The order is ``(value, bonus)``; with ``fewer_first`` equal values put *more* Bonus dice
+    lower, so the ring removes the group with fewer dice first.
+    """
     if len(types) == 1:
         table = types[0][0]
-        return table.values, table.bonus, table.probs[None, :]
+        if not fewer_first:
+            return table.values, table.bonus, table.probs[None, :]
+        order = np.lexsort((-table.bonus, table.values))
+        return table.values[order], table.bonus[order], table.probs[None, order]
+    sign = -1 if fewer_first else 1
     keys = sorted({(int(v), int(b)) for t, _ in types
-                   for v, b in zip(t.values, t.bonus, strict=True)})
+                   for v, b in zip(t.values, t.bonus, strict=True)},
+                  key=lambda k: (k[0], sign * k[1]))
     index = {k: i for i, k in enumerate(keys)}
     probs = np.zeros((len(types), len(keys)))
     for row, (t, _) in enumerate(types):
@@ -156,7 +166,8 @@ def _union(types: Types) -> tuple[IntArray, IntArray, FloatArray]:
 
 
 def _lowest_all(types: Types, size_s: int, size_b: int,
-                residual: tuple[int, int] | None = None) -> FloatArray:
+                residual: tuple[int, int] | None = None, fewer_first: bool = False
+                ) -> FloatArray:
     """``R[K, s, b]``: sub-distribution of (sum, Bonus dice) of the lowest ``K`` groups.
 
     With ``residual = (slope, offset)`` (one type only) the sum axis holds each kept group's
@@ -178,7 +189,7 @@ def _lowest_all(types: Types, size_s: int, size_b: int,
     """
     counts = [n for _, n in types]
     n_all = sum(counts)
-    values, bonus, probs = _union(types)
+    values, bonus, probs = _union(types, fewer_first)
     if residual is not None:
         values = values - residual[0] * bonus - residual[1]
     above = np.maximum(np.cumsum(probs[:, ::-1], axis=1)[:, ::-1] - probs, 0.0)
@@ -333,13 +344,17 @@ class _Lowest:
     bound: float
 
 
-def _lowest(dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int) -> _Lowest:
-    return _lowest_cached(dice, with_bonus, groups_in_calc, groups.CHAIN_BUDGET, TAIL_BUDGET)
+def _lowest(dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int,
+            ties: Ties = "more_dice_first") -> _Lowest:
+    return _lowest_cached(dice, with_bonus, groups_in_calc, groups.CHAIN_BUDGET, TAIL_BUDGET,
+                          ties)
 
 
 @lru_cache(maxsize=64)
 def _lowest_cached(dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int,
-                   chain_budget: float, tail_budget: float) -> _Lowest:
+                   chain_budget: float, tail_budget: float,
+                   ties: Ties = "more_dice_first") -> _Lowest:
+    fewer_first = with_bonus and ties == "fewer_dice_first"  # totals never depend on ties
     sums = _sums_cached(dice, groups_in_calc, chain_budget)
     s_cap, s_tail = _cap(sums.total, tail_budget)
     size_b, b_tail = 1, 0.0
@@ -347,9 +362,9 @@ def _lowest_cached(dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int
         b_cap, b_tail = _cap(sums.bonus, tail_budget)
         size_b = _fast_len(b_cap + 1)
         if len(sums.types) == 1:
-            return _joint_by_residual(sums, size_b, sums.chain_dropped + b_tail)
+            return _joint_by_residual(sums, size_b, sums.chain_dropped + b_tail, fewer_first)
     _check_work(sums.types, s_cap // 2 + 1, size_b)
-    lowest = _lowest_all(sums.types, _fast_len(s_cap + 1), size_b)
+    lowest = _lowest_all(sums.types, _fast_len(s_cap + 1), size_b, None, fewer_first)
     lowest.setflags(write=False)
     return _Lowest(sums.types, lowest, sums.chain_dropped + s_tail + b_tail)
 
@@ -362,7 +377,7 @@ def _check_work(types: Types, frequencies: int, size_b: int) -> None:
         )
 
 
-def _joint_by_residual(sums: _Sums, size_b: int, bound: float) -> _Lowest:
+def _joint_by_residual(sums: _Sums, size_b: int, bound: float, fewer_first: bool) -> _Lowest:
     """(sum, Bonus dice) of the lowest K groups of one kind, on a much smaller grid.
 
     Every Bonus die after the first adds the same ``slope`` (the Bonus die's maximum after
@@ -378,7 +393,7 @@ def _joint_by_residual(sums: _Sums, size_b: int, bound: float) -> _Lowest:
     offset = int(residual.min())
     size_r = _fast_len(n_all * int(residual.max() - offset) + 1)
     _check_work(sums.types, size_r // 2 + 1, size_b)
-    small = _lowest_all(sums.types, size_r, size_b, (slope, offset))
+    small = _lowest_all(sums.types, size_r, size_b, (slope, offset), fewer_first)
     top = size_r + n_all * max(0, offset) + slope * (size_b - 1)
     lowest = np.zeros((n_all + 1, top, size_b))
     for k in range(n_all + 1):
@@ -601,19 +616,22 @@ def deflect(pool: Pool, layers: int) -> TotalDistribution:
                    soft_ones_sum + hard_ones_sum, bound)
 
 
-def explosion_rings(pool: Pool) -> tuple[JointDistribution, ...]:
+def explosion_rings(pool: Pool, *, ties: Ties = "more_dice_first"
+                    ) -> tuple[JointDistribution, ...]:
     """Every ring of an explosion: ring ``k`` is the total without the ``k`` highest groups.
 
     Returns one joint (total, dice left) distribution per ring, ``k = 0 .. dice - 1``; the
     dice left count Bonus dice (KnockBack 1" each). The total modifier (e.g. a target-size
     Damage modifier) applies to each ring's total. All rings come from one roll, so they share
-    one all-ones event (a Critical Failure: the defender may declare a Dud).
+    one all-ones event (a Critical Failure: the defender may declare a Dud). ``ties`` is the
+    rule option of ruling D1 (which of two equal groups goes first; dice left only).
 
     >>> rings = explosion_rings(Pool.of(3, 10))
     >>> len(rings), round(float(rings[0].dice()[3]), 6)  # 3 dice left unless a 10 showed
     (3, 0.729)
     """
-    low = _lowest(pool.dice, True, pool.dice_count)
+    check_ties(ties)
+    low = _lowest(pool.dice, True, pool.dice_count, ties)
     n_all = pool.dice_count
     rings = []
     for k in range(n_all):

@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from app.rules.dice.spec import Pool
+from app.rules.dice.spec import Pool, Ties, check_ties
 
 
 class RolledDie(NamedTuple):
@@ -59,8 +59,12 @@ class PoolRoll:
         """All groups plus the total modifier, floored at 0."""
         return max(0, sum(self.group_values) + self.pool.modifier)
 
-    def highest_groups(self, count: int, *, deflectable_only: bool = False) -> tuple[int, ...]:
-        """Indices of the ``count`` highest groups, highest first (ties: more dice first).
+    def highest_groups(self, count: int, *, deflectable_only: bool = False,
+                       ties: Ties = "more_dice_first") -> tuple[int, ...]:
+        """Indices of the ``count`` highest groups, highest first.
+
+        Equal values: more dice first (ruling D1) or, with ``ties="fewer_dice_first"``, fewer;
+        then the lower group index.
 
         >>> roll = PoolRoll.of(Pool.of(2, 6), (RolledDie(0, 6, 3, 3, False),
         ...                                    RolledDie(1, 6, 5, 5, False)))
@@ -73,7 +77,8 @@ class PoolRoll:
             candidates = [g for g in range(len(values)) if groups[g].deflectable]
         else:
             candidates = list(range(len(values)))
-        ordered = sorted((-values[g], -counts[g], g) for g in candidates)
+        sign = 1 if ties == "fewer_dice_first" else -1
+        ordered = sorted((-values[g], sign * counts[g], g) for g in candidates)
         return tuple(g for _, _, g in ordered[:count])
 
     def total_without(self, drop: int, *, deflectable_only: bool = False) -> int:
@@ -135,20 +140,28 @@ def roll_pool(pool: Pool, rng: random.Random) -> PoolRoll:
     return PoolRoll(pool, tuple(dice), tuple(values), tuple(counts))
 
 
-def roll_explosion(pool: Pool, rng: random.Random) -> ExplosionRoll:
+def roll_explosion(pool: Pool, rng: random.Random, *, ties: Ties = "more_dice_first"
+                   ) -> ExplosionRoll:
     """Roll an explosion and read its rings: each ring removes the highest remaining group.
+
+    ``ties`` decides between equal groups (ruling D1; only the dice left can differ).
 
     >>> e = roll_explosion(Pool.of(3, 10), random.Random(1))
     >>> [r.natural for r in e.roll.dice], [(r.total, r.dice) for r in e.rings]
     ([3, 10, 2, 5], [(20, 4), (8, 2), (3, 1)])
     """
+    check_ties(ties)
     roll = roll_pool(pool, rng)
     values, counts = roll.group_values, roll.group_dice
-    # highest value first, then more dice, then lower group index (as in highest_groups)
-    order = sorted(zip(values, counts, range(0, -len(values), -1), strict=True), reverse=True)
+    # highest value first, then more (or fewer) dice, then lower group index, as highest_groups
+    sign = -1 if ties == "fewer_dice_first" else 1
+    order = sorted(
+        ((v, sign * c, -g, c) for g, (v, c) in enumerate(zip(values, counts, strict=True))),
+        reverse=True,
+    )
     kept_sum, kept_dice = sum(values) + pool.modifier, sum(counts)
     rings = []
-    for value, count, _ in order:
+    for value, _, _, count in order:
         rings.append(Ring(max(0, kept_sum), kept_dice))
         kept_sum -= value
         kept_dice -= count

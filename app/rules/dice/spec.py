@@ -15,12 +15,25 @@ from typing import Literal, get_args
 from app.rules.errors import InvalidInput
 
 BonusDie = Literal["same", "d6", "none"]
+Ties = Literal["more_dice_first", "fewer_dice_first"]
+"""Which of two equal-valued groups an explosion ring removes first (ruling D1, a rule option).
+
+Only the dice left (KnockBack) can differ; totals never do."""
 
 ALLOWED_SIDES: tuple[int, ...] = (4, 6, 8, 10, 12, 20)
 MAX_DICE = 100
 """Most groups one pool may hold (armour and damage are separate pools)."""
 MAX_MODIFIER = 1000
 """Largest absolute modifier (per die or total) accepted."""
+
+
+def check_ties(ties: str) -> None:
+    """Raise ``InvalidInput`` unless ``ties`` is a known tie rule.
+
+    >>> check_ties("more_dice_first")
+    """
+    if ties not in get_args(Ties):
+        raise InvalidInput("ties", f"unknown option {ties!r}; allowed {get_args(Ties)}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,19 +69,21 @@ class Enumeration:
         return sum((p for (_, _, ones), p in self.outcomes.items() if ones), Fraction(0))
 
 
-def enumerate_pool(pool: Pool, depth: int, drop: int = 0, *, deflection: bool = False
-                   ) -> Enumeration:
+def enumerate_pool(pool: Pool, depth: int, drop: int = 0, *, deflection: bool = False,
+                   fewer_dice_first: bool = False) -> Enumeration:
     """Roll every group (faces enumerated), drop the ``drop`` highest, apply the modifier.
 
-    Highest = largest value, then most dice. With ``deflection`` only deflectable groups may
-    be dropped.
+    Highest = largest value, then most dice (fewest with ``fewer_dice_first``). With
+    ``deflection`` only deflectable groups may be dropped.
     """
-    results = _enumerate_all(pool, depth, deflection)
+    results = _enumerate_all(pool, depth, deflection, fewer_dice_first)
     return results[min(drop, len(results) - 1)]
 
 
 @cache
-def _enumerate_all(pool: Pool, depth: int, deflection: bool) -> list[Enumeration]:
+def _enumerate_all(pool: Pool, depth: int, deflection: bool, fewer_dice_first: bool
+                   ) -> list[Enumeration]:
+    sign = -1 if fewer_dice_first else 1
     specs = [d for d in pool.dice for _ in range(d.count)]
     tables = [enumerate_group(s, depth) for s in specs]
     survive = Fraction(1)
@@ -98,7 +100,7 @@ def _enumerate_all(pool: Pool, depth: int, deflection: bool) -> list[Enumeration
             prob *= p
         order = sorted(
             (g for g in range(n) if specs[g].deflectable or not deflection),
-            key=lambda g: (combo[g][0][0], combo[g][0][1]),
+            key=lambda g: (combo[g][0][0], sign * combo[g][0][1]),
             reverse=True,
         )
         ones = all(f == 1 for (_, _, faces), _ in combo for f in faces)

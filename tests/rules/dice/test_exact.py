@@ -18,6 +18,7 @@ from app.rules.dice import (
     explosion_rings,
     total_distribution,
 )
+from app.rules.errors import InvalidInput
 from tests.rules.dice.oracle import enumerate_pool
 
 ROUNDING = 1e-12
@@ -201,3 +202,21 @@ def test_explosion_rings_remove_phased_dice_like_any_other() -> None:
     oracle = enumerate_pool(Pool((Dice(1, 10), Dice(1, 12))), 5, drop=1)
     assert_matches(as_dict(phased[1].pmf), oracle.joint(), oracle.missing,
                    phased[1].truncation_bound)
+
+
+@pytest.mark.parametrize(
+    "pool",
+    [Pool((Dice(1, 10), Dice(1, 6))), Pool.of(2, 4, per_die=-4), Pool.of(3, 4, bonus_die="d6"),
+     Pool((Dice(1, 10), Dice(2, 6, per_die=-1)))],
+)
+def test_tie_rule_option_fewer_dice_first(pool: Pool) -> None:
+    # Ruling D1 as a rule option: the other tie order changes only the dice left.
+    fewer = explosion_rings(pool, ties="fewer_dice_first")
+    more = explosion_rings(pool)
+    for k, ring in enumerate(fewer):
+        oracle = enumerate_pool(pool, 4, drop=k, fewer_dice_first=True)
+        assert_matches(as_dict(ring.pmf), oracle.joint(), oracle.missing, ring.truncation_bound)
+        assert np.allclose(ring.total().pmf[: len(more[k].pmf)],
+                           more[k].total().pmf[: len(ring.pmf)], atol=1e-9)
+    with pytest.raises(InvalidInput):
+        explosion_rings(pool, ties="random")  # type: ignore[arg-type]

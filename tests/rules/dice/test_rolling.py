@@ -98,6 +98,12 @@ def test_ties_remove_the_group_with_more_dice_first() -> None:
     assert [(r.total, r.dice) for r in boom.rings] == [(14, 3), (7, 1)]
 
 
+def test_tie_rule_option_removes_the_group_with_fewer_dice_first() -> None:
+    pool = Pool((Dice(1, 10), Dice(1, 6)))
+    boom = roll_explosion(pool, Scripted([7, 6, 1]), ties="fewer_dice_first")
+    assert [(r.total, r.dice) for r in boom.rings] == [(14, 3), (7, 2)]
+
+
 def test_deflection_keeps_phased_dice() -> None:
     pool = Pool((Dice(1, 6), Dice(1, 12, deflectable=False)))
     roll = roll_pool(pool, Scripted([5, 11]))
