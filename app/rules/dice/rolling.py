@@ -120,6 +120,7 @@ def roll_pool(pool: Pool, rng: random.Random) -> PoolRoll:
     values: list[int] = []
     counts: list[int] = []
     append, randrange = dice.append, rng.randrange  # local names: this loop is hot
+    new_die = tuple.__new__  # RolledDie(...) without the named tuple's Python-level __new__
     g = 0
     for spec in pool.dice:
         per_die, bonus_sides = spec.per_die, spec.bonus_sides
@@ -128,7 +129,7 @@ def roll_pool(pool: Pool, rng: random.Random) -> PoolRoll:
             while True:
                 face = randrange(sides) + 1
                 worth = max(0, face + per_die)
-                append(RolledDie(g, sides, face, worth, bonus))
+                append(new_die(RolledDie, (g, sides, face, worth, bonus)))
                 value += worth
                 count += 1
                 if bonus_sides is None or face != sides:
