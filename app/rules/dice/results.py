@@ -1,9 +1,11 @@
 """Exact distributions the dice core returns (float64, with the dropped mass stated).
 
-Probabilities are float64 sums of products of exact die probabilities; the only mass missing
-is the truncated Bonus-chain and tail mass, reported as ``truncation_bound`` (< 1e-9): every
-probability shown is at most ``truncation_bound`` (plus float rounding, ~1e-13) below the
-true one, and the masses sum to ``1 - dropped`` with ``dropped <= truncation_bound``.
+Probabilities are float64 sums of products of exact die probabilities. ``truncation_bound``
+(< 1e-9) bounds the total-variation distance to the true distribution: the Bonus-chain mass
+left out plus tail mass that may sit at the wrong total (see ``exact``). So every probability,
+and every probability of an event (P(damage > armour)...), is within ``truncation_bound`` of
+the true one (plus float rounding, ~1e-14), and the masses sum to ``1 - dropped`` with
+``dropped <= truncation_bound``.
 """
 
 from __future__ import annotations
