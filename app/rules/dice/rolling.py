@@ -33,21 +33,26 @@ class PoolRoll:
 
     pool: Pool
     dice: tuple[RolledDie, ...]
+    group_values: tuple[int, ...]
+    """Each group's value: its dice's values summed."""
+    group_dice: tuple[int, ...]
+    """Each group's number of dice (1 + its Bonus dice)."""
 
     @classmethod
     def of(cls, pool: Pool, dice: tuple[RolledDie, ...]) -> PoolRoll:
-        """A roll from its dice (group values and dice counts derived once)."""
+        """A roll from its dice (group values and dice counts derived once), e.g. to replay one.
+
+        >>> r = PoolRoll.of(Pool.of(1, 6), (RolledDie(0, 6, 6, 6, False),
+        ...                                 RolledDie(0, 6, 2, 2, True)))
+        >>> r.group_values, r.group_dice, r.total
+        ((8,), (2,), 8)
+        """
         values = [0] * pool.dice_count
         counts = [0] * pool.dice_count
         for die in dice:
             values[die.group] += die.value
             counts[die.group] += 1
         return cls(pool, dice, tuple(values), tuple(counts))
-
-    group_values: tuple[int, ...]
-    """Each group's value: its dice's values summed."""
-    group_dice: tuple[int, ...]
-    """Each group's number of dice (1 + its Bonus dice)."""
 
     @property
     def critical_failure(self) -> bool:
