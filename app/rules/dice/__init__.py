@@ -11,6 +11,7 @@ from app.rules.dice.exact import (
     explosion_rings,
     total_distribution,
 )
+from app.rules.dice.plated import explosion_ring_deflected
 from app.rules.dice.results import (
     Comparison,
     ComparisonByDice,
@@ -45,6 +46,7 @@ __all__ = [
     "deflect",
     "drop_highest",
     "drop_highest_all",
+    "explosion_ring_deflected",
     "explosion_rings",
     "roll_explosion",
     "roll_pool",

@@ -112,3 +112,37 @@ def _enumerate_all(pool: Pool, depth: int, deflection: bool, fewer_dice_first: b
             key = (total, dice, ones)
             results[drop][key] = results[drop].get(key, Fraction(0)) + prob
     return [Enumeration(r, 1 - survive) for r in results]
+
+
+def enumerate_ring_deflected(pool: Pool, depth: int, ring: int, layers: int,
+                             fewer_dice_first: bool = False
+                             ) -> tuple[dict[tuple[int, int], Fraction], Fraction]:
+    """(damage without the ring + layers highest, dice without the ring highest) -> exact
+    probability, and the mass left out."""
+    every, missing = _rings_deflected(pool, depth, fewer_dice_first)
+    return every.get((ring, layers), {}), missing
+
+
+@cache
+def _rings_deflected(pool: Pool, depth: int, fewer_dice_first: bool
+                     ) -> tuple[dict[tuple[int, int], dict[tuple[int, int], Fraction]], Fraction]:
+    specs = [d for d in pool.dice for _ in range(d.count)]
+    tables = [enumerate_group(s, depth) for s in specs]
+    survive = Fraction(1)
+    for _, miss in tables:
+        survive *= 1 - miss
+    sign = -1 if fewer_dice_first else 1
+    n = len(specs)
+    out: dict[tuple[int, int], dict[tuple[int, int], Fraction]] = {}
+    for combo in itertools.product(*[list(t.items()) for t, _ in tables]):
+        prob = Fraction(1)
+        for _, p in combo:
+            prob *= p
+        groups = sorted((g for g, _ in combo), key=lambda o: (o[0], sign * o[1]), reverse=True)
+        for ring in range(n):
+            dice = sum(c for _, c, _ in groups[ring:])
+            for layers in range(n - ring + 1):
+                damage = max(0, sum(v for v, _, _ in groups[ring + layers:]) + pool.modifier)
+                cell = out.setdefault((ring, layers), {})
+                cell[(damage, dice)] = cell.get((damage, dice), Fraction(0)) + prob
+    return out, 1 - survive

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["spec", "groups", "results", "exact", "compare", "rolling"]
+MODULES = ["spec", "groups", "results", "exact", "compare", "rolling", "plated"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -192,6 +192,21 @@ def test_monte_carlo_knockback_against_armour(
 
 
 @pytest.mark.slow
+def test_monte_carlo_plated_object_in_ring_two(explosions: Explosions) -> None:
+    # An object with 1 layer of Deflection in ring 2: damage = the total without 3 groups
+    # (ring 3's total), KnockBack = ring 2's dice left; the joint from the same rolls.
+    from app.rules.dice.plated import explosion_ring_deflected
+
+    exact = explosion_ring_deflected(Pool.of(10, 10), 2, 1)
+    tally = Counter((rings_[3][0], rings_[2][1]) for rings_, _ in explosions)
+    for (t, c), n in tally.items():
+        inside = t < exact.pmf.shape[0] and c < exact.pmf.shape[1]
+        assert within(n, ROLLS, float(exact.pmf[t, c]) if inside else 0.0), (t, c)
+    top = np.unravel_index(np.argmax(exact.pmf), exact.pmf.shape)
+    assert tally[top] > 0
+
+
+@pytest.mark.slow
 def test_monte_carlo_damage_against_armour_pool() -> None:
     rng = random.Random(5)
     damage, armour = Pool.of(5, 10), Pool.of(5, 10)
