@@ -50,3 +50,14 @@ def test_bad_inputs() -> None:
     with pytest.raises(InvalidInput) as err:
         explosion_ring_deflected(Pool((Dice(1, 10), Dice(1, 12, deflectable=False))), 0, 1)
     assert err.value.field == "dice"
+
+
+def test_too_much_work_is_refused_quickly() -> None:
+    import time
+
+    from app.rules.errors import TooMuchWork
+
+    start = time.perf_counter()
+    with pytest.raises(TooMuchWork):
+        explosion_ring_deflected(Pool.of(100, 10), 1, 2)
+    assert time.perf_counter() - start < 2.0
