@@ -28,7 +28,7 @@ def test_every_ring_and_layer_count_matches_enumeration(pool: Pool, depth: int,
                                                         ties: Ties) -> None:
     fewer = ties == "fewer_dice_first"
     for ring in range(pool.dice_count):
-        for layers in range(0, pool.dice_count - ring + 1):
+        for layers in range(pool.dice_count - ring + 1):
             exact, missing = enumerate_ring_deflected(pool, depth, ring, layers, fewer)
             got = explosion_ring_deflected(pool, ring, layers, ties=ties)
             assert_matches(as_dict(got.pmf), exact, missing, got.truncation_bound)
