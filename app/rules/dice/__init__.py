@@ -21,6 +21,7 @@ from app.rules.dice.results import (
 from app.rules.dice.rolling import (
     ExplosionRoll,
     PoolRoll,
+    Ring,
     RolledDie,
     roll_explosion,
     roll_pool,
@@ -38,6 +39,7 @@ __all__ = [
     "JointDistribution",
     "Pool",
     "PoolRoll",
+    "Ring",
     "RolledDie",
     "Ties",
     "TotalDistribution",
