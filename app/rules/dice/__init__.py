@@ -1,0 +1,56 @@
+"""The dice core: exact distributions, comparisons and seeded rolls of BrikWars dice.
+
+Pure Python plus numpy; no web, database or template imports. See docs/dice-engine.md.
+"""
+
+from app.rules.dice.compare import compare, compare_by_dice
+from app.rules.dice.exact import (
+    deflect,
+    drop_highest,
+    drop_highest_all,
+    explosion_rings,
+    total_distribution,
+)
+from app.rules.dice.plated import explosion_ring_deflected
+from app.rules.dice.results import (
+    Comparison,
+    ComparisonByDice,
+    JointDistribution,
+    TotalDistribution,
+)
+from app.rules.dice.rolling import (
+    ExplosionRoll,
+    PoolRoll,
+    Ring,
+    RolledDie,
+    roll_explosion,
+    roll_pool,
+)
+from app.rules.dice.spec import ALLOWED_SIDES, MAX_DICE, BonusDie, Dice, Pool, Ties
+
+__all__ = [
+    "ALLOWED_SIDES",
+    "MAX_DICE",
+    "BonusDie",
+    "Comparison",
+    "ComparisonByDice",
+    "Dice",
+    "ExplosionRoll",
+    "JointDistribution",
+    "Pool",
+    "PoolRoll",
+    "Ring",
+    "RolledDie",
+    "Ties",
+    "TotalDistribution",
+    "compare",
+    "compare_by_dice",
+    "deflect",
+    "drop_highest",
+    "drop_highest_all",
+    "explosion_ring_deflected",
+    "explosion_rings",
+    "roll_explosion",
+    "roll_pool",
+    "total_distribution",
+]
