@@ -27,7 +27,7 @@ run: migrate
 
 test: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check app tests migrations
+	$(BIN)/ruff format --check app tests migrations bench
 	$(BIN)/python -m pytest
 
 # Speed targets: writes bench/results.md (exit 1 if a target is missed).

@@ -77,8 +77,9 @@ def py_total(n: int, sides: int, per_die: int, depth: int) -> tuple[dict[int, in
     return total, denom**n
 
 
-def py_lowest_all(n_all: int, sides: int, per_die: int, depth: int
-                  ) -> tuple[list[dict[int, int]], int]:
+def py_lowest_all(
+    n_all: int, sides: int, per_die: int, depth: int
+) -> tuple[list[dict[int, int]], int]:
     """Sum of the lowest K of n iid groups, every K: the emission sweep in exact integers."""
     group, denom = py_group(sides, per_die, depth)
     keys = sorted(group)
@@ -135,8 +136,7 @@ def clear_engine_caches() -> None:
     exact.clear_caches()
 
 
-def timed(fn: Callable[[], Any], repeat: int, *, engine: bool = False
-          ) -> tuple[float, float, Any]:
+def timed(fn: Callable[[], Any], repeat: int, *, engine: bool = False) -> tuple[float, float, Any]:
     """(first call seconds, median of ``repeat`` more calls, first result).
 
     For the engine the median is taken with its caches cleared before every call (cold), so
@@ -188,20 +188,33 @@ def main() -> None:
     rep = 5 if args.quick else 20
     rows: list[tuple[str, str, str, str, str, str]] = []
 
-    def row(case: str, variant: str, cold: float, median: float, err: str,
-            fn: Callable[[], Any] | None = None) -> None:
+    def row(
+        case: str,
+        variant: str,
+        cold: float,
+        median: float,
+        err: str,
+        fn: Callable[[], Any] | None = None,
+    ) -> None:
         cached = f"{warm(fn, rep) * 1e3:.3f}" if fn is not None else "-"
         rows.append((case, variant, f"{cold * 1e3:.2f}", f"{median * 1e3:.2f}", cached, err))
 
     # 1. 3d6 total with Bonus chains --------------------------------------------------------
     depth = chain_depth(Dice(1, 6), 3)
     exact, denom = py_total(3, 6, 0, depth)
+
     def eng_3d6() -> Any:
         return total_distribution(Pool.of(3, 6))
 
     cold, med, eng = timed(eng_3d6, rep, engine=True)
-    row("3d6 total", "(b) numpy engine", cold, med,
-        f"{max_err(engine_dict(eng.pmf), exact, denom):.1e}", eng_3d6)
+    row(
+        "3d6 total",
+        "(b) numpy engine",
+        cold,
+        med,
+        f"{max_err(engine_dict(eng.pmf), exact, denom):.1e}",
+        eng_3d6,
+    )
     cold, med, ice = timed(lambda: 3 @ icepool.d6.explode(depth=depth), rep)
     row("3d6 total", "(a) icepool", cold, med, f"{max_err(icepool_dict(ice), exact, denom):.1e}*")
     cold, med, _ = timed(lambda: py_total(3, 6, 0, depth), rep)
@@ -216,8 +229,7 @@ def main() -> None:
     cold, med, eng_all = timed(eng_drops, rep, engine=True)
     if not args.quick:
         pcold, _, (lowest, denom) = timed(lambda: py_lowest_all(10, 10, 0, depth), 0)
-        err = max(max_err(engine_dict(eng_all[k].pmf), lowest[10 - k], denom)
-                  for k in range(11))
+        err = max(max_err(engine_dict(eng_all[k].pmf), lowest[10 - k], denom) for k in range(11))
         row("10d10 drop k, all k", "(b) numpy engine", cold, med, f"{err:.1e}", eng_drops)
     else:
         row("10d10 drop k, all k", "(b) numpy engine", cold, med, "-", eng_drops)
@@ -239,26 +251,29 @@ def main() -> None:
     dmg, denom = py_total(5, 10, 0, depth)
     gt, eq, lt = py_compare(dmg, dmg)
     exact_cmp = (gt / denom**2, eq / denom**2, lt / denom**2)
+
     def eng_cmp() -> Any:
-        return compare(total_distribution(Pool.of(5, 10)), Pool.of(5, 10),
-                       separate_critical=False)
+        return compare(total_distribution(Pool.of(5, 10)), Pool.of(5, 10), separate_critical=False)
 
     cold, med, res = timed(eng_cmp, rep, engine=True)
-    err = max(abs(a - b) for a, b in zip((res.greater, res.equal, res.less), exact_cmp,
-                                         strict=True))
+    err = max(
+        abs(a - b) for a, b in zip((res.greater, res.equal, res.less), exact_cmp, strict=True)
+    )
     row("5d10 vs 5d10 armour", "(b) numpy engine", cold, med, f"{err:.1e}", eng_cmp)
 
     def ice_cmp() -> tuple[float, float, float]:
         damage = 5 @ icepool.d10.explode(depth=depth)
         armour = 5 @ icepool.d10.explode(depth=depth)  # independent of the damage
-        return ((damage > armour).probability(True), (damage == armour).probability(True),
-                (damage < armour).probability(True))
+        return (
+            (damage > armour).probability(True),
+            (damage == armour).probability(True),
+            (damage < armour).probability(True),
+        )
 
     cold, med, ires = timed(ice_cmp, max(1, rep // 5))
     err = max(abs(float(a) - b) for a, b in zip(ires, exact_cmp, strict=True))
     row("5d10 vs 5d10 armour", "(a) icepool", cold, med, f"{err:.1e}*")
-    cold, med, _ = timed(lambda: py_compare(*(py_total(5, 10, 0, depth)[0],) * 2),
-                         max(1, rep // 5))
+    cold, med, _ = timed(lambda: py_compare(*(py_total(5, 10, 0, depth)[0],) * 2), max(1, rep // 5))
     row("5d10 vs 5d10 armour", "(c) pure Python ints", cold, med, "exact")
 
     # 4. The common single attack --------------------------------------------------------------
@@ -278,14 +293,28 @@ def main() -> None:
         return [compare(d, armour) for d in drop_highest_all(Pool.of(10, 10))[:10]]
 
     cold, med, _ = timed(damage_rings_vs_armour, rep, engine=True)
-    row("10d10 rings (damage only) vs 5d10", "(b) numpy engine", cold, med, "(tests)",
-        damage_rings_vs_armour)
+    row(
+        "10d10 rings (damage only) vs 5d10",
+        "(b) numpy engine",
+        cold,
+        med,
+        "(tests)",
+        damage_rings_vs_armour,
+    )
     cold, med, _ = timed(rings_vs_armour, rep, engine=True)
-    row("10d10 rings joint (dmg, dice) vs 5d10", "(b) numpy engine", cold, med, "(tests)",
-        rings_vs_armour)
+    row(
+        "10d10 rings joint (dmg, dice) vs 5d10",
+        "(b) numpy engine",
+        cold,
+        med,
+        "(tests)",
+        rings_vs_armour,
+    )
 
-    print("| case | variant | first call ms | median ms (uncached) | median ms (cached) "
-          "| max abs error vs (c) |")
+    print(
+        "| case | variant | first call ms | median ms (uncached) | median ms (cached) "
+        "| max abs error vs (c) |"
+    )
     print("|---|---|---:|---:|---:|---:|")
     for r in rows:
         print("| " + " | ".join(r) + " |")

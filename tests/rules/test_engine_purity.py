@@ -7,8 +7,17 @@ from pathlib import Path
 
 import app.rules
 
-FORBIDDEN = ("fastapi", "starlette", "sqlalchemy", "jinja2", "pydantic", "alembic", "app.web",
-             "app.db", "app.services")
+FORBIDDEN = (
+    "fastapi",
+    "starlette",
+    "sqlalchemy",
+    "jinja2",
+    "pydantic",
+    "alembic",
+    "app.web",
+    "app.db",
+    "app.services",
+)
 ENGINE = Path(app.rules.__file__).resolve().parent
 
 

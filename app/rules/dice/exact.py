@@ -138,8 +138,7 @@ def _phases(values: IntArray, freqs: IntArray, size: int) -> CArray:
     return phases
 
 
-def _union(types: Types, fewer_first: bool = False
-           ) -> tuple[IntArray, IntArray, FloatArray]:
+def _union(types: Types, fewer_first: bool = False) -> tuple[IntArray, IntArray, FloatArray]:
     """All kinds' outcomes merged in ascending order: values, bonus, probs[type, i].
 
     The order is ``(value, bonus)``; with ``fewer_first`` equal values put *more* Bonus dice
@@ -152,9 +151,10 @@ def _union(types: Types, fewer_first: bool = False
         order = np.lexsort((-table.bonus, table.values))
         return table.values[order], table.bonus[order], table.probs[None, order]
     sign = -1 if fewer_first else 1
-    keys = sorted({(int(v), int(b)) for t, _ in types
-                   for v, b in zip(t.values, t.bonus, strict=True)},
-                  key=lambda k: (k[0], sign * k[1]))
+    keys = sorted(
+        {(int(v), int(b)) for t, _ in types for v, b in zip(t.values, t.bonus, strict=True)},
+        key=lambda k: (k[0], sign * k[1]),
+    )
     index = {k: i for i, k in enumerate(keys)}
     probs = np.zeros((len(types), len(keys)))
     for row, (t, _) in enumerate(types):
@@ -165,9 +165,13 @@ def _union(types: Types, fewer_first: bool = False
     return values, bonus, probs
 
 
-def _lowest_all(types: Types, size_s: int, size_b: int,
-                residual: tuple[int, int] | None = None, fewer_first: bool = False
-                ) -> FloatArray:
+def _lowest_all(
+    types: Types,
+    size_s: int,
+    size_b: int,
+    residual: tuple[int, int] | None = None,
+    fewer_first: bool = False,
+) -> FloatArray:
     """``R[K, s, b]``: sub-distribution of (sum, Bonus dice) of the lowest ``K`` groups.
 
     With ``residual = (slope, offset)`` (one type only) the sum axis holds each kept group's
@@ -244,7 +248,11 @@ def _int_power(a: CArray, n: int) -> CArray:
 
 
 def _single_type(
-    n_all: int, probs: FloatArray, above: FloatArray, z: CArray, at_most: CArray,
+    n_all: int,
+    probs: FloatArray,
+    above: FloatArray,
+    z: CArray,
+    at_most: CArray,
     r_hat: CArray,
 ) -> None:
     """``_lowest_all``'s sum for one type of group, powers built as ``K`` grows.
@@ -301,8 +309,12 @@ def _binomial_poly(base: CArray, const: FloatArray, n_t: int) -> list[CArray]:
 
 
 def _mixed_types(
-    counts: list[int], probs: FloatArray, above: FloatArray, z: CArray,
-    at_most: list[CArray], r_hat: CArray,
+    counts: list[int],
+    probs: FloatArray,
+    above: FloatArray,
+    z: CArray,
+    at_most: list[CArray],
+    r_hat: CArray,
 ) -> None:
     """``_lowest_all``'s sum for several types: the polynomials in ``y`` multiplied out."""
     n_all = sum(counts)
@@ -344,16 +356,21 @@ class _Lowest:
     bound: float
 
 
-def _lowest(dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int,
-            ties: Ties = "more_dice_first") -> _Lowest:
-    return _lowest_cached(dice, with_bonus, groups_in_calc, groups.CHAIN_BUDGET, TAIL_BUDGET,
-                          ties)
+def _lowest(
+    dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int, ties: Ties = "more_dice_first"
+) -> _Lowest:
+    return _lowest_cached(dice, with_bonus, groups_in_calc, groups.CHAIN_BUDGET, TAIL_BUDGET, ties)
 
 
 @lru_cache(maxsize=64)
-def _lowest_cached(dice: tuple[Dice, ...], with_bonus: bool, groups_in_calc: int,
-                   chain_budget: float, tail_budget: float,
-                   ties: Ties = "more_dice_first") -> _Lowest:
+def _lowest_cached(
+    dice: tuple[Dice, ...],
+    with_bonus: bool,
+    groups_in_calc: int,
+    chain_budget: float,
+    tail_budget: float,
+    ties: Ties = "more_dice_first",
+) -> _Lowest:
     fewer_first = with_bonus and ties == "fewer_dice_first"  # totals never depend on ties
     sums = _sums_cached(dice, groups_in_calc, chain_budget)
     s_cap, s_tail = _cap(sums.total, tail_budget)
@@ -470,8 +487,9 @@ def _kept(dice: tuple[Dice, ...], drop: int, groups_in_calc: int) -> _Kept:
 
 
 @lru_cache(maxsize=256)
-def _kept_cached(dice: tuple[Dice, ...], drop: int, groups_in_calc: int,
-                 chain_budget: float, tail_budget: float) -> _Kept:
+def _kept_cached(
+    dice: tuple[Dice, ...], drop: int, groups_in_calc: int, chain_budget: float, tail_budget: float
+) -> _Kept:
     sums = _sums_cached(dice, groups_in_calc, chain_budget)
     n_all = sum(n for _, n in sums.types)
     if 2 * drop > n_all:
@@ -519,11 +537,11 @@ def _shift_floor(raw: FloatArray, modifier: int) -> FloatArray:
     return out
 
 
-def _finish(raw: FloatArray, modifier: int, ones: float, ones_sum: int,
-            bound: float) -> TotalDistribution:
+def _finish(
+    raw: FloatArray, modifier: int, ones: float, ones_sum: int, bound: float
+) -> TotalDistribution:
     """Apply the total modifier (total floored at 0) to a raw-sum pmf."""
-    return TotalDistribution(_shift_floor(raw, modifier), ones, max(0, ones_sum + modifier),
-                             bound)
+    return TotalDistribution(_shift_floor(raw, modifier), ones, max(0, ones_sum + modifier), bound)
 
 
 def total_distribution(pool: Pool) -> TotalDistribution:
@@ -556,8 +574,9 @@ def drop_highest_all(pool: Pool) -> tuple[TotalDistribution, ...]:
     result = []
     for k in range(n_all + 1):
         prob, ones_sum = _all_ones(low.types, k)
-        result.append(_finish(low.lowest[n_all - k, :, 0], pool.modifier, prob, ones_sum,
-                              low.bound))
+        result.append(
+            _finish(low.lowest[n_all - k, :, 0], pool.modifier, prob, ones_sum, low.bound)
+        )
     return tuple(result)
 
 
@@ -612,12 +631,16 @@ def deflect(pool: Pool, layers: int) -> TotalDistribution:
         soft_pmf = kept.pmf
         soft_ones, soft_ones_sum = _all_ones(kept.types, layers)
         bound += kept.bound
-    return _finish(np.convolve(soft_pmf, hard_sum), pool.modifier, soft_ones * hard_ones,
-                   soft_ones_sum + hard_ones_sum, bound)
+    return _finish(
+        np.convolve(soft_pmf, hard_sum),
+        pool.modifier,
+        soft_ones * hard_ones,
+        soft_ones_sum + hard_ones_sum,
+        bound,
+    )
 
 
-def explosion_rings(pool: Pool, *, ties: Ties = "more_dice_first"
-                    ) -> tuple[JointDistribution, ...]:
+def explosion_rings(pool: Pool, *, ties: Ties = "more_dice_first") -> tuple[JointDistribution, ...]:
     """Every ring of an explosion: ring ``k`` is the total without the ``k`` highest groups.
 
     Returns one joint (total, dice left) distribution per ring, ``k = 0 .. dice - 1``; the
@@ -640,6 +663,13 @@ def explosion_rings(pool: Pool, *, ties: Ties = "more_dice_first"
         joint = np.zeros((raw.shape[0], kept + raw.shape[1]))
         joint[:, kept:] = raw
         prob, ones_sum = _all_ones(low.types, k)
-        rings.append(JointDistribution(_shift_floor(joint, pool.modifier), prob,
-                                       max(0, ones_sum + pool.modifier), kept, low.bound))
+        rings.append(
+            JointDistribution(
+                _shift_floor(joint, pool.modifier),
+                prob,
+                max(0, ones_sum + pool.modifier),
+                kept,
+                low.bound,
+            )
+        )
     return tuple(rings)

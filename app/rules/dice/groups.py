@@ -116,5 +116,6 @@ def _table(sides: int, per_die: int, bonus_die: BonusDie, depth: int) -> GroupTa
     bonus_pmf = np.asarray(np.bincount(bonus, weights=probs), dtype=np.float64)
     for a in (values, bonus, probs, value_pmf, bonus_pmf):
         a.setflags(write=False)
-    return GroupTable(sides, per_die, bonus_die, depth, values, bonus, probs, value_pmf,
-                      bonus_pmf, dropped)
+    return GroupTable(
+        sides, per_die, bonus_die, depth, values, bonus, probs, value_pmf, bonus_pmf, dropped
+    )

@@ -80,7 +80,7 @@ def explosion_ring_deflected(
                         break
                     counted = max(0, done + b - max(done, ring))  # ranks > ring
                     damaged = max(0, done + b - max(done, full))  # ranks > ring + layers
-                    key = (*placed[:t], placed[t] + b, *placed[t + 1:])
+                    key = (*placed[:t], placed[t] + b, *placed[t + 1 :])
                     _add_shifted(grown, key, arr, weight, damaged * v, counted * beta, shape)
             states = grown
     raw = states.get(tuple(counts), np.zeros(shape))
@@ -90,14 +90,22 @@ def explosion_ring_deflected(
     joint[:, kept:] = raw
     prob, ones_sum = exact._all_ones(sums.types, full)
     return JointDistribution(
-        exact._shift_floor(joint, pool.modifier), prob, max(0, ones_sum + pool.modifier), kept,
+        exact._shift_floor(joint, pool.modifier),
+        prob,
+        max(0, ones_sum + pool.modifier),
+        kept,
         sums.chain_dropped + s_tail + b_tail,
     )
 
 
 def _add_shifted(
-    into: dict[tuple[int, ...], FloatArray], key: tuple[int, ...], arr: FloatArray,
-    weight: float, shift_s: int, shift_b: int, shape: tuple[int, int],
+    into: dict[tuple[int, ...], FloatArray],
+    key: tuple[int, ...],
+    arr: FloatArray,
+    weight: float,
+    shift_s: int,
+    shift_b: int,
+    shape: tuple[int, int],
 ) -> None:
     """``into[key] += weight * arr`` shifted by (shift_s, shift_b); what falls off is tail."""
     if shift_s >= shape[0] or shift_b >= shape[1]:

@@ -64,8 +64,9 @@ class PoolRoll:
         """All groups plus the total modifier, floored at 0."""
         return max(0, sum(self.group_values) + self.pool.modifier)
 
-    def highest_groups(self, count: int, *, deflectable_only: bool = False,
-                       ties: Ties = "more_dice_first") -> tuple[int, ...]:
+    def highest_groups(
+        self, count: int, *, deflectable_only: bool = False, ties: Ties = "more_dice_first"
+    ) -> tuple[int, ...]:
         """Indices of the ``count`` highest groups, highest first.
 
         Equal values: more dice first (ruling D1) or, with ``ties="fewer_dice_first"``, fewer;
@@ -146,8 +147,9 @@ def roll_pool(pool: Pool, rng: random.Random) -> PoolRoll:
     return PoolRoll(pool, tuple(dice), tuple(values), tuple(counts))
 
 
-def roll_explosion(pool: Pool, rng: random.Random, *, ties: Ties = "more_dice_first"
-                   ) -> ExplosionRoll:
+def roll_explosion(
+    pool: Pool, rng: random.Random, *, ties: Ties = "more_dice_first"
+) -> ExplosionRoll:
     """Roll an explosion and read its rings: each ring removes the highest remaining group.
 
     ``ties`` decides between equal groups (ruling D1; only the dice left can differ).

@@ -143,6 +143,7 @@ class Pool:
         3
         """
         first = self.dice[0]
-        grown = Dice(first.count + 1, first.sides, first.per_die, first.bonus_die,
-                     first.deflectable)
+        grown = Dice(
+            first.count + 1, first.sides, first.per_die, first.bonus_die, first.deflectable
+        )
         return Pool((grown, *self.dice[1:]), self.modifier)

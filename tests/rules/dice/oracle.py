@@ -69,8 +69,14 @@ class Enumeration:
         return sum((p for (_, _, ones), p in self.outcomes.items() if ones), Fraction(0))
 
 
-def enumerate_pool(pool: Pool, depth: int, drop: int = 0, *, deflection: bool = False,
-                   fewer_dice_first: bool = False) -> Enumeration:
+def enumerate_pool(
+    pool: Pool,
+    depth: int,
+    drop: int = 0,
+    *,
+    deflection: bool = False,
+    fewer_dice_first: bool = False,
+) -> Enumeration:
     """Roll every group (faces enumerated), drop the ``drop`` highest, apply the modifier.
 
     Highest = largest value, then most dice (fewest with ``fewer_dice_first``). With
@@ -81,8 +87,9 @@ def enumerate_pool(pool: Pool, depth: int, drop: int = 0, *, deflection: bool = 
 
 
 @cache
-def _enumerate_all(pool: Pool, depth: int, deflection: bool, fewer_dice_first: bool
-                   ) -> list[Enumeration]:
+def _enumerate_all(
+    pool: Pool, depth: int, deflection: bool, fewer_dice_first: bool
+) -> list[Enumeration]:
     sign = -1 if fewer_dice_first else 1
     specs = [d for d in pool.dice for _ in range(d.count)]
     tables = [enumerate_group(s, depth) for s in specs]
@@ -114,9 +121,9 @@ def _enumerate_all(pool: Pool, depth: int, deflection: bool, fewer_dice_first: b
     return [Enumeration(r, 1 - survive) for r in results]
 
 
-def enumerate_ring_deflected(pool: Pool, depth: int, ring: int, layers: int,
-                             fewer_dice_first: bool = False
-                             ) -> tuple[dict[tuple[int, int], Fraction], Fraction]:
+def enumerate_ring_deflected(
+    pool: Pool, depth: int, ring: int, layers: int, fewer_dice_first: bool = False
+) -> tuple[dict[tuple[int, int], Fraction], Fraction]:
     """(damage without the ring + layers highest, dice without the ring highest) -> exact
     probability, and the mass left out."""
     every, missing = _rings_deflected(pool, depth, fewer_dice_first)
@@ -124,8 +131,9 @@ def enumerate_ring_deflected(pool: Pool, depth: int, ring: int, layers: int,
 
 
 @cache
-def _rings_deflected(pool: Pool, depth: int, fewer_dice_first: bool
-                     ) -> tuple[dict[tuple[int, int], dict[tuple[int, int], Fraction]], Fraction]:
+def _rings_deflected(
+    pool: Pool, depth: int, fewer_dice_first: bool
+) -> tuple[dict[tuple[int, int], dict[tuple[int, int], Fraction]], Fraction]:
     specs = [d for d in pool.dice for _ in range(d.count)]
     tables = [enumerate_group(s, depth) for s in specs]
     survive = Fraction(1)
@@ -142,7 +150,7 @@ def _rings_deflected(pool: Pool, depth: int, fewer_dice_first: bool
         for ring in range(n):
             dice = sum(c for _, c, _ in groups[ring:])
             for layers in range(n - ring + 1):
-                damage = max(0, sum(v for v, _, _ in groups[ring + layers:]) + pool.modifier)
+                damage = max(0, sum(v for v, _, _ in groups[ring + layers :]) + pool.modifier)
                 cell = out.setdefault((ring, layers), {})
                 cell[(damage, dice)] = cell.get((damage, dice), Fraction(0)) + prob
     return out, 1 - survive

@@ -22,8 +22,9 @@ from tests.rules.dice.oracle import enumerate_pool
 ROUNDING = 1e-12
 
 
-def oracle_compare(damage: dict[int, Fraction], armour: dict[int, Fraction]
-                   ) -> tuple[Fraction, Fraction, Fraction]:
+def oracle_compare(
+    damage: dict[int, Fraction], armour: dict[int, Fraction]
+) -> tuple[Fraction, Fraction, Fraction]:
     gt = eq = lt = Fraction(0)
     for d, pd in damage.items():
         for a, pa in armour.items():
@@ -97,8 +98,9 @@ def test_ring_by_dice_left_against_armour() -> None:
         missing = od.missing + oa.missing
         for c in range(len(result.greater)):
             exact = oracle_compare(by_dice.get(c, {}), oa.totals())
-            for got, want in zip((result.greater[c], result.equal[c], result.less[c]), exact,
-                                 strict=True):
+            for got, want in zip(
+                (result.greater[c], result.equal[c], result.less[c]), exact, strict=True
+            ):
                 check(float(got), want, missing, result.truncation_bound)
         assert result.critical_failure == pytest.approx(1e-3)
         totals = result.totals()

@@ -24,8 +24,12 @@ from tests.rules.dice.oracle import enumerate_pool
 ROUNDING = 1e-12
 
 
-def assert_matches(engine: dict[int, float] | dict[tuple[int, int], float],
-                   oracle: dict, missing: Fraction, bound: float) -> None:
+def assert_matches(
+    engine: dict[int, float] | dict[tuple[int, int], float],
+    oracle: dict,
+    missing: Fraction,
+    bound: float,
+) -> None:
     """engine(x) lies within [oracle(x) - bound, oracle(x) + missing + bound] for every x.
 
     The true value lies in [oracle, oracle + missing]; the engine may be off by its stated
@@ -40,8 +44,11 @@ def assert_matches(engine: dict[int, float] | dict[tuple[int, int], float],
 
 
 def as_dict(pmf: np.ndarray) -> dict:
-    return {tuple(int(i) for i in idx) if pmf.ndim > 1 else int(idx[0]): float(p)
-            for idx, p in np.ndenumerate(pmf) if p != 0.0}
+    return {
+        tuple(int(i) for i in idx) if pmf.ndim > 1 else int(idx[0]): float(p)
+        for idx, p in np.ndenumerate(pmf)
+        if p != 0.0
+    }
 
 
 CASES = [
@@ -72,16 +79,18 @@ def test_drop_highest_matches_enumeration_for_every_k(pool: Pool, depth: int) ->
     assert len(dists) == pool.dice_count + 1
     for k, dist in enumerate(dists):
         oracle = enumerate_pool(pool, depth, drop=k)
-        assert_matches(as_dict(dist.pmf), oracle.totals(), oracle.missing,
-                       dist.truncation_bound)
+        assert_matches(as_dict(dist.pmf), oracle.totals(), oracle.missing, dist.truncation_bound)
         # the all-ones event is located where the engine says
         ones = {t: p for (t, _, o), p in oracle.outcomes.items() if o}
         assert list(ones) == [dist.all_ones_total]
         assert dist.all_ones == pytest.approx(float(ones[dist.all_ones_total]), abs=ROUNDING)
         # and separating it leaves the non-critical totals
-        assert_matches(as_dict(dist.excluding_all_ones()),
-                       oracle.totals(exclude_all_ones=True), oracle.missing,
-                       dist.truncation_bound)
+        assert_matches(
+            as_dict(dist.excluding_all_ones()),
+            oracle.totals(exclude_all_ones=True),
+            oracle.missing,
+            dist.truncation_bound,
+        )
 
 
 @pytest.mark.parametrize(("pool", "depth"), CASES)
@@ -102,8 +111,7 @@ def test_drop_highest_single_k_matches_enumeration(pool: Pool, depth: int) -> No
     for k in range(1, pool.dice_count):
         oracle = enumerate_pool(pool, depth, drop=k)
         dist = drop_highest(pool, k)
-        assert_matches(as_dict(dist.pmf), oracle.totals(), oracle.missing,
-                       dist.truncation_bound)
+        assert_matches(as_dict(dist.pmf), oracle.totals(), oracle.missing, dist.truncation_bound)
         assert dist.all_ones == pytest.approx(float(oracle.all_ones()), abs=ROUNDING)
 
 
@@ -182,8 +190,9 @@ small_dice = st.builds(
     modifier=st.integers(-3, 3),
     data=st.data(),
 )
-def test_random_small_pools_match_enumeration(dice: list[Dice], modifier: int,
-                                              data: st.DataObject) -> None:
+def test_random_small_pools_match_enumeration(
+    dice: list[Dice], modifier: int, data: st.DataObject
+) -> None:
     pool = Pool(tuple(dice), modifier)
     drop = data.draw(st.integers(0, pool.dice_count - 1))
     oracle = enumerate_pool(pool, 3, drop=drop)
@@ -200,14 +209,19 @@ def test_explosion_rings_remove_phased_dice_like_any_other() -> None:
     for a, b in zip(phased, plain, strict=True):
         assert np.array_equal(a.pmf, b.pmf)
     oracle = enumerate_pool(Pool((Dice(1, 10), Dice(1, 12))), 5, drop=1)
-    assert_matches(as_dict(phased[1].pmf), oracle.joint(), oracle.missing,
-                   phased[1].truncation_bound)
+    assert_matches(
+        as_dict(phased[1].pmf), oracle.joint(), oracle.missing, phased[1].truncation_bound
+    )
 
 
 @pytest.mark.parametrize(
     "pool",
-    [Pool((Dice(1, 10), Dice(1, 6))), Pool.of(2, 4, per_die=-4), Pool.of(3, 4, bonus_die="d6"),
-     Pool((Dice(1, 10), Dice(2, 6, per_die=-1)))],
+    [
+        Pool((Dice(1, 10), Dice(1, 6))),
+        Pool.of(2, 4, per_die=-4),
+        Pool.of(3, 4, bonus_die="d6"),
+        Pool((Dice(1, 10), Dice(2, 6, per_die=-1))),
+    ],
 )
 def test_tie_rule_option_fewer_dice_first(pool: Pool) -> None:
     # Ruling D1 as a rule option: the other tie order changes only the dice left.
@@ -216,7 +230,8 @@ def test_tie_rule_option_fewer_dice_first(pool: Pool) -> None:
     for k, ring in enumerate(fewer):
         oracle = enumerate_pool(pool, 3, drop=k, fewer_dice_first=True)
         assert_matches(as_dict(ring.pmf), oracle.joint(), oracle.missing, ring.truncation_bound)
-        assert np.allclose(ring.total().pmf[: len(more[k].pmf)],
-                           more[k].total().pmf[: len(ring.pmf)], atol=1e-9)
+        assert np.allclose(
+            ring.total().pmf[: len(more[k].pmf)], more[k].total().pmf[: len(ring.pmf)], atol=1e-9
+        )
     with pytest.raises(InvalidInput):
         explosion_rings(pool, ties="random")  # type: ignore[arg-type]

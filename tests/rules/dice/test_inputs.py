@@ -131,6 +131,5 @@ def test_engine_imports_no_web_or_database_layer() -> None:
         "{'fastapi', 'starlette', 'sqlalchemy', 'jinja2', 'pydantic'}]\n"
         "print(','.join(bad))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

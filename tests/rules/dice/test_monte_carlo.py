@@ -64,8 +64,14 @@ def _explosions(seed: int) -> Tallies:
         elif rings[2].total > armour:
             knockback[rings[2].dice] += 1
         plated[(rings[3].total, rings[2].dice)] += 1
-    return {"totals": totals, "dice": dice, "joint": joint, "knockback": knockback,
-            "plated": plated, "critical": critical}
+    return {
+        "totals": totals,
+        "dice": dice,
+        "joint": joint,
+        "knockback": knockback,
+        "plated": plated,
+        "critical": critical,
+    }
 
 
 def _duels(seed: int) -> Tallies:
@@ -97,8 +103,9 @@ def _deflections(seed: int) -> Tallies:
 def _run(job: tuple[str, int]) -> Tallies:
     gc.disable()  # millions of short-lived tuples; cyclic GC passes only slow the loop
     try:
-        return {"explosions": _explosions, "duels": _duels, "deflections": _deflections}[
-            job[0]](job[1])
+        return {"explosions": _explosions, "duels": _duels, "deflections": _deflections}[job[0]](
+            job[1]
+        )
     finally:
         gc.enable()
 
@@ -114,9 +121,15 @@ def _merge(a: Any, b: Any) -> Any:
 @pytest.fixture(scope="module")
 def mc() -> Tallies:
     """All samples: each job's two seeded halves, on two worker processes."""
-    jobs = [(name, seed) for name, seeds in
-            (("explosions", (20261130, 20261131)), ("duels", (5, 6)), ("deflections", (11, 12)))
-            for seed in seeds]
+    jobs = [
+        (name, seed)
+        for name, seeds in (
+            ("explosions", (20261130, 20261131)),
+            ("duels", (5, 6)),
+            ("deflections", (11, 12)),
+        )
+        for seed in seeds
+    ]
     with ProcessPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(_run, jobs))
     merged: Tallies = {}

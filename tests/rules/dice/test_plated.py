@@ -24,8 +24,7 @@ from tests.rules.dice.test_exact import as_dict, assert_matches
         (Pool.of(3, 4, per_die=-4), 4, "fewer_dice_first"),
     ],
 )
-def test_every_ring_and_layer_count_matches_enumeration(pool: Pool, depth: int,
-                                                        ties: Ties) -> None:
+def test_every_ring_and_layer_count_matches_enumeration(pool: Pool, depth: int, ties: Ties) -> None:
     fewer = ties == "fewer_dice_first"
     for ring in range(pool.dice_count):
         for layers in range(pool.dice_count - ring + 1):

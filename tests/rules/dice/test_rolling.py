@@ -55,7 +55,10 @@ def test_every_die_is_recorded_with_group_face_value_and_bonus_flag() -> None:
 def test_bonus_die_option_d6_and_none() -> None:
     d6 = roll_pool(Pool.of(1, 10, bonus_die="d6"), Scripted([10, 6, 2]))
     assert [(d.sides, d.natural, d.bonus) for d in d6.dice] == [
-        (10, 10, False), (6, 6, True), (6, 2, True)]
+        (10, 10, False),
+        (6, 6, True),
+        (6, 2, True),
+    ]
     none = roll_pool(Pool.of(1, 10, bonus_die="none"), Scripted([10]))
     assert none.total == 10 and len(none.dice) == 1
 
@@ -103,5 +106,3 @@ def test_deflection_keeps_phased_dice() -> None:
 def test_all_ones_is_a_critical_failure() -> None:
     assert roll_pool(Pool.of(3, 6, modifier=4), Scripted([1, 1, 1])).critical_failure
     assert not roll_pool(Pool.of(3, 6), Scripted([1, 2, 1])).critical_failure
-
-
