@@ -12,19 +12,28 @@ from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
 from app.web.api import auth as api_auth
 from app.web.api import builder as api_builder
+from app.web.api import clubs as api_clubs
 from app.web.csrf import csrf_protect
 from app.web.errors import install_error_handlers
-from app.web.routes import account, armies, auth, builder, home
+from app.web.routes import account, armies, auth, builder, clubs, home, roster, sharing
 
 API_PREFIX = "/api/v1"
 PAGE_ROUTERS: tuple[APIRouter, ...] = (
     home.router,
     auth.router,
+    roster.router,  # before armies: /armies/import must not match /armies/{army_id}
     armies.router,
     builder.router,
+    sharing.router,
+    clubs.router,
     account.router,
 )
-API_ROUTERS: tuple[APIRouter, ...] = (api_auth.router, api_armies.router, api_builder.router)
+API_ROUTERS: tuple[APIRouter, ...] = (
+    api_auth.router,
+    api_clubs.router,  # before armies: /armies/import must not match /armies/{army_id}
+    api_armies.router,
+    api_builder.router,
+)
 
 
 def served_routes() -> set[tuple[str, str]]:

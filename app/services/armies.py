@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy.orm import Session
 
-from app.db.models import Army, User
+from app.db.models import Army, Club, User
 from app.rules.registry import get_ruleset
-from app.services.errors import StaleVersion
-from app.services.permissions import Access, army_for, readable_armies
+from app.services import history
+from app.services.errors import InvalidField, StaleVersion
+from app.services.permissions import Access, army_for, club_role, readable_armies
 
 
 def list_armies(session: Session, *, user: User) -> list[Army]:
@@ -17,19 +20,43 @@ def list_armies(session: Session, *, user: User) -> list[Army]:
 
 
 def create_army(
-    session: Session, *, user: User, name: str, ruleset_id: str, budget: int, notes: str = ""
+    session: Session,
+    *,
+    user: User,
+    name: str,
+    ruleset_id: str,
+    budget: int,
+    notes: str = "",
+    club_id: int | None = None,
 ) -> Army:
-    """Create an army under a known ruleset."""
+    """Create an army under a known ruleset; in a club, it starts with the club's house rules."""
     get_ruleset(ruleset_id)  # raises UnknownRuleset (a 422) for an unknown id
-    army = Army(owner_id=user.id, name=name, ruleset_id=ruleset_id, budget=budget, notes=notes)
+    house_rules: dict[str, Any] = {}
+    if club_id is not None:
+        club = session.get(Club, club_id)
+        if club is None or club_role(session, user=user, club_id=club_id) is None:
+            raise InvalidField("club_id", "is not one of your clubs")
+        house_rules = dict(club.house_rules or {})
+    army = Army(
+        owner_id=user.id,
+        name=name,
+        ruleset_id=ruleset_id,
+        budget=budget,
+        notes=notes,
+        club_id=club_id,
+        house_rules=house_rules,
+    )
     session.add(army)
     session.flush()
+    history.record(session, army=army, user=user, summary="created the army")
     return army
 
 
-def get_army(session: Session, *, user: User, army_id: int) -> Army:
-    """An army the user may read."""
-    return army_for(session, user=user, army_id=army_id, access=Access.READ)
+def get_army(
+    session: Session, *, user: User, army_id: int, access: Access = Access.READ
+) -> Army:
+    """An army the user may read (or act on with ``access``)."""
+    return army_for(session, user=user, army_id=army_id, access=access)
 
 
 def update_army(
@@ -45,14 +72,20 @@ def update_army(
     """Change an army's settings; a stale ``expected_version`` is refused, never overwritten."""
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
     if army.version != expected_version:
-        raise StaleVersion("army", army.version)
-    if name is not None:
+        raise StaleVersion("army", army.version, history.latest_change(session, army.id))
+    changes = []
+    if name is not None and name != army.name:
+        changes.append(f"renamed “{army.name}” to “{name}”")
         army.name = name
-    if budget is not None:
+    if budget is not None and budget != army.budget:
+        changes.append(f"budget {army.budget} → {budget} CP")
         army.budget = budget
-    if notes is not None:
+    if notes is not None and notes != army.notes:
+        changes.append("changed the notes")
         army.notes = notes
     session.flush()  # the version_id_col check catches a race between two requests
+    if changes:
+        history.record(session, army=army, user=user, summary="; ".join(changes))
     return army
 
 

@@ -25,8 +25,11 @@ from sqlalchemy.orm import Session, selectinload
 from app.db.models import Army, Unit, User, Weapon
 from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
+from app.services import history
 from app.services.errors import NotFound, StaleVersion
-from app.services.permissions import Access, army_for
+from app.services.permissions import Access, army_for, can
+
+ROWS_KEY = "brikforge.rows"
 
 # Weapons on these mounts draw on the unit's own Power; turreted ones bring their own.
 _SHARED_POWER = ("mounted", "hand_held")
@@ -321,6 +324,9 @@ class ArmyView:
     units: list[UnitView]
     total_cost: Fraction
     army_findings: list[bw.Finding]
+    # What the viewer may do (decided by services.permissions): the page hides the rest.
+    can_edit: bool = False
+    is_owner: bool = False
 
     @property
     def all_findings(self) -> list[bw.Finding]:
@@ -367,7 +373,9 @@ def _unit_view(index: int, row: UnitRow, fig: UnitFigures) -> UnitView:
     )
 
 
-def build_view(army: Army, rows: list[UnitRow]) -> ArmyView:
+def build_view(
+    army: Army, rows: list[UnitRow], *, can_edit: bool = False, is_owner: bool = False
+) -> ArmyView:
     """Every figure of an army from its rows."""
     options = options_of(army)
     units = [_unit_view(i, row, unit_figures(row, options)) for i, row in enumerate(rows)]
@@ -378,13 +386,21 @@ def build_view(army: Army, rows: list[UnitRow]) -> ArmyView:
         units=units,
         total_cost=total,
         army_findings=bw.budget_findings(total, army.budget, options=options),
+        can_edit=can_edit,
+        is_owner=is_owner,
     )
 
 
 def army_view(session: Session, *, user: User, army_id: int) -> ArmyView:
     """The builder's view of an army the user may read."""
     army = army_for(session, user=user, army_id=army_id, access=Access.READ)
-    return build_view(army, load_rows(session, army.id))
+    is_owner = army.owner_id == user.id
+    can_edit = is_owner or can(session, user=user, army=army, access=Access.EDIT)
+    # A revision recorded in this request already read the rows as they now stand.
+    rows = session.info.pop((ROWS_KEY, army.id), None)
+    if rows is None:
+        rows = load_rows(session, army.id)
+    return build_view(army, rows, can_edit=can_edit, is_owner=is_owner)
 
 
 # ------------------------------------------------------------------------------ input
@@ -427,9 +443,11 @@ def _weapon_row(unit: Unit, data: dict[str, Any], position: int) -> Weapon:
     return Weapon(unit=unit, type=data.pop("type"), spec=data, position=position)
 
 
-def _check_version(what: str, current: int, expected: int | None) -> None:
+def _check_version(
+    session: Session, army_id: int, what: str, current: int, expected: int | None
+) -> None:
     if expected is not None and current != expected:
-        raise StaleVersion(what, current)
+        raise StaleVersion(what, current, history.latest_change(session, army_id))
 
 
 def _unit_of(
@@ -477,7 +495,8 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     session.add(unit)
     for position, weapon in enumerate(weapons):
         session.add(_weapon_row(unit, weapon, position))
-    session.flush()
+    cost = spec.cost_with(options_of(army))
+    history.record(session, army=army, user=user, summary=f"added {name}, {history.cp_delta(cost)}")
     return unit
 
 
@@ -491,9 +510,10 @@ def update_unit(
     expected_version: int | None,
 ) -> Unit:
     """Change a unit's own fields (not its weapons); a stale version is refused."""
-    _, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
-    _check_version("unit", unit.version, expected_version)
+    army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    _check_version(session, army.id, "unit", unit.version, expected_version)
     current = _row_dict(unit)
+    before = bw.unit_from_dict(current)
     changes = _clean(data)
     if "weapons" in changes:
         raise InvalidInput("weapons", "edit weapons through their own routes")
@@ -503,17 +523,32 @@ def update_unit(
         merged = {"name": current["name"], "weapons": current["weapons"], **changes}
     spec = _check_unit(merged)
     name, kind, fields, _ = _split_unit(spec)
+    changed = [
+        k for k in ("name", "kind", *fields) if merged.get(k) != current.get(k) and k in changes
+    ]
     unit.name, unit.kind, unit.spec = name, kind, fields
-    session.flush()
+    options = options_of(army)
+    delta = spec.cost_with(options) - before.cost_with(options)
+    history.record(
+        session,
+        army=army,
+        user=user,
+        summary=f"changed {before.name} ({', '.join(changed) or 'no change'}), "
+        f"{history.cp_delta(delta)}",
+    )
     return unit
 
 
 def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> None:
     """Remove a unit and its weapons; the others close ranks."""
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    cost = bw.unit_from_dict(_row_dict(unit)).cost_with(options_of(army))
     session.delete(unit)
     session.flush()
     _shift_units(session, army.id, unit.position, -1)
+    history.record(
+        session, army=army, user=user, summary=f"removed {unit.name}, {history.cp_delta(-cost)}"
+    )
 
 
 def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> Unit:
@@ -586,11 +621,12 @@ def update_weapon(
     expected_version: int | None,
 ) -> Weapon:
     """Change a weapon (its size, mount, ammo...); the type may change too."""
-    _, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     weapon = next((w for w in unit.weapons if w.id == weapon_id), None)
     if weapon is None:
         raise NotFound("weapon")
-    _check_version("weapon", weapon.version, expected_version)
+    _check_version(session, army.id, "weapon", weapon.version, expected_version)
+    before = bw.unit_from_dict(_row_dict(unit))
     current = _row_dict(unit)
     index = unit.weapons.index(weapon)
     changes = _clean(data)
@@ -603,7 +639,15 @@ def update_weapon(
     stored = dict(weapons[index])
     weapon.type = stored.pop("type")
     weapon.spec = stored
-    session.flush()
+    options = options_of(army)
+    delta = spec.weapons[index].cost_with(options) - before.weapons[index].cost_with(options)
+    history.record(
+        session,
+        army=army,
+        user=user,
+        summary=f"changed {_weapon_name(before.weapons[index])} on {unit.name} to "
+        f"{_weapon_name(spec.weapons[index])}, {history.cp_delta(delta)}",
+    )
     return weapon
 
 
@@ -611,10 +655,11 @@ def delete_weapon(
     session: Session, *, user: User, army_id: int, unit_id: int, weapon_id: int
 ) -> None:
     """Take a weapon off a unit; the weapons behind it close ranks."""
-    _, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     weapon = next((w for w in unit.weapons if w.id == weapon_id), None)
     if weapon is None:
         raise NotFound("weapon")
+    spec = bw.unit_from_dict(_row_dict(unit)).weapons[unit.weapons.index(weapon)]
     session.delete(weapon)
     session.flush()
     session.execute(
@@ -622,6 +667,13 @@ def delete_weapon(
         .where(Weapon.unit_id == unit.id, Weapon.position > weapon.position)
         .values(position=Weapon.position - 1)
         .execution_options(synchronize_session=False)
+    )
+    history.record(
+        session,
+        army=army,
+        user=user,
+        summary=f"removed {_weapon_name(spec)} from {unit.name}, "
+        f"{history.cp_delta(-spec.cost_with(options_of(army)))}",
     )
 
 
@@ -635,9 +687,16 @@ def set_house_rules(
 ) -> Army:
     """Store the rule options the army is built under (validated by the engine)."""
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
-    _check_version("army", army.version, expected_version)
+    _check_version(session, army.id, "army", army.version, expected_version)
+    before = options_of(army).to_dict()
     army.house_rules = bw.BrikWarsOptions.from_dict(dict(options)).to_dict()
-    session.flush()
+    changed = [f"{k} {before[k]} → {v}" for k, v in army.house_rules.items() if before[k] != v]
+    history.record(
+        session,
+        army=army,
+        user=user,
+        summary="changed house rules: " + (", ".join(changed) or "no change"),
+    )
     return army
 
 

@@ -15,6 +15,13 @@ class NotFound(ServiceError):
         self.what = what
 
 
+class Forbidden(ServiceError):
+    """Visible to this user, but not theirs to change (a club member reading a roster)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
 class InvalidField(ServiceError):
     """A value that passed the schema but not the use case (a taken email, say)."""
 
@@ -25,12 +32,19 @@ class InvalidField(ServiceError):
 
 
 class StaleVersion(ServiceError):
-    """The record changed since the client loaded it (optimistic locking)."""
+    """The record changed since the client loaded it (optimistic locking).
 
-    def __init__(self, what: str, current_version: int) -> None:
-        super().__init__(f"this {what} was changed elsewhere; reload")
+    ``latest_change`` names the change that won ("Alice: renamed ..."), when known.
+    """
+
+    def __init__(self, what: str, current_version: int, latest_change: str | None = None) -> None:
+        message = f"this {what} was changed elsewhere; reload"
+        if latest_change:
+            message += f" (latest change: {latest_change})"
+        super().__init__(message)
         self.what = what
         self.current_version = current_version
+        self.latest_change = latest_change
 
 
 class InvalidCredentials(ServiceError):

@@ -1,7 +1,13 @@
-"""Who may do what to which army: decided here and nowhere else.
+"""Who may do what to which army and club: decided here and nowhere else.
 
-Anything a user may not read is reported as NotFound, so a stranger cannot
-even learn that an army exists.
+Anything a user may not read is reported as NotFound, so a stranger cannot even
+learn that it exists. A club member who may read a roster but not change it
+gets Forbidden for changes.
+
+Armies: the owner may do anything; when the army is shared with a club, its
+members read it, and its organisers (and owner) plus the editors the army's
+owner chose may edit it. Deleting and sharing stay with the army's owner.
+Clubs: members read; owners and organisers manage members and invitations.
 """
 
 from __future__ import annotations
@@ -9,23 +15,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, exists, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.interfaces import ORMOption
 
-from app.db.models import Army, User
-from app.services.errors import NotFound
+from app.db.models import Army, ArmyEditor, Club, ClubMember, User
+from app.services.errors import Forbidden, NotFound
+
+MANAGERS = ("owner", "organiser")
 
 
 class Access(Enum):
     READ = "read"
     EDIT = "edit"
     DELETE = "delete"
+    SHARE = "share"
 
 
 def readable_armies(user: User) -> Select[tuple[Army]]:
-    """The query of every army this user may read."""
+    """The query of the user's own armies (club rosters are listed on the club's page)."""
     return select(Army).where(Army.owner_id == user.id)
+
+
+def club_role(session: Session, *, user: User, club_id: int | None) -> str | None:
+    """The user's role in the club, or None."""
+    if club_id is None:
+        return None
+    return session.scalar(
+        select(ClubMember.role).where(ClubMember.club_id == club_id, ClubMember.user_id == user.id)
+    )
 
 
 def army_for(
@@ -36,17 +54,51 @@ def army_for(
     access: Access,
     load: Sequence[ORMOption] = (),
 ) -> Army:
-    """Load an army for an action, or raise NotFound if the user may not do it.
+    """Load an army for an action, or raise NotFound / Forbidden.
 
-    ``load`` passes eager-loading options (the builder loads units and weapons with it).
+    ``load`` passes eager-loading options.
     """
     # populate_existing: an army loaded earlier in this request still gets its eager loads.
     army = session.get(Army, army_id, options=load, populate_existing=bool(load))
-    if army is None or not _allowed(user, army, access):
+    if army is None:
         raise NotFound("army")
-    return army
+    if army.owner_id == user.id:
+        return army
+    role = club_role(session, user=user, club_id=army.club_id)
+    if role is None:
+        raise NotFound("army")
+    if access is Access.READ:
+        return army
+    if access is Access.EDIT and (role in MANAGERS or _chosen_editor(session, army, user)):
+        return army
+    raise Forbidden("you may read this army but not change it; ask its owner or an organiser")
 
 
-def _allowed(user: User, army: Army, access: Access) -> bool:
-    # Only owners so far; clubs and share links extend this table later.
-    return army.owner_id == user.id
+def can(session: Session, *, user: User, army: Army, access: Access) -> bool:
+    """Whether ``army_for`` would allow it (for showing or hiding controls)."""
+    try:
+        army_for(session, user=user, army_id=army.id, access=access)
+    except (NotFound, Forbidden):
+        return False
+    return True
+
+
+def _chosen_editor(session: Session, army: Army, user: User) -> bool:
+    return bool(
+        session.scalar(
+            select(exists().where(ArmyEditor.army_id == army.id, ArmyEditor.user_id == user.id))
+        )
+    )
+
+
+def club_for(
+    session: Session, *, user: User, club_id: int, manage: bool = False
+) -> tuple[Club, str]:
+    """A club the user belongs to, with their role; ``manage`` requires owner or organiser."""
+    club = session.get(Club, club_id)
+    role = club_role(session, user=user, club_id=club_id) if club is not None else None
+    if club is None or role is None:
+        raise NotFound("club")
+    if manage and role not in MANAGERS:
+        raise Forbidden("only the club's owner and organisers may do that")
+    return club, role

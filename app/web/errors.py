@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.rules.errors import InvalidInput, RulesError, TooMuchWork
 from app.services.errors import (
+    Forbidden,
     InvalidCredentials,
     InvalidField,
     NotAuthenticated,
@@ -127,9 +128,22 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _not_found(request: Request, exc: NotFound) -> Response:
         return _answer(request, 404, str(exc), "Not found", "There is nothing at this address.")
 
+    @app.exception_handler(Forbidden)
+    async def _forbidden(request: Request, exc: Forbidden) -> Response:
+        return _answer(request, 403, str(exc), "Not yours to change", str(exc))
+
     @app.exception_handler(StaleVersion)
     async def _stale(request: Request, exc: StaleVersion) -> Response:
-        return _answer(request, 409, str(exc), "Changed elsewhere", str(exc))
+        if is_api(request):
+            return JSONResponse(
+                {
+                    "detail": str(exc),
+                    "current_version": exc.current_version,
+                    "latest_change": exc.latest_change,
+                },
+                status_code=409,
+            )
+        return _page_error(request, 409, "Changed elsewhere", str(exc))
 
     @app.exception_handler(StaleDataError)
     async def _stale_race(request: Request, exc: StaleDataError) -> Response:

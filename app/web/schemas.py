@@ -39,6 +39,7 @@ class ArmyCreate(StrictModel):
     ruleset_id: Annotated[str, StringConstraints(max_length=32)] = DEFAULT_RULESET
     budget: Budget
     notes: Notes = ""
+    club_id: int | None = Field(default=None, description="Share with this club at once")
 
 
 class ArmyUpdate(StrictModel):
@@ -46,6 +47,10 @@ class ArmyUpdate(StrictModel):
     name: Name | None = None
     budget: Budget | None = None
     notes: Notes | None = None
+
+
+class ClubCreate(StrictModel):
+    name: Name
 
 
 class TokenCreate(StrictModel):

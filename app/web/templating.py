@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
@@ -33,6 +34,7 @@ assert env.autoescape, "Jinja autoescape must stay on"
 env.filters["cp"] = bw.format_cp
 env.filters["num"] = bw.format_number
 env.filters["zip_pairs"] = lambda values: [(v, v) for v in values]
+env.filters["urlencode_page"] = lambda params, page: urlencode({**params, "page": page})
 env.filters["weapon_values"] = lambda row: {"type": row.type, **flatten(row.spec)}
 # The builder's choices, rendered from the engine's own tables.
 env.globals["bw"] = {

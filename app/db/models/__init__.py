@@ -1,7 +1,21 @@
 """All models, imported here so Alembic and the mappers see every table."""
 
-from app.db.models.army import Army
+from app.db.models.army import Army, ArmyEditor, ArmyRevision, ShareLink
+from app.db.models.club import Club, ClubInvite, ClubMember
 from app.db.models.unit import Unit, Weapon
 from app.db.models.user import ApiToken, LoginFailure, User
 
-__all__ = ["ApiToken", "Army", "LoginFailure", "Unit", "User", "Weapon"]
+__all__ = [
+    "ApiToken",
+    "Army",
+    "ArmyEditor",
+    "ArmyRevision",
+    "Club",
+    "ClubInvite",
+    "ClubMember",
+    "LoginFailure",
+    "ShareLink",
+    "Unit",
+    "User",
+    "Weapon",
+]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.db.base import Base, TimestampMixin
+from app.db.base import Base, TimestampMixin, UTCDateTime, utcnow
 
 if TYPE_CHECKING:
     from app.db.models.unit import Unit
@@ -27,6 +28,10 @@ class Army(TimestampMixin, Base):
     notes: Mapped[str] = mapped_column(Text, default="")
     # The rule options (house rules) the army is built under, as the ruleset's to_dict().
     house_rules: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict, server_default="{}")
+    # Shared with one club (members read; organisers and chosen editors edit), or private.
+    club_id: Mapped[int | None] = mapped_column(
+        ForeignKey("club.id", ondelete="SET NULL"), index=True, default=None
+    )
     # Optimistic locking: every UPDATE checks and bumps it (StaleDataError on a race).
     version: Mapped[int] = mapped_column(Integer, default=1)
 
@@ -40,3 +45,41 @@ class Army(TimestampMixin, Base):
     )
 
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class ArmyEditor(Base):
+    """A club member the owner chose to let edit the army (organisers always may)."""
+
+    __tablename__ = "army_editor"
+    __table_args__ = (UniqueConstraint("army_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    army_id: Mapped[int] = mapped_column(ForeignKey("army.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
+    )
+
+
+class ShareLink(Base):
+    """A read-only link to an army; only the SHA-256 of its token is kept."""
+
+    __tablename__ = "share_link"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    army_id: Mapped[int] = mapped_column(ForeignKey("army.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+
+
+class ArmyRevision(Base):
+    """One saved change: who, when, what in words, and the army as it then stood."""
+
+    __tablename__ = "army_revision"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    army_id: Mapped[int] = mapped_column(ForeignKey("army.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    summary: Mapped[str] = mapped_column(String(500))
+    snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)

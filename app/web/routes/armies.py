@@ -7,8 +7,9 @@ from fastapi.responses import Response
 
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS
-from app.services import armies, builder
+from app.services import armies, builder, clubs
 from app.services.errors import InvalidField, StaleVersion
+from app.services.permissions import Access
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.forms import validate_form
 from app.web.htmx import redirect
@@ -28,6 +29,7 @@ def army_list(request: Request, session: SessionDep, user: CurrentUser) -> Respo
         {
             "armies": armies.list_armies(session, user=user),
             "rulesets": RULESETS,
+            "clubs": clubs.my_clubs(session, user=user),
             "values": {},
             "errors": {},
         },
@@ -39,7 +41,10 @@ def army_create(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep
 ) -> Response:
     """Create an army, then open it."""
-    data, errors = validate_form(ArmyCreate, form)
+    # An empty club choice means "no club".
+    data, errors = validate_form(
+        ArmyCreate, {k: v for k, v in form.items() if not (k == "club_id" and not v)}
+    )
     if data is not None:
         try:
             army = armies.create_army(session, user=user, **data.model_dump())
@@ -54,6 +59,7 @@ def army_create(
         {
             "armies": armies.list_armies(session, user=user),
             "rulesets": RULESETS,
+            "clubs": clubs.my_clubs(session, user=user),
             "values": form,
             "errors": errors,
         },
@@ -124,7 +130,7 @@ def army_delete_confirm(
     request: Request, session: SessionDep, user: CurrentUser, army_id: int
 ) -> Response:
     """Ask before deleting."""
-    army = armies.get_army(session, user=user, army_id=army_id)
+    army = armies.get_army(session, user=user, army_id=army_id, access=Access.DELETE)
     return render(request, "armies/delete.html", {"army": army}, block="content")
 
 

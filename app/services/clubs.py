@@ -1,0 +1,217 @@
+"""Clubs: create, invite by link, join, roles, leave, remove, transfer ownership."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from app.db.base import utcnow
+from app.db.models import Army, ArmyEditor, Club, ClubInvite, ClubMember, User
+from app.rules import brikwars as bw
+from app.services.errors import Forbidden, InvalidField, NotFound
+from app.services.permissions import club_for
+from app.services.tokens import digest, new_token
+
+INVITE_DAYS = 7
+
+
+@dataclass(frozen=True)
+class Membership:
+    club: Club
+    role: str
+    members: int
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    user_id: int
+    display_name: str
+    email: str
+    role: str
+
+
+def create_club(session: Session, *, user: User, name: str) -> Club:
+    """A new club with its creator as owner."""
+    club = Club(name=name.strip())
+    session.add(club)
+    session.flush()
+    session.add(ClubMember(club_id=club.id, user_id=user.id, role="owner"))
+    session.flush()
+    return club
+
+
+def my_clubs(session: Session, *, user: User) -> list[Membership]:
+    """The clubs the user belongs to, with their role and the member count."""
+    rows = session.execute(
+        select(Club, ClubMember.role)
+        .join(ClubMember, ClubMember.club_id == Club.id)
+        .where(ClubMember.user_id == user.id)
+        .order_by(Club.name, Club.id)
+    ).all()
+    counts = _member_counts(session, [c.id for c, _ in rows])
+    return [Membership(club, role, counts.get(club.id, 0)) for club, role in rows]
+
+
+def _member_counts(session: Session, club_ids: list[int]) -> dict[int, int]:
+    if not club_ids:
+        return {}
+    return dict(
+        session.execute(
+            select(ClubMember.club_id, func.count(ClubMember.id))
+            .where(ClubMember.club_id.in_(club_ids))
+            .group_by(ClubMember.club_id)
+        ).all()
+    )
+
+
+def members(session: Session, *, club_id: int) -> list[MemberRow]:
+    order = {"owner": 0, "organiser": 1, "member": 2}
+    rows = session.execute(
+        select(User.id, User.display_name, User.email, ClubMember.role)
+        .join(ClubMember, ClubMember.user_id == User.id)
+        .where(ClubMember.club_id == club_id)
+    ).all()
+    return sorted((MemberRow(*r) for r in rows), key=lambda m: (order[m.role], m.display_name))
+
+
+def create_invite(session: Session, *, user: User, club_id: int) -> tuple[ClubInvite, str]:
+    """An invitation link valid for a week; the token is returned once."""
+    club_for(session, user=user, club_id=club_id, manage=True)
+    token, hashed = new_token()
+    invite = ClubInvite(
+        club_id=club_id,
+        token_hash=hashed,
+        created_by_id=user.id,
+        expires_at=utcnow() + timedelta(days=INVITE_DAYS),
+    )
+    session.add(invite)
+    session.flush()
+    return invite, token
+
+
+def open_invites(session: Session, *, user: User, club_id: int) -> list[ClubInvite]:
+    club_for(session, user=user, club_id=club_id, manage=True)
+    return list(
+        session.scalars(
+            select(ClubInvite)
+            .where(
+                ClubInvite.club_id == club_id,
+                ClubInvite.revoked_at.is_(None),
+                ClubInvite.expires_at > utcnow(),
+            )
+            .order_by(ClubInvite.id)
+        )
+    )
+
+
+def revoke_invite(session: Session, *, user: User, club_id: int, invite_id: int) -> None:
+    club_for(session, user=user, club_id=club_id, manage=True)
+    invite = session.get(ClubInvite, invite_id)
+    if invite is None or invite.club_id != club_id:
+        raise NotFound("invitation")
+    invite.revoked_at = utcnow()
+
+
+def invite_for(session: Session, *, token: str) -> tuple[ClubInvite, Club]:
+    """The live invitation behind a token (expired or revoked ones are not found)."""
+    invite = session.scalar(select(ClubInvite).where(ClubInvite.token_hash == digest(token)))
+    if invite is None or invite.revoked_at is not None or invite.expires_at <= utcnow():
+        raise NotFound("invitation")
+    club = session.get(Club, invite.club_id)
+    assert club is not None
+    return invite, club
+
+
+def join(session: Session, *, user: User, token: str) -> Club:
+    """Join the club of an invitation (joining twice changes nothing)."""
+    _, club = invite_for(session, token=token)
+    exists = session.scalar(
+        select(ClubMember.id).where(ClubMember.club_id == club.id, ClubMember.user_id == user.id)
+    )
+    if exists is None:
+        session.add(ClubMember(club_id=club.id, user_id=user.id, role="member"))
+        session.flush()
+    return club
+
+
+def _membership(session: Session, club_id: int, user_id: int) -> ClubMember:
+    member = session.scalar(
+        select(ClubMember).where(ClubMember.club_id == club_id, ClubMember.user_id == user_id)
+    )
+    if member is None:
+        raise NotFound("member")
+    return member
+
+
+def _drop_from_club(session: Session, club_id: int, user_id: int) -> None:
+    """A departing member's rosters stop being shared and their edit rights go."""
+    session.execute(
+        update(Army)
+        .where(Army.club_id == club_id, Army.owner_id == user_id)
+        .values(club_id=None)
+        .execution_options(synchronize_session=False)
+    )
+    club_armies = select(Army.id).where(Army.club_id == club_id)
+    session.execute(
+        delete(ArmyEditor)
+        .where(ArmyEditor.user_id == user_id, ArmyEditor.army_id.in_(club_armies))
+        .execution_options(synchronize_session=False)
+    )
+
+
+def leave(session: Session, *, user: User, club_id: int) -> None:
+    """Leave a club; an owner must hand the club to someone first."""
+    _, role = club_for(session, user=user, club_id=club_id)
+    if role == "owner":
+        raise InvalidField("club", "transfer the ownership to another member before leaving")
+    session.delete(_membership(session, club_id, user.id))
+    _drop_from_club(session, club_id, user.id)
+
+
+def remove_member(session: Session, *, user: User, club_id: int, member_id: int) -> None:
+    """Remove a member: organisers remove members, the owner removes anyone but themself."""
+    _, role = club_for(session, user=user, club_id=club_id, manage=True)
+    member = _membership(session, club_id, member_id)
+    if member.user_id == user.id:
+        raise InvalidField("member", "use Leave to leave the club")
+    if member.role == "owner" or (member.role == "organiser" and role != "owner"):
+        raise Forbidden("only the owner may remove an organiser, and nobody the owner")
+    session.delete(member)
+    _drop_from_club(session, club_id, member_id)
+
+
+def set_role(session: Session, *, user: User, club_id: int, member_id: int, role: str) -> None:
+    """The owner makes members organisers, or organisers members again."""
+    _, mine = club_for(session, user=user, club_id=club_id, manage=True)
+    if mine != "owner":
+        raise Forbidden("only the club's owner may change roles")
+    if role not in ("organiser", "member"):
+        raise InvalidField("role", "must be organiser or member")
+    member = _membership(session, club_id, member_id)
+    if member.role == "owner":
+        raise InvalidField("role", "transfer the ownership instead")
+    member.role = role
+
+
+def transfer_ownership(session: Session, *, user: User, club_id: int, member_id: int) -> None:
+    """Hand the club to another member; the old owner stays on as an organiser."""
+    _, mine = club_for(session, user=user, club_id=club_id)
+    if mine != "owner":
+        raise Forbidden("only the club's owner may hand it over")
+    target = _membership(session, club_id, member_id)
+    if target.user_id == user.id:
+        raise InvalidField("member", "you already own this club")
+    _membership(session, club_id, user.id).role = "organiser"
+    target.role = "owner"
+
+
+def pin_house_rules(session: Session, *, user: User, club_id: int, options: dict[str, Any]) -> Club:
+    """The house rules new armies of the club start with (validated by the engine)."""
+    club, _ = club_for(session, user=user, club_id=club_id, manage=True)
+    club.house_rules = bw.BrikWarsOptions.from_dict(options).to_dict()
+    session.flush()
+    return club

@@ -1,0 +1,129 @@
+"""Revisions: every saved change to an army, in words, with the army as it then stood.
+
+A revision's snapshot is the export document (``transfer.export_doc``), so viewing
+an old revision, restoring it and exporting share one format.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from app.db.models import Army, ArmyRevision, Unit, User, Weapon
+from app.rules import brikwars as bw
+from app.services import builder
+from app.services.errors import NotFound
+from app.services.permissions import Access, army_for
+
+
+def cp_delta(delta: Fraction) -> str:
+    """A signed CP change in words: '+9 CP', '-4.5 CP'."""
+    sign = "+" if delta >= 0 else "-"
+    return f"{sign}{bw.format_number(abs(delta))} CP"
+
+
+def record(session: Session, *, army: Army, user: User | None, summary: str) -> ArmyRevision:
+    """Save a revision of the army as it stands now (after this action's changes)."""
+    from app.services.transfer import export_doc
+
+    session.flush()
+    rows = builder.load_rows(session, army.id)
+    # The page answering this action shows the same rows: hand them over, don't re-read.
+    session.info[(builder.ROWS_KEY, army.id)] = rows
+    revision = ArmyRevision(
+        army_id=army.id,
+        user_id=user.id if user else None,
+        summary=summary[:500],
+        snapshot=export_doc(army, rows),
+    )
+    session.add(revision)
+    session.flush()
+    return revision
+
+
+def revisions(session: Session, *, user: User, army_id: int) -> list[tuple[ArmyRevision, str]]:
+    """The army's revisions, newest first, with who made each."""
+    army = army_for(session, user=user, army_id=army_id, access=Access.READ)
+    rows = session.execute(
+        select(ArmyRevision, User.display_name)
+        .outerjoin(User, User.id == ArmyRevision.user_id)
+        .where(ArmyRevision.army_id == army.id)
+        .order_by(ArmyRevision.id.desc())
+    ).all()
+    return [(rev, name or "someone") for rev, name in rows]
+
+
+def revision(session: Session, *, user: User, army_id: int, revision_id: int) -> ArmyRevision:
+    army = army_for(session, user=user, army_id=army_id, access=Access.READ)
+    rev = session.get(ArmyRevision, revision_id)
+    if rev is None or rev.army_id != army.id:
+        raise NotFound("revision")
+    return rev
+
+
+def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> Army:
+    """Make the army what it was at a revision again, recorded as a new revision."""
+    army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
+    rev = revision(session, user=user, army_id=army_id, revision_id=revision_id)
+    number = session.scalar(
+        select(ArmyRevision.id)
+        .where(ArmyRevision.army_id == army.id, ArmyRevision.id <= rev.id)
+        .order_by(ArmyRevision.id.desc())
+    )
+    replace_contents(session, army=army, doc=rev.snapshot)
+    record(
+        session,
+        army=army,
+        user=user,
+        summary=f"restored the revision of {rev.created_at:%Y-%m-%d %H:%M} (#{number})",
+    )
+    return army
+
+
+def replace_contents(session: Session, *, army: Army, doc: dict[str, Any]) -> None:
+    """Set an army's settings and units to those of an export document."""
+    army.name = doc["name"]
+    army.budget = doc["budget"]
+    army.notes = doc.get("notes", "")
+    army.house_rules = doc.get("house_rules", {})
+    session.execute(delete(Unit).where(Unit.army_id == army.id))
+    add_units(session, army_id=army.id, units=doc["units"])
+
+
+def add_units(session: Session, *, army_id: int, units: list[dict[str, Any]]) -> None:
+    for position, data in enumerate(units):
+        data = dict(data)
+        weapons = data.pop("weapons", [])
+        unit = Unit(
+            army_id=army_id,
+            name=data.pop("name"),
+            kind=data.pop("kind"),
+            spec=data,
+            position=position,
+            weapons=[],
+        )
+        session.add(unit)
+        for w_position, weapon in enumerate(weapons):
+            weapon = dict(weapon)
+            session.add(
+                Weapon(unit=unit, type=weapon.pop("type"), spec=weapon, position=w_position)
+            )
+    session.flush()
+
+
+def latest_change(session: Session, army_id: int) -> str | None:
+    """The newest revision in words: 'Alice at 12:04 UTC: renamed ...'."""
+    row = session.execute(
+        select(ArmyRevision, User.display_name)
+        .outerjoin(User, User.id == ArmyRevision.user_id)
+        .where(ArmyRevision.army_id == army_id)
+        .order_by(ArmyRevision.id.desc())
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    rev, name = row
+    return f"{name or 'someone'} at {rev.created_at:%H:%M} UTC: {rev.summary}"

@@ -1,0 +1,185 @@
+"""Sharing an army: with a club, with chosen editors, by read-only link; forking a copy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from app.db.base import utcnow
+from app.db.models import Army, ArmyEditor, ClubMember, ShareLink, Unit, User, Weapon
+from app.services import builder, history
+from app.services.errors import InvalidField, NotFound
+from app.services.permissions import Access, army_for, club_role
+from app.services.tokens import digest, new_token
+
+
+@dataclass(frozen=True)
+class SharingState:
+    club_id: int | None
+    editor_ids: list[int]
+    links: list[ShareLink]
+
+
+def sharing_state(session: Session, *, user: User, army_id: int) -> SharingState:
+    """How the army is shared (its owner's view)."""
+    army = army_for(session, user=user, army_id=army_id, access=Access.SHARE)
+    editors = list(session.scalars(select(ArmyEditor.user_id).where(ArmyEditor.army_id == army.id)))
+    links = list(
+        session.scalars(
+            select(ShareLink)
+            .where(ShareLink.army_id == army.id, ShareLink.revoked_at.is_(None))
+            .order_by(ShareLink.id)
+        )
+    )
+    return SharingState(army.club_id, editors, links)
+
+
+def share(
+    session: Session,
+    *,
+    user: User,
+    army_id: int,
+    club_id: int | None,
+    editor_ids: list[int],
+) -> Army:
+    """Share with one of the owner's clubs (or make private) and choose its editors."""
+    army = army_for(session, user=user, army_id=army_id, access=Access.SHARE)
+    if club_id is not None and club_role(session, user=user, club_id=club_id) is None:
+        raise InvalidField("club_id", "is not one of your clubs")
+    if club_id is None and editor_ids:
+        raise InvalidField("editor_ids", "a private army has no editors")
+    if editor_ids:
+        members = set(
+            session.scalars(
+                select(ClubMember.user_id).where(
+                    ClubMember.club_id == club_id, ClubMember.user_id.in_(editor_ids)
+                )
+            )
+        )
+        strangers = set(editor_ids) - members
+        if strangers:
+            raise InvalidField("editor_ids", "editors must be members of the club")
+    army.club_id = club_id
+    session.execute(delete(ArmyEditor).where(ArmyEditor.army_id == army.id))
+    for editor in sorted(set(editor_ids) - {user.id}):
+        session.add(ArmyEditor(army_id=army.id, user_id=editor))
+    session.flush()
+    return army
+
+
+def create_link(session: Session, *, user: User, army_id: int) -> tuple[ShareLink, str]:
+    """A read-only link; the token is shown once and only its hash is kept."""
+    army = army_for(session, user=user, army_id=army_id, access=Access.SHARE)
+    token, hashed = new_token()
+    link = ShareLink(army_id=army.id, token_hash=hashed)
+    session.add(link)
+    session.flush()
+    return link, token
+
+
+def revoke_link(session: Session, *, user: User, army_id: int, link_id: int) -> None:
+    army = army_for(session, user=user, army_id=army_id, access=Access.SHARE)
+    link = session.get(ShareLink, link_id)
+    if link is None or link.army_id != army.id:
+        raise NotFound("link")
+    link.revoked_at = utcnow()
+
+
+def army_for_link(session: Session, *, token: str) -> Army:
+    """The army behind a live share link (revoked or unknown tokens are not found)."""
+    link = session.scalar(select(ShareLink).where(ShareLink.token_hash == digest(token)))
+    if link is None or link.revoked_at is not None:
+        raise NotFound("army")
+    army = session.get(Army, link.army_id)
+    if army is None:
+        raise NotFound("army")
+    return army
+
+
+def linked_view(session: Session, *, token: str) -> builder.ArmyView:
+    army = army_for_link(session, token=token)
+    return builder.build_view(army, builder.load_rows(session, army.id))
+
+
+def fork(session: Session, *, user: User, source: Army) -> Army:
+    """A private copy of an army the user may read, owned by them."""
+    copy = Army(
+        owner_id=user.id,
+        name=f"{source.name} (fork)"[:120],
+        ruleset_id=source.ruleset_id,
+        budget=source.budget,
+        notes=source.notes,
+        house_rules=dict(source.house_rules or {}),
+    )
+    session.add(copy)
+    session.flush()
+    for row in builder.load_rows(session, source.id):
+        unit = Unit(
+            army_id=copy.id,
+            name=row.name,
+            kind=row.kind,
+            spec=row.spec,
+            position=row.position,
+            weapons=[],
+        )
+        session.add(unit)
+        for w in row.weapons:
+            session.add(Weapon(unit=unit, type=w.type, spec=w.spec, position=w.position))
+    history.record(session, army=copy, user=user, summary=f"forked from “{source.name}”")
+    return copy
+
+
+def fork_army(session: Session, *, user: User, army_id: int) -> Army:
+    return fork(
+        session, user=user, source=army_for(session, user=user, army_id=army_id, access=Access.READ)
+    )
+
+
+def fork_link(session: Session, *, user: User, token: str) -> Army:
+    return fork(session, user=user, source=army_for_link(session, token=token))
+
+
+@dataclass(frozen=True)
+class Roster:
+    army: Army
+    owner_name: str
+    cost: Fraction
+    units: int
+
+
+def club_rosters(
+    session: Session,
+    *,
+    club_id: int,
+    name: str = "",
+    owner: str = "",
+    min_cost: Fraction | None = None,
+    max_cost: Fraction | None = None,
+) -> list[Roster]:
+    """The club's rosters with their costs, filtered (the caller checked membership)."""
+    query = (
+        select(Army, User.display_name)
+        .join(User, User.id == Army.owner_id)
+        .where(Army.club_id == club_id)
+        .order_by(Army.name, Army.id)
+    )
+    if name:
+        query = query.where(Army.name.ilike(f"%{_like(name)}%", escape="\\"))
+    if owner:
+        query = query.where(User.display_name.ilike(f"%{_like(owner)}%", escape="\\"))
+    rosters = []
+    for army, owner_name in session.execute(query).all():
+        view = builder.build_view(army, builder.load_rows(session, army.id))
+        if min_cost is not None and view.total_cost < min_cost:
+            continue
+        if max_cost is not None and view.total_cost > max_cost:
+            continue
+        rosters.append(Roster(army, owner_name, view.total_cost, len(view.units)))
+    return rosters
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

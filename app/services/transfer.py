@@ -1,0 +1,161 @@
+"""Export and import of armies: a versioned JSON document, and plain text for forums.
+
+Import validates the whole document first and reports every problem by path
+(``units[3].weapons[0].size: must be greater than 0``); then it creates the
+army entirely, or nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.db.models import Army, User
+from app.rules import brikwars as bw
+from app.rules.errors import InvalidInput
+from app.rules.registry import RULESETS
+from app.services import builder
+from app.services.errors import ServiceError
+
+FORMAT = "brikforge-army"
+VERSION = 1
+RULES_VERSION = "BrikWars 2010"
+MAX_BYTES = 1_000_000
+MAX_UNITS = 1000
+MAX_WEAPONS = 100
+
+
+class ImportProblems(ServiceError):
+    """Everything wrong with an import document, each as (path, reason)."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{p}: {r}" for p, r in problems))
+        self.problems = problems
+
+
+def export_doc(army: Army, rows: list[builder.UnitRow]) -> dict[str, Any]:
+    """The army as a versioned JSON document."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "ruleset": army.ruleset_id,
+        "rules_version": RULES_VERSION,
+        "name": army.name,
+        "budget": army.budget,
+        "notes": army.notes,
+        "house_rules": bw.BrikWarsOptions.from_dict(army.house_rules or {}).to_dict(),
+        "units": [row.as_dict() for row in rows],
+    }
+
+
+def export_text(view: builder.ArmyView) -> str:
+    """The army as plain text for a forum post."""
+    army = view.army
+    lines = [f"{army.name} — BrikWars — {bw.format_cp(view.total_cost)} of {army.budget}CP", ""]
+    for number, uv in enumerate(view.units, start=1):
+        fig = uv.fig
+        lines.append(
+            f"{number}. {uv.row.name} ({uv.row.kind}) · Size {fig.size_text} · Armour "
+            f"{fig.armour_text} · Move {fig.move_text} · Power {fig.power_text} · {fig.cost_text}"
+        )
+        for wv in uv.weapons:
+            line = wv.line
+            lines.append(
+                f"   - {line.name}: Use {line.use} · Range {line.range} · "
+                f"{line.damage} · Power {line.power} · {line.cost}"
+            )
+    lines += ["", f"Total: {bw.format_cp(view.total_cost)}"]
+    return "\n".join(lines) + "\n"
+
+
+def _path(index: int, field: str) -> str:
+    # Engine paths are dotted ("weapons.0.size"); documents use brackets.
+    return f"units[{index}]." + re.sub(r"\.(\d+)", r"[\1]", field)
+
+
+def parse_document(raw: bytes) -> dict[str, Any]:
+    """Check a document completely; raise ImportProblems listing every problem."""
+    if len(raw) > MAX_BYTES:
+        raise ImportProblems([("document", f"is larger than {MAX_BYTES // 1000} kB")])
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ImportProblems([("document", "is not valid JSON")]) from None
+    if not isinstance(doc, dict):
+        raise ImportProblems([("document", "must be a JSON object")])
+    problems: list[tuple[str, str]] = []
+    if doc.get("format") != FORMAT:
+        problems.append(("format", f"must be {FORMAT!r}"))
+    if doc.get("version") != VERSION:
+        problems.append(("version", f"must be {VERSION} (this BrikForge reads version {VERSION})"))
+    if doc.get("ruleset") not in RULESETS:
+        problems.append(("ruleset", "is not a known ruleset"))
+    name = doc.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name) > 120:
+        problems.append(("name", "must be text of 1 to 120 characters"))
+    budget = doc.get("budget")
+    if not isinstance(budget, int) or isinstance(budget, bool) or not 0 < budget <= 1_000_000:
+        problems.append(("budget", "must be a whole number from 1 to 1000000"))
+    if not isinstance(doc.get("notes", ""), str) or len(doc.get("notes", "")) > 10_000:
+        problems.append(("notes", "must be text of at most 10000 characters"))
+    try:
+        bw.BrikWarsOptions.from_dict(doc.get("house_rules") or {})
+    except InvalidInput as exc:
+        problems.append((f"house_rules.{exc.field}", exc.reason))
+    known = {
+        "format",
+        "version",
+        "ruleset",
+        "rules_version",
+        "name",
+        "budget",
+        "notes",
+        "house_rules",
+        "units",
+    }
+    problems += [(str(key)[:60], "is not a known field") for key in doc if key not in known]
+    units = doc.get("units", [])
+    if not isinstance(units, list):
+        problems.append(("units", "must be a list"))
+        units = []
+    elif len(units) > MAX_UNITS:
+        problems.append(("units", f"has more than {MAX_UNITS} units"))
+        units = []
+    for index, unit in enumerate(units):
+        if isinstance(unit, dict) and len(unit.get("weapons") or []) > MAX_WEAPONS:
+            problems.append((f"units[{index}].weapons", f"has more than {MAX_WEAPONS} weapons"))
+            continue
+        try:
+            spec = bw.unit_from_dict(unit)
+        except InvalidInput as exc:
+            problems.append((_path(index, exc.field), exc.reason))
+            continue
+        if not spec.name.strip() or len(spec.name) > 120:
+            problems.append((f"units[{index}].name", "must be text of 1 to 120 characters"))
+        units[index] = bw.unit_to_dict(spec)  # normalised, exact numbers kept
+    if problems:
+        raise ImportProblems(problems[:200])
+    return doc
+
+
+def import_army(session: Session, *, user: User, raw: bytes) -> Army:
+    """Create an army from a document: all of it, or nothing."""
+    from app.services.history import add_units, record
+
+    doc = parse_document(raw)
+    army = Army(
+        owner_id=user.id,
+        name=doc["name"].strip(),
+        ruleset_id=doc["ruleset"],
+        budget=doc["budget"],
+        notes=doc.get("notes", ""),
+        house_rules=bw.BrikWarsOptions.from_dict(doc.get("house_rules") or {}).to_dict(),
+    )
+    session.add(army)
+    session.flush()
+    add_units(session, army_id=army.id, units=doc["units"])
+    record(session, army=army, user=user, summary=f"imported with {len(doc['units'])} units")
+    return army

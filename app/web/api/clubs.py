@@ -1,0 +1,369 @@
+"""Clubs, sharing, history, export and import over JSON."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from fractions import Fraction
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel, ConfigDict
+
+from app.services import builder, clubs, history, sharing, transfer
+from app.services.permissions import club_for
+from app.web.api.builder import army_out
+from app.web.api.builder_schemas import ArmyDetailOut
+from app.web.deps import ApiUser, SessionDep
+from app.web.schemas import ClubCreate
+
+router = APIRouter(tags=["clubs and sharing"])
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MemberOut(BaseModel):
+    user_id: int
+    display_name: str
+    role: str
+
+
+class RosterOut(BaseModel):
+    id: int
+    name: str
+    owner: str
+    cost: float
+    budget: int
+    units: int
+
+
+class ClubOut(BaseModel):
+    id: int
+    name: str
+    role: str
+    members: int
+
+
+class ClubDetailOut(BaseModel):
+    id: int
+    name: str
+    role: str
+    house_rules: dict[str, Any]
+    members: list[MemberOut]
+    rosters: list[RosterOut]
+
+
+class InviteOut(BaseModel):
+    id: int
+    expires_at: datetime
+    url: str | None = None
+    token: str | None = None
+
+
+class JoinIn(_In):
+    token: str
+
+
+class RoleIn(_In):
+    role: Literal["organiser", "member"]
+
+
+class TransferIn(_In):
+    member_id: int
+
+
+class OptionsIn(_In):
+    options: dict[str, Any]
+
+
+class SharingIn(_In):
+    club_id: int | None
+    editor_ids: list[int] = []
+
+
+class SharingOut(BaseModel):
+    club_id: int | None
+    editor_ids: list[int]
+    links: list[int]
+
+
+class LinkOut(BaseModel):
+    id: int
+    url: str
+    token: str
+
+
+class RevisionOut(BaseModel):
+    id: int
+    created_at: datetime
+    by: str
+    summary: str
+
+
+class RevisionDetailOut(RevisionOut):
+    snapshot: dict[str, Any]
+
+
+@router.get("/clubs")
+def club_list(session: SessionDep, user: ApiUser) -> list[ClubOut]:
+    """Your clubs."""
+    return [
+        ClubOut(id=m.club.id, name=m.club.name, role=m.role, members=m.members)
+        for m in clubs.my_clubs(session, user=user)
+    ]
+
+
+@router.post("/clubs", status_code=201)
+def club_create(session: SessionDep, user: ApiUser, body: ClubCreate) -> ClubOut:
+    """Found a club (you are its owner)."""
+    club = clubs.create_club(session, user=user, name=body.name)
+    return ClubOut(id=club.id, name=club.name, role="owner", members=1)
+
+
+@router.get("/clubs/{club_id}")
+def club_get(
+    session: SessionDep,
+    user: ApiUser,
+    club_id: int,
+    name: str = "",
+    owner: str = "",
+    min_cost: float | None = None,
+    max_cost: float | None = None,
+    page: int = 1,
+    page_size: int = 20,
+) -> ClubDetailOut:
+    """A club: members and rosters (filtered by name, owner and cost, paginated)."""
+    club, role = club_for(session, user=user, club_id=club_id)
+    rosters = sharing.club_rosters(
+        session,
+        club_id=club.id,
+        name=name[:120],
+        owner=owner[:120],
+        min_cost=None if min_cost is None else Fraction(str(min_cost)),
+        max_cost=None if max_cost is None else Fraction(str(max_cost)),
+    )
+    size = min(max(page_size, 1), 100)
+    start = (max(page, 1) - 1) * size
+    return ClubDetailOut(
+        id=club.id,
+        name=club.name,
+        role=role,
+        house_rules=club.house_rules or {},
+        members=[
+            MemberOut(user_id=m.user_id, display_name=m.display_name, role=m.role)
+            for m in clubs.members(session, club_id=club.id)
+        ],
+        rosters=[
+            RosterOut(
+                id=r.army.id,
+                name=r.army.name,
+                owner=r.owner_name,
+                cost=float(r.cost),
+                budget=r.army.budget,
+                units=r.units,
+            )
+            for r in rosters[start : start + size]
+        ],
+    )
+
+
+@router.post("/clubs/{club_id}/invites", status_code=201)
+def invite_create(request: Request, session: SessionDep, user: ApiUser, club_id: int) -> InviteOut:
+    """An invitation link, valid for a week; the token is in this answer only."""
+    invite, token = clubs.create_invite(session, user=user, club_id=club_id)
+    url = str(request.base_url).rstrip("/") + f"/clubs/join/{token}"
+    return InviteOut(id=invite.id, expires_at=invite.expires_at, url=url, token=token)
+
+
+@router.get("/clubs/{club_id}/invites")
+def invite_list(session: SessionDep, user: ApiUser, club_id: int) -> list[InviteOut]:
+    """Open invitations (their tokens are never shown again)."""
+    return [
+        InviteOut(id=i.id, expires_at=i.expires_at)
+        for i in clubs.open_invites(session, user=user, club_id=club_id)
+    ]
+
+
+@router.delete("/clubs/{club_id}/invites/{invite_id}", status_code=204)
+def invite_revoke(session: SessionDep, user: ApiUser, club_id: int, invite_id: int) -> Response:
+    """Revoke an invitation."""
+    clubs.revoke_invite(session, user=user, club_id=club_id, invite_id=invite_id)
+    return Response(status_code=204)
+
+
+@router.post("/clubs/join")
+def club_join(session: SessionDep, user: ApiUser, body: JoinIn) -> ClubOut:
+    """Join a club with an invitation token."""
+    club = clubs.join(session, user=user, token=body.token)
+    _, role = club_for(session, user=user, club_id=club.id)
+    return ClubOut(
+        id=club.id, name=club.name, role=role, members=len(clubs.members(session, club_id=club.id))
+    )
+
+
+@router.post("/clubs/{club_id}/leave", status_code=204)
+def club_leave(session: SessionDep, user: ApiUser, club_id: int) -> Response:
+    """Leave a club."""
+    clubs.leave(session, user=user, club_id=club_id)
+    return Response(status_code=204)
+
+
+@router.delete("/clubs/{club_id}/members/{member_id}", status_code=204)
+def member_remove(session: SessionDep, user: ApiUser, club_id: int, member_id: int) -> Response:
+    """Remove a member."""
+    clubs.remove_member(session, user=user, club_id=club_id, member_id=member_id)
+    return Response(status_code=204)
+
+
+@router.patch("/clubs/{club_id}/members/{member_id}", status_code=204)
+def member_role(
+    session: SessionDep, user: ApiUser, club_id: int, member_id: int, body: RoleIn
+) -> Response:
+    """Make a member an organiser, or an organiser a member (owner only)."""
+    clubs.set_role(session, user=user, club_id=club_id, member_id=member_id, role=body.role)
+    return Response(status_code=204)
+
+
+@router.post("/clubs/{club_id}/transfer", status_code=204)
+def club_transfer(session: SessionDep, user: ApiUser, club_id: int, body: TransferIn) -> Response:
+    """Hand the club to another member."""
+    clubs.transfer_ownership(session, user=user, club_id=club_id, member_id=body.member_id)
+    return Response(status_code=204)
+
+
+@router.put("/clubs/{club_id}/house-rules")
+def club_house_rules(
+    session: SessionDep, user: ApiUser, club_id: int, body: OptionsIn
+) -> dict[str, Any]:
+    """Pin the house rules new armies of the club start with."""
+    return clubs.pin_house_rules(
+        session, user=user, club_id=club_id, options=body.options
+    ).house_rules
+
+
+@router.get("/armies/{army_id}/sharing")
+def sharing_get(session: SessionDep, user: ApiUser, army_id: int) -> SharingOut:
+    """How the army is shared (owner only)."""
+    state = sharing.sharing_state(session, user=user, army_id=army_id)
+    return SharingOut(
+        club_id=state.club_id, editor_ids=state.editor_ids, links=[link.id for link in state.links]
+    )
+
+
+@router.put("/armies/{army_id}/sharing")
+def sharing_put(session: SessionDep, user: ApiUser, army_id: int, body: SharingIn) -> SharingOut:
+    """Share with a club (or make private) and choose the editors."""
+    sharing.share(
+        session, user=user, army_id=army_id, club_id=body.club_id, editor_ids=body.editor_ids
+    )
+    return sharing_get(session, user, army_id)
+
+
+@router.post("/armies/{army_id}/share-links", status_code=201)
+def link_create(request: Request, session: SessionDep, user: ApiUser, army_id: int) -> LinkOut:
+    """A read-only link; the token is in this answer only."""
+    link, token = sharing.create_link(session, user=user, army_id=army_id)
+    return LinkOut(
+        id=link.id, token=token, url=str(request.base_url).rstrip("/") + f"/shared/{token}"
+    )
+
+
+@router.delete("/armies/{army_id}/share-links/{link_id}", status_code=204)
+def link_revoke(session: SessionDep, user: ApiUser, army_id: int, link_id: int) -> Response:
+    """Revoke a read-only link."""
+    sharing.revoke_link(session, user=user, army_id=army_id, link_id=link_id)
+    return Response(status_code=204)
+
+
+@router.get("/shared/{token}")
+def shared_get(session: SessionDep, token: str) -> ArmyDetailOut:
+    """An army by its read-only link (no account needed)."""
+    return army_out(sharing.linked_view(session, token=token))
+
+
+@router.post("/shared/{token}/fork", status_code=201)
+def shared_fork(session: SessionDep, user: ApiUser, token: str) -> ArmyDetailOut:
+    """Copy a linked army into your armies."""
+    copy = sharing.fork_link(session, user=user, token=token)
+    return army_out(builder.army_view(session, user=user, army_id=copy.id))
+
+
+@router.post("/armies/{army_id}/fork", status_code=201)
+def army_fork(session: SessionDep, user: ApiUser, army_id: int) -> ArmyDetailOut:
+    """Copy an army you may read into your armies."""
+    copy = sharing.fork_army(session, user=user, army_id=army_id)
+    return army_out(builder.army_view(session, user=user, army_id=copy.id))
+
+
+@router.get("/armies/{army_id}/history")
+def history_list(session: SessionDep, user: ApiUser, army_id: int) -> list[RevisionOut]:
+    """Every saved change, newest first."""
+    return [
+        RevisionOut(id=r.id, created_at=r.created_at, by=who, summary=r.summary)
+        for r, who in history.revisions(session, user=user, army_id=army_id)
+    ]
+
+
+@router.get("/armies/{army_id}/history/{revision_id}")
+def history_get(
+    session: SessionDep, user: ApiUser, army_id: int, revision_id: int
+) -> RevisionDetailOut:
+    """One revision with the army as it then stood."""
+    rev = history.revision(session, user=user, army_id=army_id, revision_id=revision_id)
+    return RevisionDetailOut(
+        id=rev.id, created_at=rev.created_at, by="", summary=rev.summary, snapshot=rev.snapshot
+    )
+
+
+@router.post("/armies/{army_id}/history/{revision_id}/restore")
+def history_restore(
+    session: SessionDep, user: ApiUser, army_id: int, revision_id: int
+) -> ArmyDetailOut:
+    """Restore a revision (recorded as a new revision)."""
+    history.restore(session, user=user, army_id=army_id, revision_id=revision_id)
+    return army_out(builder.army_view(session, user=user, army_id=army_id))
+
+
+@router.get("/armies/{army_id}/export", response_model=None)
+def army_export(
+    session: SessionDep, user: ApiUser, army_id: int, format: Literal["json", "text"] = "json"
+) -> Response:
+    """The army as a versioned JSON document, or as forum text (``?format=text``)."""
+    view = builder.army_view(session, user=user, army_id=army_id)
+    if format == "text":
+        return PlainTextResponse(transfer.export_text(view))
+    return JSONResponse(transfer.export_doc(view.army, builder.load_rows(session, army_id)))
+
+
+async def _body_limited(request: Request) -> bytes:
+    """The request body, refused past the import size limit without reading it all."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > transfer.MAX_BYTES:
+        return b"\0" * (transfer.MAX_BYTES + 1)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > transfer.MAX_BYTES:
+            break
+    return body
+
+
+@router.post("/armies/import", status_code=201, response_model=None)
+def army_import(
+    session: SessionDep, user: ApiUser, raw: Annotated[bytes, Depends(_body_limited)]
+) -> Response:
+    """Create an army from an export document: all of it or nothing; 422 lists every problem
+    as ``{"field": "units[3].weapons[0].size", "reason": ...}``."""
+    try:
+        army = transfer.import_army(session, user=user, raw=raw)
+    except transfer.ImportProblems as exc:
+        session.rollback()
+        return JSONResponse(
+            {"detail": [{"field": p, "reason": r} for p, r in exc.problems]}, status_code=422
+        )
+    return JSONResponse(
+        army_out(builder.army_view(session, user=user, army_id=army.id)).model_dump(mode="json"),
+        status_code=201,
+    )

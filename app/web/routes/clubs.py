@@ -1,0 +1,211 @@
+"""Club pages: my clubs, a club (members, invitations, rosters, house rules), joining."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.rules import brikwars as bw
+from app.rules.errors import InvalidInput
+from app.services import clubs, sharing
+from app.services.errors import InvalidField
+from app.services.permissions import MANAGERS, club_for
+from app.web.builder_forms import house_rules
+from app.web.deps import CurrentUser, FormDep, SessionDep
+from app.web.forms import validate_form
+from app.web.htmx import redirect
+from app.web.schemas import ClubCreate
+from app.web.templating import flash, render
+
+router = APIRouter()
+PAGE_SIZE = 20
+BOOLEAN_OPTIONS = [o.name for o in bw.OPTION_INFO if o.choices is None]
+
+
+@router.get("/clubs")
+def club_list(request: Request, session: SessionDep, user: CurrentUser) -> Response:
+    """My clubs and the form for a new one."""
+    return render(
+        request,
+        "clubs/list.html",
+        {"memberships": clubs.my_clubs(session, user=user), "values": {}, "errors": {}},
+    )
+
+
+@router.post("/clubs")
+def club_create(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep
+) -> Response:
+    """Found a club; you are its owner."""
+    data, errors = validate_form(ClubCreate, form)
+    if data is None:
+        return render(
+            request,
+            "clubs/list.html",
+            {"memberships": clubs.my_clubs(session, user=user), "values": form, "errors": errors},
+            block="new_club_form",
+            status_code=422,
+        )
+    club = clubs.create_club(session, user=user, name=data.name)
+    flash(request, f"Club “{club.name}” founded. Invite members with a link.", "success")
+    return redirect(request, f"/clubs/{club.id}")
+
+
+def _cost(text: str | None) -> Fraction | None:
+    try:
+        return Fraction(text) if text else None
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _club_page(
+    request: Request, session: SessionDep, user: CurrentUser, club_id: int, **extra: Any
+) -> Response:
+    club, role = club_for(session, user=user, club_id=club_id)
+    params = request.query_params
+    rosters = sharing.club_rosters(
+        session,
+        club_id=club.id,
+        name=params.get("name", "")[:120],
+        owner=params.get("owner", "")[:120],
+        min_cost=_cost(params.get("min_cost")),
+        max_cost=_cost(params.get("max_cost")),
+    )
+    page = max(1, int(params["page"])) if params.get("page", "").isdigit() else 1
+    pages = max(1, -(-len(rosters) // PAGE_SIZE))
+    context = {
+        "club": club,
+        "role": role,
+        "manager": role in MANAGERS,
+        "members": clubs.members(session, club_id=club.id),
+        "invites": clubs.open_invites(session, user=user, club_id=club.id)
+        if role in MANAGERS
+        else [],
+        "rosters": rosters[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
+        "roster_count": len(rosters),
+        "page": page,
+        "pages": pages,
+        "search": dict(params),
+        "options": bw.BrikWarsOptions.from_dict(club.house_rules or {}).to_dict(),
+        "new_invite": None,
+        **extra,
+    }
+    return render(
+        request,
+        "clubs/detail.html",
+        context,
+        block="rosters" if request.headers.get("hx-target") == "rosters" else None,
+    )
+
+
+@router.get("/clubs/{club_id}")
+def club_detail(request: Request, session: SessionDep, user: CurrentUser, club_id: int) -> Response:
+    """A club: members, invitations, rosters (searchable), pinned house rules."""
+    return _club_page(request, session, user, club_id)
+
+
+@router.post("/clubs/{club_id}/invites")
+def invite_create(
+    request: Request, session: SessionDep, user: CurrentUser, club_id: int
+) -> Response:
+    """Make an invitation link (shown once, valid for a week)."""
+    _, token = clubs.create_invite(session, user=user, club_id=club_id)
+    url = str(request.base_url).rstrip("/") + f"/clubs/join/{token}"
+    return _club_page(request, session, user, club_id, new_invite=url)
+
+
+@router.post("/clubs/{club_id}/invites/{invite_id}/revoke")
+def invite_revoke(
+    request: Request, session: SessionDep, user: CurrentUser, club_id: int, invite_id: int
+) -> Response:
+    """Revoke an invitation link at once."""
+    clubs.revoke_invite(session, user=user, club_id=club_id, invite_id=invite_id)
+    flash(request, "Invitation revoked.", "success")
+    return redirect(request, f"/clubs/{club_id}")
+
+
+@router.get("/clubs/join/{token}")
+def join_page(request: Request, session: SessionDep, user: CurrentUser, token: str) -> Response:
+    """An invitation: which club, and a button to join."""
+    _, club = clubs.invite_for(session, token=token)
+    return render(request, "clubs/join.html", {"club": club, "token": token})
+
+
+@router.post("/clubs/join/{token}")
+def join(request: Request, session: SessionDep, user: CurrentUser, token: str) -> Response:
+    """Join the club."""
+    club = clubs.join(session, user=user, token=token)
+    flash(request, f"Welcome to {club.name}!", "success")
+    return redirect(request, f"/clubs/{club.id}")
+
+
+def _club_action(request: Request, club_id: int, message: str) -> Response:
+    flash(request, message, "success")
+    return redirect(request, f"/clubs/{club_id}")
+
+
+@router.post("/clubs/{club_id}/leave")
+def leave(request: Request, session: SessionDep, user: CurrentUser, club_id: int) -> Response:
+    """Leave the club (your rosters stop being shared with it)."""
+    try:
+        clubs.leave(session, user=user, club_id=club_id)
+    except InvalidField as exc:
+        flash(request, f"You cannot leave yet: {exc.reason}.", "error")
+        return redirect(request, f"/clubs/{club_id}")
+    flash(request, "You left the club.", "success")
+    return redirect(request, "/clubs")
+
+
+@router.post("/clubs/{club_id}/members/{member_id}/remove")
+def member_remove(
+    request: Request, session: SessionDep, user: CurrentUser, club_id: int, member_id: int
+) -> Response:
+    """Remove a member."""
+    clubs.remove_member(session, user=user, club_id=club_id, member_id=member_id)
+    return _club_action(request, club_id, "Member removed.")
+
+
+@router.post("/clubs/{club_id}/members/{member_id}/role")
+def member_role(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    club_id: int,
+    member_id: int,
+) -> Response:
+    """Make a member an organiser, or an organiser a member."""
+    clubs.set_role(
+        session, user=user, club_id=club_id, member_id=member_id, role=form.get("role", "")
+    )
+    return _club_action(request, club_id, "Role changed.")
+
+
+@router.post("/clubs/{club_id}/transfer")
+def transfer(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, club_id: int
+) -> Response:
+    """Hand the club to another member."""
+    member = form.get("member_id", "")
+    if not member.isdigit():
+        raise InvalidField("member_id", "choose a member")
+    clubs.transfer_ownership(session, user=user, club_id=club_id, member_id=int(member))
+    return _club_action(request, club_id, "Ownership transferred; you are now an organiser.")
+
+
+@router.post("/clubs/{club_id}/house-rules")
+def club_house_rules(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, club_id: int
+) -> Response:
+    """Pin the house rules that the club's new armies start with."""
+    try:
+        clubs.pin_house_rules(
+            session, user=user, club_id=club_id, options=house_rules(form, BOOLEAN_OPTIONS)
+        )
+    except InvalidInput as exc:
+        flash(request, f"{exc.field}: {exc.reason}", "error")
+        return redirect(request, f"/clubs/{club_id}")
+    return _club_action(request, club_id, "House rules pinned for new armies.")

@@ -1,0 +1,126 @@
+"""Sharing an army (club, editors, read-only links), forking, and the shared-link page."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.services import clubs, sharing
+from app.services.errors import InvalidField
+from app.services.permissions import Access, army_for
+from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep
+from app.web.htmx import redirect
+from app.web.routes.builder import FormState
+from app.web.templating import flash, render
+
+router = APIRouter()
+
+
+def _sharing_page(
+    request: Request, session: SessionDep, user: CurrentUser, army_id: int, **extra: object
+) -> Response:
+    army = army_for(session, user=user, army_id=army_id, access=Access.SHARE)
+    state = sharing.sharing_state(session, user=user, army_id=army_id)
+    memberships = clubs.my_clubs(session, user=user)
+    members = {m.club.id: clubs.members(session, club_id=m.club.id) for m in memberships}
+    return render(
+        request,
+        "armies/sharing.html",
+        {
+            "army": army,
+            "state": state,
+            "memberships": memberships,
+            "members": members,
+            "new_link": None,
+            "error": None,
+            **extra,
+        },
+    )
+
+
+@router.get("/armies/{army_id}/sharing")
+def sharing_page(
+    request: Request, session: SessionDep, user: CurrentUser, army_id: int
+) -> Response:
+    """Who may see and edit the army."""
+    return _sharing_page(request, session, user, army_id)
+
+
+@router.post("/armies/{army_id}/sharing")
+def sharing_save(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: int
+) -> Response:
+    """Share with a club (or make private) and choose editors."""
+    club = form.get("club_id", "")
+    editors = [
+        int(k.split(".", 1)[1])
+        for k in form
+        if k.startswith("editor.") and k.split(".", 1)[1].isdigit()
+    ]
+    try:
+        sharing.share(
+            session,
+            user=user,
+            army_id=army_id,
+            club_id=int(club) if club.isdigit() else None,
+            editor_ids=editors,
+        )
+    except InvalidField as exc:
+        session.rollback()
+        return _sharing_page(request, session, user, army_id, error=f"{exc.field}: {exc.reason}")
+    flash(request, "Sharing saved.", "success")
+    return redirect(request, f"/armies/{army_id}/sharing")
+
+
+@router.post("/armies/{army_id}/links")
+def link_create(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+    """Make a read-only link (shown once)."""
+    _, token = sharing.create_link(session, user=user, army_id=army_id)
+    url = str(request.base_url).rstrip("/") + f"/shared/{token}"
+    return _sharing_page(request, session, user, army_id, new_link=url)
+
+
+@router.post("/armies/{army_id}/links/{link_id}/revoke")
+def link_revoke(
+    request: Request, session: SessionDep, user: CurrentUser, army_id: int, link_id: int
+) -> Response:
+    """Revoke a read-only link at once."""
+    sharing.revoke_link(session, user=user, army_id=army_id, link_id=link_id)
+    flash(request, "Link revoked: it no longer opens the army.", "success")
+    return redirect(request, f"/armies/{army_id}/sharing")
+
+
+@router.post("/armies/{army_id}/fork")
+def army_fork(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+    """Copy an army you may read into your own armies."""
+    copy = sharing.fork_army(session, user=user, army_id=army_id)
+    flash(request, f"Forked into your armies as “{copy.name}”.", "success")
+    return redirect(request, f"/armies/{copy.id}")
+
+
+@router.get("/shared/{token}")
+def shared_page(request: Request, session: SessionDep, user: OptionalUser, token: str) -> Response:
+    """An army opened by its read-only link (no account needed)."""
+    view = sharing.linked_view(session, token=token)
+    return render(
+        request,
+        "armies/detail.html",
+        {
+            "army": view.army,
+            "view": view,
+            "form": FormState(),
+            "open_unit": None,
+            "values": {},
+            "errors": {},
+            "conflict": None,
+            "shared_token": token,
+        },
+    )
+
+
+@router.post("/shared/{token}/fork")
+def shared_fork(request: Request, session: SessionDep, user: CurrentUser, token: str) -> Response:
+    """Copy a linked army into your own armies."""
+    copy = sharing.fork_link(session, user=user, token=token)
+    flash(request, f"Forked into your armies as “{copy.name}”.", "success")
+    return redirect(request, f"/armies/{copy.id}")
