@@ -52,9 +52,7 @@ def create_army(
     return army
 
 
-def get_army(
-    session: Session, *, user: User, army_id: int, access: Access = Access.READ
-) -> Army:
+def get_army(session: Session, *, user: User, army_id: int, access: Access = Access.READ) -> Army:
     """An army the user may read (or act on with ``access``)."""
     return army_for(session, user=user, army_id=army_id, access=access)
 

@@ -143,7 +143,7 @@ class WeaponLine:
     cost: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: memoised, one per content
 class UnitFigures:
     """Everything the rules say about one unit under one set of house rules."""
 
@@ -351,7 +351,13 @@ def options_of(army: Army) -> bw.BrikWarsOptions:
     return bw.BrikWarsOptions.from_dict(army.house_rules or {})
 
 
+@lru_cache(maxsize=20_000)
 def _unit_view(index: int, row: UnitRow, fig: UnitFigures) -> UnitView:
+    """Memoised too: rows are frozen values, and most of them are unchanged between pages."""
+    return _make_unit_view(index, row, fig)
+
+
+def _make_unit_view(index: int, row: UnitRow, fig: UnitFigures) -> UnitView:
     # Findings come memoised without a unit index; the army view gives them theirs.
     found = [bw.Finding(f.severity, f.code, f.message, index, f.weapon) for f in fig.findings]
     weapons = [
@@ -568,7 +574,13 @@ def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) 
         session.add(
             Weapon(unit=copy, type=weapon.type, spec=dict(weapon.spec), position=weapon.position)
         )
-    session.flush()
+    cost = bw.unit_from_dict(_row_dict(original)).cost_with(options_of(army))
+    history.record(
+        session,
+        army=army,
+        user=user,
+        summary=f"duplicated {original.name}, {history.cp_delta(cost)}",
+    )
     return copy
 
 
@@ -591,13 +603,19 @@ def move_unit(session: Session, *, user: User, army_id: int, unit_id: int, offse
             .values(position=position)
             .execution_options(synchronize_session=False)
         )
+    history.record(
+        session,
+        army=army,
+        user=user,
+        summary=f"moved {unit.name} {'up' if offset < 0 else 'down'}",
+    )
 
 
 def add_weapon(
     session: Session, *, user: User, army_id: int, unit_id: int, data: Mapping[str, Any]
 ) -> Weapon:
     """Give the unit a weapon; the whole unit is re-checked by the engine first."""
-    _, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     current = _row_dict(unit)
     index = len(current["weapons"])
     spec = _check_unit(
@@ -606,7 +624,14 @@ def add_weapon(
     _, _, _, weapons = _split_unit(spec)
     weapon = _weapon_row(unit, weapons[index], index)
     session.add(weapon)
-    session.flush()
+    added = spec.weapons[index]
+    history.record(
+        session,
+        army=army,
+        user=user,
+        summary=f"added {_weapon_name(added)} to {unit.name}, "
+        f"{history.cp_delta(added.cost_with(options_of(army)))}",
+    )
     return weapon
 
 

@@ -27,7 +27,7 @@ def cp_delta(delta: Fraction) -> str:
 
 def record(session: Session, *, army: Army, user: User | None, summary: str) -> ArmyRevision:
     """Save a revision of the army as it stands now (after this action's changes)."""
-    from app.services.transfer import export_doc
+    from app.services.transfer import export_json
 
     session.flush()
     rows = builder.load_rows(session, army.id)
@@ -37,7 +37,7 @@ def record(session: Session, *, army: Army, user: User | None, summary: str) -> 
         army_id=army.id,
         user_id=user.id if user else None,
         summary=summary[:500],
-        snapshot=export_doc(army, rows),
+        snapshot_json=export_json(army, rows),
     )
     session.add(revision)
     session.flush()

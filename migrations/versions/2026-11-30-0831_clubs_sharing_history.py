@@ -78,7 +78,7 @@ def upgrade() -> None:
     sa.Column('user_id', sa.Integer(), nullable=True),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('summary', sa.String(length=500), nullable=False),
-    sa.Column('snapshot', sa.JSON(), nullable=False),
+    sa.Column('snapshot_json', sa.Text(), nullable=False),
     sa.ForeignKeyConstraint(['army_id'], ['army.id'], name=op.f('fk_army_revision_army_id_army'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['user_id'], ['user_account.id'], name=op.f('fk_army_revision_user_id_user_account'), ondelete='SET NULL'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_army_revision'))

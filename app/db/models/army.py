@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -82,4 +83,10 @@ class ArmyRevision(Base):
     user_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     summary: Mapped[str] = mapped_column(String(500))
-    snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # The export document as JSON text: assembled from the rows' stored JSON without
+    # parsing it, since a change to a 200-unit army must stay fast.
+    snapshot_json: Mapped[str] = mapped_column(Text)
+
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        return json.loads(self.snapshot_json)  # type: ignore[no-any-return]
