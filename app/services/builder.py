@@ -89,6 +89,11 @@ def load_rows(session: Session, army_id: int) -> list[UnitRow]:
     The JSON columns come back as text: most units' figures are memoised on it, so
     parsing it again would be wasted work.
     """
+    return load_rows_of(session, [army_id])[army_id]
+
+
+def load_rows_of(session: Session, army_ids: list[int]) -> dict[int, list[UnitRow]]:
+    """The rows of several armies at once (still two queries)."""
     weapons: dict[int, list[WeaponRow]] = {}
     for unit_id, *fields in session.execute(
         select(
@@ -100,20 +105,26 @@ def load_rows(session: Session, army_id: int) -> list[UnitRow]:
             cast(Weapon.spec, Text),
         )
         .join(Unit, Unit.id == Weapon.unit_id)
-        .where(Unit.army_id == army_id)
+        .where(Unit.army_id.in_(army_ids))
         .order_by(Weapon.unit_id, Weapon.position)
     ):
         weapons.setdefault(unit_id, []).append(WeaponRow(*fields))
-    return [
-        UnitRow(*fields, weapons=tuple(weapons.get(fields[0], ())))
-        for fields in session.execute(
-            select(
-                Unit.id, Unit.position, Unit.version, Unit.name, Unit.kind, cast(Unit.spec, Text)
-            )
-            .where(Unit.army_id == army_id)
-            .order_by(Unit.position, Unit.id)
+    armies: dict[int, list[UnitRow]] = {army_id: [] for army_id in army_ids}
+    for army_id, *fields in session.execute(
+        select(
+            Unit.army_id,
+            Unit.id,
+            Unit.position,
+            Unit.version,
+            Unit.name,
+            Unit.kind,
+            cast(Unit.spec, Text),
         )
-    ]
+        .where(Unit.army_id.in_(army_ids))
+        .order_by(Unit.army_id, Unit.position, Unit.id)
+    ):
+        armies[army_id].append(UnitRow(*fields, weapons=tuple(weapons.get(fields[0], ()))))
+    return armies
 
 
 def _unit_dict(

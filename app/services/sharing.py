@@ -170,9 +170,11 @@ def club_rosters(
         query = query.where(Army.name.ilike(f"%{_like(name)}%", escape="\\"))
     if owner:
         query = query.where(User.display_name.ilike(f"%{_like(owner)}%", escape="\\"))
+    found = session.execute(query).all()
+    rows = builder.load_rows_of(session, [army.id for army, _ in found])
     rosters = []
-    for army, owner_name in session.execute(query).all():
-        view = builder.build_view(army, builder.load_rows(session, army.id))
+    for army, owner_name in found:
+        view = builder.build_view(army, rows[army.id])
         if min_cost is not None and view.total_cost < min_cost:
             continue
         if max_cost is not None and view.total_cost > max_cost:

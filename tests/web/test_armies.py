@@ -99,6 +99,18 @@ def test_stale_save_is_409_and_keeps_the_users_edits(member: Member) -> None:
     assert "this army was changed elsewhere; reload" in second.text
     assert 'value="From tab two"' in second.text  # the losing edit is not thrown away
     assert "From tab one" in member.client.get(f"/armies/{army_id}").text
+    # The refused form now carries the current version: saving it again re-applies the edit.
+    again = member.htmx(
+        f"/armies/{army_id}",
+        {
+            "version": str(version_on_page(second.text)),
+            "name": "From tab two",
+            "budget": "200",
+            "notes": "",
+        },
+    )
+    assert again.status_code == 200
+    assert "From tab two" in member.client.get(f"/armies/{army_id}").text
 
 
 def test_update_with_bad_budget_is_422_and_changes_nothing(member: Member) -> None:

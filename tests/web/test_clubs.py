@@ -216,3 +216,25 @@ def test_club_roster_search_by_name_owner_and_cost(app, member: Member, stranger
     page = member.client.get(f"/clubs/{club_id}", params={"owner": "alice"})
     assert "Red Alpha" in page.text and "Blue Gamma" not in page.text
     assert re.search(r"2 rosters · page 1 of 1", page.text)
+
+
+def test_club_page_queries_do_not_grow_with_rosters(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    from tests.web.test_builder import count_queries
+
+    club_id = club_with(member)
+
+    def add_roster(i: int) -> None:
+        army = api(member, "POST", "/api/v1/armies",
+                   json={"name": f"R{i}", "budget": 10, "club_id": club_id}).json()
+        api(member, "POST", f"/api/v1/armies/{army['id']}/units",
+            json={"name": "T", "kind": "minifig", "weapons": [{"type": "hand_weapon"}]})
+
+    add_roster(0)
+    with count_queries(app) as few:
+        member.client.get(f"/clubs/{club_id}")
+    for i in range(1, 7):
+        add_roster(i)
+    with count_queries(app) as many:
+        page = member.client.get(f"/clubs/{club_id}")
+    assert "R6" in page.text
+    assert len(many) == len(few), many
