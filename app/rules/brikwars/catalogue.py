@@ -281,6 +281,27 @@ def _const(value: int | Fraction) -> Callable[[Fraction], Fraction]:
 
 
 @dataclass(frozen=True, slots=True)
+class Linear:
+    """A formula ``k × size + c`` (cost, Use, Range, Power), evaluated and rendered from
+    the same two numbers so the text a page shows can never drift from the value.
+
+    >>> Linear(4, 2, unit='"').text("S"), Linear(4, 2)(Fraction(3))
+    ('4×S+2"', Fraction(14, 1))
+    """
+
+    k: int
+    c: int = 0
+    unit: str = ""
+
+    def __call__(self, size: Fraction) -> Fraction:
+        return self.k * Fraction(size) + self.c
+
+    def text(self, symbol: str) -> str:
+        term = symbol if self.k == 1 else f"{self.k}×{symbol}"
+        return term + (f"+{self.c}" if self.c else "") + self.unit
+
+
+@dataclass(frozen=True, slots=True)
 class WeaponType:
     """One row of the weapon table.
 
@@ -295,11 +316,11 @@ class WeaponType:
     category: Category
     scale: Scale
     sized_by: SizedBy
-    cost_text: str
-    use_text: str
-    range_text: str
-    damage_text: str
-    power_text: str
+    cost_text: str = ""
+    use_text: str = ""
+    range_text: str = ""
+    damage_text: str = ""
+    power_text: str = ""
     notes: str = ""
     ranged: bool = False
     hand_held_only: bool = False
@@ -329,6 +350,14 @@ class WeaponType:
     _payload_max_object: Callable[[Fraction], Fraction] | None = field(
         default=None, repr=False, compare=False
     )
+
+    def __post_init__(self) -> None:
+        # A formula given as Linear renders its own text unless the entry words it itself.
+        symbol = "X" if self.sized_by == "bricks" else "S"
+        for name in ("cost", "use", "range", "power"):
+            formula = getattr(self, f"_{name}")
+            if not getattr(self, f"{name}_text") and isinstance(formula, Linear):
+                object.__setattr__(self, f"{name}_text", formula.text(symbol))
 
     def to_dict(self) -> dict[str, object]:
         """The entry's public fields, JSON-ready (formulas as text; no callables).
@@ -465,15 +494,12 @@ _ENTRIES: tuple[WeaponType, ...] = (
         category="close_combat",
         scale="creation",
         sized_by="inches",
-        cost_text="2×S",
-        use_text="S+1",
         range_text="CC",
         damage_text="S × Action die",
-        power_text="S",
-        _cost=lambda s: 2 * s,
-        _use=lambda s: s + 1,
+        _cost=Linear(2),
+        _use=Linear(1, 1),
         _damage=_melee,
-        _power=lambda s: s,
+        _power=Linear(1),
     ),
     WeaponType(
         id="melee_shield",
@@ -482,15 +508,13 @@ _ENTRIES: tuple[WeaponType, ...] = (
         scale="creation",
         sized_by="inches",
         cost_text="1×S",
-        use_text="2×S",
         range_text="CC",
         damage_text="–",
-        power_text="S",
         deflection_text="S layers of Deflection on a Parry",
         notes='Parry or Shove only (2" KnockBack on Shove); can provide cover',
-        _cost=lambda s: s,
-        _use=lambda s: 2 * s,
-        _power=lambda s: s,
+        _cost=Linear(1),
+        _use=Linear(2),
+        _power=Linear(1),
         _deflection=whole_dice,
     ),
     WeaponType(
@@ -499,17 +523,13 @@ _ENTRIES: tuple[WeaponType, ...] = (
         category="ranged",
         scale="creation",
         sized_by="inches",
-        cost_text="3×S",
-        use_text="S+2",
-        range_text='4×S+2"',
         damage_text="S d6",
-        power_text="S",
         ranged=True,
-        _cost=lambda s: 3 * s,
-        _use=lambda s: s + 2,
-        _range=lambda s: 4 * s + 2,
+        _cost=Linear(3),
+        _use=Linear(1, 2),
+        _range=Linear(4, 2, unit='"'),
         _damage=_dice(6),
-        _power=lambda s: s,
+        _power=Linear(1),
     ),
     WeaponType(
         id="blastgun",
@@ -517,18 +537,14 @@ _ENTRIES: tuple[WeaponType, ...] = (
         category="ranged",
         scale="creation",
         sized_by="inches",
-        cost_text="3×S",
-        use_text="S+1",
-        range_text='2×S+2"',
         damage_text="S d8 − full inches of distance",
-        power_text="S",
         notes='Firing Arc 1 fixed, no Auto Penalty; 1" KnockBack to minifigs (no Disruption)',
         ranged=True,
-        _cost=lambda s: 3 * s,
-        _use=lambda s: s + 1,
-        _range=lambda s: 2 * s + 2,
+        _cost=Linear(3),
+        _use=Linear(1, 1),
+        _range=Linear(2, 2, unit='"'),
         _damage=_dice(8, minus_distance=True),
-        _power=lambda s: s,
+        _power=Linear(1),
     ),
     WeaponType(
         id="machinegun",
@@ -536,18 +552,14 @@ _ENTRIES: tuple[WeaponType, ...] = (
         category="ranged",
         scale="creation",
         sized_by="inches",
-        cost_text="4×S",
-        use_text="S+2",
-        range_text='3×S+2"',
         damage_text="S d6",
-        power_text="S",
         notes="Arc Fire or Burst; may jam and require Reload",
         ranged=True,
-        _cost=lambda s: 4 * s,
-        _use=lambda s: s + 2,
-        _range=lambda s: 3 * s + 2,
+        _cost=Linear(4),
+        _use=Linear(1, 2),
+        _range=Linear(3, 2, unit='"'),
         _damage=_dice(6),
-        _power=lambda s: s,
+        _power=Linear(1),
     ),
     WeaponType(
         id="flamethrower",
@@ -555,18 +567,14 @@ _ENTRIES: tuple[WeaponType, ...] = (
         category="ranged",
         scale="creation",
         sized_by="inches",
-        cost_text="3×S",
-        use_text="S+1",
-        range_text='2×S+2"',
         damage_text="S d4 Fire",
-        power_text="S",
         notes="Firing Arc of at least 1",
         ranged=True,
-        _cost=lambda s: 3 * s,
-        _use=lambda s: s + 1,
-        _range=lambda s: 2 * s + 2,
+        _cost=Linear(3),
+        _use=Linear(1, 1),
+        _range=Linear(2, 2, unit='"'),
         _damage=_dice(4, fire=True),
-        _power=lambda s: s,
+        _power=Linear(1),
     ),
     WeaponType(
         id="explosive",
@@ -580,9 +588,9 @@ _ENTRIES: tuple[WeaponType, ...] = (
         damage_text="X d10 Explosion",
         power_text="X (dropped); the launcher's S when fired from one",
         ranged=True,
-        _cost=lambda x: x,
+        _cost=Linear(1),
         _damage=_explosion,
-        _power=lambda x: x,
+        _power=Linear(1),
     ),
     WeaponType(
         id="rocket",
@@ -590,17 +598,13 @@ _ENTRIES: tuple[WeaponType, ...] = (
         category="explosive",
         scale="creation",
         sized_by="bricks",
-        cost_text="2×X",
-        use_text="2×X",
-        range_text='6×X"',
         damage_text="X d10 Explosion",
-        power_text="X",
         ranged=True,
-        _cost=lambda x: 2 * x,
-        _use=lambda x: 2 * x,
-        _range=lambda x: 6 * x,
+        _cost=Linear(2),
+        _use=Linear(2),
+        _range=Linear(6, unit='"'),
         _damage=_explosion,
-        _power=lambda x: x,
+        _power=Linear(1),
     ),
     WeaponType(
         id="cannon",
@@ -608,19 +612,15 @@ _ENTRIES: tuple[WeaponType, ...] = (
         category="explosive",
         scale="creation",
         sized_by="inches",
-        cost_text="3×S",
-        use_text="S+3",
-        range_text='4×S"',
         damage_text="by its Ammo",
-        power_text="S",
         notes="Ammo: one Explosive of X <= S; Reload after each shot",
         ranged=True,
         takes_ammo=True,
         ammo_max_text="X <= S",
-        _cost=lambda s: 3 * s,
-        _use=lambda s: s + 3,
-        _range=lambda s: 4 * s,
-        _power=lambda s: s,
+        _cost=Linear(3),
+        _use=Linear(1, 3),
+        _range=Linear(4, unit='"'),
+        _power=Linear(1),
         _ammo_max=lambda s: math.floor(s),
     ),
     WeaponType(
@@ -629,19 +629,15 @@ _ENTRIES: tuple[WeaponType, ...] = (
         category="explosive",
         scale="creation",
         sized_by="inches",
-        cost_text="3×S",
-        use_text="2×S",
-        range_text='6×S"',
         damage_text="by its Payload",
-        power_text="S",
         notes="Payload: Explosives of total X <= S, or objects of Size <= floor(S/2)",
         ranged=True,
         takes_payload=True,
         payload_max_text="X <= S; objects of Size <= floor(S/2)",
-        _cost=lambda s: 3 * s,
-        _use=lambda s: 2 * s,
-        _range=lambda s: 6 * s,
-        _power=lambda s: s,
+        _cost=Linear(3),
+        _use=Linear(2),
+        _range=Linear(6, unit='"'),
+        _power=Linear(1),
         _payload_max_xsize=lambda s: s,
         _payload_max_object=lambda s: Fraction(math.floor(s / 2)),
     ),
@@ -661,7 +657,7 @@ _ENTRIES: tuple[WeaponType, ...] = (
         can_be_hand_held=False,
         half_speed=True,
         no_flying=True,
-        _cost=lambda s: s + 1,
+        _cost=Linear(1, 1),
         _deflection=lambda _s: 1,
     ),
     # ---- Turrets (chapter 8, Turrets) ----
