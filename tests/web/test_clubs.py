@@ -224,10 +224,18 @@ def test_club_page_queries_do_not_grow_with_rosters(app, member: Member) -> None
     club_id = club_with(member)
 
     def add_roster(i: int) -> None:
-        army = api(member, "POST", "/api/v1/armies",
-                   json={"name": f"R{i}", "budget": 10, "club_id": club_id}).json()
-        api(member, "POST", f"/api/v1/armies/{army['id']}/units",
-            json={"name": "T", "kind": "minifig", "weapons": [{"type": "hand_weapon"}]})
+        army = api(
+            member,
+            "POST",
+            "/api/v1/armies",
+            json={"name": f"R{i}", "budget": 10, "club_id": club_id},
+        ).json()
+        api(
+            member,
+            "POST",
+            f"/api/v1/armies/{army['id']}/units",
+            json={"name": "T", "kind": "minifig", "weapons": [{"type": "hand_weapon"}]},
+        )
 
     add_roster(0)
     with count_queries(app) as few:
