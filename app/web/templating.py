@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlencode
 
@@ -36,6 +37,36 @@ env.filters["num"] = bw.format_number
 env.filters["zip_pairs"] = lambda values: [(v, v) for v in values]
 env.filters["urlencode_page"] = lambda params, page: urlencode({**params, "page": page})
 env.filters["weapon_values"] = lambda row: {"type": row.type, **flatten(row.spec)}
+
+
+@lru_cache(maxsize=64)
+def weapon_type_options(selected: str = "") -> Markup:
+    """The weapon picker's <optgroup>s, rendered once per selected type (a page of a
+    200-unit army has many pickers)."""
+    parts = []
+    for category, label in BUILDER_CATEGORIES:
+        options = Markup("").join(
+            Markup('<option value="{}"{}>{}{}</option>').format(
+                t.id,
+                Markup(" selected") if t.id == selected else "",
+                t.name,
+                ' (S")'
+                if t.sized_by == "inches"
+                else " (X bricks)"
+                if t.sized_by == "bricks"
+                else "",
+            )
+            for t in bw.catalogue()
+            if t.category == category
+        )
+        parts.append(
+            Markup('<optgroup label="{}">').format(label) + options + Markup("</optgroup>")
+        )
+    return Markup("").join(parts)
+
+
+env.globals["weapon_type_options"] = weapon_type_options
+
 # The builder's choices, rendered from the engine's own tables.
 env.globals["bw"] = {
     "weapon_types": [t for t in bw.catalogue() if t.category != "turret"],
