@@ -20,6 +20,7 @@ SECRET_NAME = "Secret Army Zeta"
 # Page bodies are sent as forms (dotted names), API bodies as JSON.
 UNIT = {"name": "Hijacked", "kind": "creation", "size": 2, "structure_level": 1}
 WEAPON = {"type": "gun", "size": 1}
+ATTACK = {"damage": {"dice": 1, "sides": 6}, "armor": {"fixed": 4}}
 ROUTES: list[tuple[str, str, str, dict[str, object]]] = [
     ("GET", "/", "public", {}),
     ("GET", "/healthz", "public", {}),
@@ -64,6 +65,9 @@ ROUTES: list[tuple[str, str, str, dict[str, object]]] = [
     ("GET", "/api/v1/rulesets", "public", {}),
     ("POST", "/api/v1/brikwars/weapon-stats", "public", WEAPON),
     ("GET", "/api/v1/brikwars/catalogue", "public", {}),
+    ("POST", "/api/v1/brikwars/odds", "public", ATTACK),
+    ("POST", "/api/v1/brikwars/roll", "public", {**ATTACK, "seed": 1}),
+    ("POST", "/api/v1/brikwars/explosion-odds", "public", {"dice": 1, "armor": {"fixed": 4}}),
     ("GET", "/api/v1/armies", "user", {}),
     ("POST", "/api/v1/armies", "user", {"name": "New", "budget": 10}),
     ("GET", "/api/v1/armies/{army_id}", "owner", {}),

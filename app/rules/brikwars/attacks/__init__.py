@@ -1,0 +1,60 @@
+"""BrikWars attacks (chapters 5 and 8): exact odds and seeded, logged rolls.
+
+Every attack is a frozen dataclass with ``odds()`` (the exact distribution of its outcomes,
+with the ``truncation_bound`` of the Bonus-dice chains) and ``roll(rng)`` (one resolution
+listing every die in the order rolled). Pure Python plus the dice core (numpy).
+"""
+
+from app.rules.brikwars.attacks.common import (
+    ACTION_DICE,
+    OUTCOMES,
+    ActionRoll,
+    LoggedDie,
+    Outcome,
+    Situation,
+    Target,
+    damage_pool,
+    inches_out_of_range,
+    over_the_top,
+)
+from app.rules.brikwars.attacks.explosion import (
+    Explosion,
+    ExplosionObject,
+    ExplosionOdds,
+    ExplosionRollResult,
+    ObjectResult,
+    RingOdds,
+)
+from app.rules.brikwars.attacks.single import (
+    Attack,
+    AttackOdds,
+    AttackRoll,
+    CombinedAttack,
+    Parry,
+    parry_modifier,
+)
+
+__all__ = [
+    "ACTION_DICE",
+    "OUTCOMES",
+    "ActionRoll",
+    "Attack",
+    "AttackOdds",
+    "AttackRoll",
+    "CombinedAttack",
+    "Explosion",
+    "ExplosionObject",
+    "ExplosionOdds",
+    "ExplosionRollResult",
+    "LoggedDie",
+    "ObjectResult",
+    "Outcome",
+    "Parry",
+    "RingOdds",
+    "Situation",
+    "Target",
+    "damage_pool",
+    "inches_out_of_range",
+    "over_the_top",
+    "parry_modifier",
+]
