@@ -85,10 +85,16 @@ class ActionRoll:
         hit = faces.count("hit") / self.die
         return 1.0 - hit - 1.0 / self.die, hit, 1.0 / self.die
 
-    def roll(self, rng: random.Random, log: list[LoggedDie], purpose: str = "action") -> int:
+    def roll(
+        self,
+        rng: random.Random,
+        log: list[LoggedDie],
+        purpose: str = "action",
+        target: int | None = None,
+    ) -> int:
         """Roll the die, log it, return the natural face."""
         natural = rng.randrange(self.die) + 1
-        log.append(LoggedDie(purpose, self.die, natural, natural + self.modifier, False))
+        log.append(LoggedDie(purpose, self.die, natural, natural + self.modifier, False, target))
         return natural
 
 

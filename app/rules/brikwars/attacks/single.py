@@ -120,15 +120,34 @@ class _DamageStep:
     on_fire: float
     dist: TotalDistribution
     bound: float
+    damaged: float = 0.0
 
 
 def _damage_step(pool: Pool, layers: int, armour: int | Pool, fire: bool) -> _DamageStep:
     dist = deflect(pool, layers)
     c = compare(dist, armour)
-    on_fire = float(dist.excluding_all_ones()[1:].sum()) if fire else 0.0
+    damaged = float(dist.excluding_all_ones()[1:].sum())
     return _DamageStep(
-        c.greater, c.equal, c.less, c.critical_failure, on_fire, dist, c.truncation_bound
+        c.greater,
+        c.equal,
+        c.less,
+        c.critical_failure,
+        damaged if fire else 0.0,
+        dist,
+        c.truncation_bound,
+        damaged,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class FaceOutcomes:
+    """An attack's outcome for each natural Action face (Arc Fire and Bursts need the face:
+    the jam rule reads it). ``rows[f - 1]`` = P(miss, no effect, Something Bad, destroying
+    hit, took at least 1 point of damage) given natural face ``f``; one row for an automatic
+    hit."""
+
+    rows: tuple[tuple[float, float, float, float, float], ...]
+    truncation_bound: float
 
 
 def _mix(parts: list[tuple[float, TotalDistribution]]) -> tuple[tuple[int, float], ...]:
@@ -313,6 +332,37 @@ class Attack:
             disarmed=(p_hit + p_crit) * p_fumble,
         )
 
+    def face_outcomes(self) -> FaceOutcomes:
+        """The outcome given each natural Action face (no Parry: area attacks are not
+        parried).
+
+        >>> from app.rules.brikwars.units import Armour
+        >>> f = Attack(DamageExpr(1, 6), Target(Armour(fixed=4)), ActionRoll(6, 4)).face_outcomes()
+        >>> f.rows[0][0], f.rows[2][0], round(f.rows[3][3], 4)
+        (1.0, 1.0, 0.3333)
+        """
+        armour = self.target.armour_value(self.options)
+        plain = self.pool()
+        steps = {}
+
+        def step(crit: bool) -> tuple[float, float, float, float, float]:
+            if crit not in steps:
+                pool = over_the_top(plain, self.damage) if crit else plain
+                steps[crit] = _damage_step(pool, self.layers(), armour, self.damage.fire)
+            s = steps[crit]
+            return (0.0, s.less + s.critical_failure, s.equal, s.greater, s.damaged)
+
+        action = self.action_roll()
+        missed = (1.0, 0.0, 0.0, 0.0, 0.0)
+        if action is None:
+            rows = (step(False),)
+        else:
+            rows = tuple(
+                missed if r in ("fumble", "miss") else step(r == "critical") for r in action.faces()
+            )
+        bound = max((s.bound for s in steps.values()), default=0.0)
+        return FaceOutcomes(rows, bound)
+
     # roll -----------------------------------------------------------------------------
 
     def roll(self, rng: random.Random, *, target_index: int | None = None) -> AttackRoll:
@@ -337,7 +387,7 @@ class Attack:
         action = self.action_roll()
         crit = False
         if action is not None:
-            natural = action.roll(rng, log)
+            natural = action.roll(rng, log, target=target_index)
             result = action.result(natural)
             if result in ("fumble", "miss"):
                 return AttackRoll(tuple(log), "miss", hit=False)
