@@ -339,6 +339,7 @@ class Burst:
     target: Target = field(default_factory=Target)
     situation: Situation = NO_SITUATION
     options: BrikWarsOptions = DEFAULT_OPTIONS
+    _shots: list[tuple[Shot, ...]] = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.count, int) or self.count < 1:
@@ -347,14 +348,7 @@ class Burst:
 
     def shots(self) -> tuple[Shot, ...]:
         """The ``count`` shots at -``count`` each."""
-        attack = Attack(
-            self.damage,
-            self.target,
-            self.action.with_modifier(-self.count),
-            self.situation,
-            options=self.options,
-        )
-        return tuple(Shot(attack, 0, self.count) for _ in range(self.count))
+        return _burst_shots(self)
 
     def odds(self) -> VolleyOdds:
         """Exact odds: the target's results and the gun's jam."""
@@ -363,3 +357,18 @@ class Burst:
     def roll(self, rng: random.Random) -> VolleyRoll:
         """One resolution, every die logged; shots after a jam are lost."""
         return roll_volley(self.shots(), rng)
+
+
+def _burst_shots(burst: Burst) -> tuple[Shot, ...]:
+    """A Burst's shots, built once per Burst (rolls repeat them many times)."""
+    if burst._shots:
+        return burst._shots[0]
+    attack = Attack(
+        burst.damage,
+        burst.target,
+        burst.action.with_modifier(-burst.count),
+        burst.situation,
+        options=burst.options,
+    )
+    burst._shots.append(tuple(Shot(attack, 0, burst.count) for _ in range(burst.count)))
+    return burst._shots[0]

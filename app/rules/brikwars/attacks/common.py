@@ -10,7 +10,7 @@ import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from app.rules.brikwars.catalogue import DamageExpr
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
@@ -101,12 +101,12 @@ class ActionRoll:
 # --------------------------------------------------------------------------- dice log
 
 
-@dataclass(frozen=True, slots=True)
-class LoggedDie:
+class LoggedDie(NamedTuple):
     """One die rolled during a resolution: what it was for, its natural face and its value.
 
     ``value`` is the face after per-die modifiers (a damage die), or the modified total (an
     Action roll); ``bonus`` marks Bonus dice; ``target`` indexes the target (area attacks).
+    (A named tuple: Monte Carlo checks create millions, and it is immutable and cheap.)
     """
 
     purpose: str

@@ -18,6 +18,7 @@ from app.rules.brikwars.attacks.common import (
     Target,
     damage_pool,
     log_pool,
+    roll_logged,
 )
 from app.rules.brikwars.catalogue import DamageExpr
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
@@ -131,6 +132,7 @@ class Explosion:
     _cache: dict[int, tuple[JointDistribution, ...]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    _memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.pool().dice_count > MAX_DICE:
@@ -268,7 +270,7 @@ class Explosion:
         ([3, 10, 2, 5], ((20, 4), (8, 2), (3, 1)))
         """
         log: list[LoggedDie] = []
-        pool = self.pool()
+        pool = _explosion_pool(self)
         boom = roll_explosion(pool, rng, ties=self.ties)
         base_count = pool.dice_count - (1 if self.over_the_top else 0)
         log_pool(boom.roll, "explosion", log, extra_from=base_count if self.over_the_top else None)
@@ -292,8 +294,7 @@ class Explosion:
         k = obj.ring
         if not 0 <= k < len(roll.group_values):
             raise InvalidInput("ring", f"needs a ring from 0 to {len(roll.group_values) - 1}")
-        modifier = obj.target.size_modifier
-        layers = self._layers(obj.target, k)
+        modifier, layers, armour_value = _object_facts(self, obj.target, k)
         order = roll.highest_groups(len(roll.group_values), ties=self.ties)
         kept = list(order[k:])
         dice_left = sum(roll.group_dice[g] for g in kept)
@@ -306,7 +307,10 @@ class Explosion:
             log.append(LoggedDie("POP", POP_SIDES, pop, pop, False, index))
             knock = 0 if cf else max(0, damage - pop)
             return ObjectResult(k, 0, None, "no_effect", knock, False)
-        armour = obj.target.roll_armour(rng, log, self.options, index)
+        if isinstance(armour_value, int):
+            armour = armour_value
+        else:
+            armour = roll_logged(armour_value, rng, "armour", log, target=index).total
         outcome: Outcome
         if cf or damage < armour:
             outcome = "no_effect"
@@ -323,6 +327,27 @@ class Explosion:
             dice_left if moved else 0,
             self.damage.fire and not cf and damage >= 1,
         )
+
+
+def _explosion_pool(explosion: Explosion) -> Pool:
+    """The explosion's pool, built once per Explosion (rolls repeat)."""
+    key = ("pool",)
+    if key not in explosion._memo:
+        explosion._memo[key] = explosion.pool()
+    return explosion._memo[key]  # type: ignore[return-value]
+
+
+def _object_facts(explosion: Explosion, target: Target, ring: int) -> tuple[int, int, int | Pool]:
+    """An object's damage modifier, Deflection layers and Armour (once per object)."""
+    key = (id(target), ring)
+    if key not in explosion._memo:
+        explosion._memo[key] = (
+            target,  # kept alive so its id stays its own
+            target.size_modifier,
+            explosion._layers(target, ring),
+            target.armour_value(explosion.options),
+        )
+    return explosion._memo[key][1:]  # type: ignore[return-value,index]
 
 
 def explosion_total(damage: DamageExpr, options: BrikWarsOptions = DEFAULT_OPTIONS) -> float:

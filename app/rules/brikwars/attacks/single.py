@@ -229,6 +229,9 @@ class Attack:
     parry: Parry | None = None
     charge_die: int | None = None
     options: BrikWarsOptions = DEFAULT_OPTIONS
+    _memo: list[_Prepared] = field(default_factory=list, compare=False, repr=False)
+    """What ``roll`` needs, computed on the first roll (rolls repeat; a memo on the instance
+    is cheaper than hashing the nested dataclasses for a cache)."""
 
     def __post_init__(self) -> None:
         if self.damage.explosion:
@@ -384,7 +387,8 @@ class Attack:
     def _roll_into(
         self, rng: random.Random, log: list[LoggedDie], target_index: int | None
     ) -> AttackRoll:
-        action = self.action_roll()
+        prep = _prepared(self)
+        action = prep.action
         crit = False
         if action is not None:
             natural = action.roll(rng, log, target=target_index)
@@ -404,8 +408,8 @@ class Attack:
                     return AttackRoll(
                         tuple(log), "no_effect", hit=True, over_the_top=crit, parried=True
                     )
-        plain = self.pool()
-        pool = over_the_top(plain, self.damage) if crit else plain
+        plain = prep.plain
+        pool = prep.over_the_top if crit else plain
         damage_roll = roll_logged(
             pool,
             rng,
@@ -414,8 +418,12 @@ class Attack:
             target=target_index,
             extra_from=plain.dice_count if crit else None,
         )
-        total = damage_roll.deflected_total(self.layers(shield))
-        armour = self.target.roll_armour(rng, log, self.options, target_index)
+        layers = prep.shield_layers if shield else prep.layers
+        total = damage_roll.deflected_total(layers) if layers else damage_roll.total
+        if isinstance(prep.armour, int):
+            armour = prep.armour
+        else:
+            armour = roll_logged(prep.armour, rng, "armour", log, target=target_index).total
         critical_failure = damage_roll.critical_failure
         on_fire = self.damage.fire and not critical_failure and total >= 1
         outcome: Outcome
@@ -438,6 +446,35 @@ class Attack:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """What a roll needs, computed once per attack (rolls are repeated many times)."""
+
+    action: ActionRoll | None
+    plain: Pool
+    over_the_top: Pool
+    layers: int
+    shield_layers: int
+    armour: int | Pool
+
+
+def _prepared(attack: Attack) -> _Prepared:
+    if attack._memo:
+        return attack._memo[0]
+    plain = attack.pool()
+    shield = attack.parry.shield_layers if attack.parry is not None else 0
+    prep = _Prepared(
+        attack.action_roll(),
+        plain,
+        over_the_top(plain, attack.damage),
+        attack.layers(),
+        attack.layers(shield),
+        attack.target.armour_value(attack.options),
+    )
+    attack._memo.append(prep)
+    return prep
+
+
 # --------------------------------------------------------------------------- combined
 
 
@@ -457,6 +494,9 @@ class CombinedAttack:
     """
 
     attacks: tuple[Attack, ...]
+    _pools: dict[tuple[int, ...], tuple[Pool, int]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if not self.attacks:
@@ -537,23 +577,30 @@ class CombinedAttack:
         """One resolution: each attacker's Action die in turn, then every hitting attacker's
         damage dice in the same order, then one Armour roll."""
         log: list[LoggedDie] = []
-        hits: list[tuple[Attack, bool]] = []
+        pattern = []
         for i, a in enumerate(self.attacks):
-            action = a.action_roll()
+            action = _prepared(a).action
             if action is None:
-                hits.append((a, False))
+                pattern.append(1)
                 continue
             result = action.result(action.roll(rng, log, f"action (attacker {i + 1})"))
-            if result in ("hit", "critical"):
-                hits.append((a, result == "critical"))
-        if not hits:
+            pattern.append(0 if result in ("fumble", "miss") else 2 if result == "critical" else 1)
+        if not any(pattern):
             return AttackRoll(tuple(log), "miss", hit=False)
-        any_crit = any(c for _, c in hits)
-        pool = self._pool(hits)
+        key = tuple(pattern)
+        if key not in self._pools:
+            hits = [(a, s == 2) for a, s in zip(self.attacks, pattern, strict=True) if s]
+            self._pools[key] = (self._pool(hits), self._layers(hits))
+        pool, layers = self._pools[key]
+        hits = [(a, s == 2) for a, s in zip(self.attacks, pattern, strict=True) if s]
+        any_crit = 2 in pattern
         damage_roll = roll_logged(pool, rng, "damage", log)
-        total = damage_roll.deflected_total(self._layers(hits))
-        options = self.attacks[0].options
-        armour = self.target.roll_armour(rng, log, options)
+        total = damage_roll.deflected_total(layers)
+        armour_value = _prepared(self.attacks[0]).armour
+        if isinstance(armour_value, int):
+            armour = armour_value
+        else:
+            armour = roll_logged(armour_value, rng, "armour", log).total
         cf = damage_roll.critical_failure
         outcome: Outcome
         if cf or total < armour:
