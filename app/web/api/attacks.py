@@ -7,16 +7,33 @@ models fix the shape (unknown keys refused) and the hard limits (dice counts, di
 from __future__ import annotations
 
 import random
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from starlette.concurrency import run_in_threadpool
 
 from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
 from app.rules.errors import InvalidInput
 
 router = APIRouter(tags=["attacks"])
+T = TypeVar("T")
+INLINE_DICE = 12
+"""Requests with at most this many damage and Armour dice (and little Deflection) are computed
+on the event loop: they take well under a millisecond, less than a thread hand-off costs
+(measured: 0.52 vs 0.29 of a hello-world endpoint's requests per second). Heavier ones run in
+the threadpool, so a 1-2 s calculation never blocks other requests."""
+
+
+async def _compute(fn: Callable[[], T], cheap: bool) -> T:
+    return fn() if cheap else await run_in_threadpool(fn)
+
+
+def _cheap(dice: int, armour_dice: int, deflection: int) -> bool:
+    return dice <= INLINE_DICE and armour_dice <= INLINE_DICE and deflection <= 3
+
 
 DieSides = Literal[4, 6, 8, 10, 12, 20]
 ActionDie = Literal[4, 6, 8, 10, 12]
@@ -154,9 +171,11 @@ def _attack(body: OddsIn) -> atk.Attack:
 
 
 @router.post("/brikwars/odds")
-def odds(body: OddsIn) -> OddsOut:
+async def odds(body: OddsIn) -> OddsOut:
     """Exact odds of one attack: miss, no effect, Something Bad, destroyed (sum 1)."""
-    result = _attack(body).odds()
+    attack = _attack(body)
+    cheap = _cheap(body.damage.dice, body.armor.dice or 0, body.deflection)
+    result = await _compute(attack.odds, cheap)
     return OddsOut(
         miss=result.miss,
         no_effect=result.no_effect,
@@ -171,7 +190,7 @@ def odds(body: OddsIn) -> OddsOut:
 
 
 @router.post("/brikwars/roll")
-def roll(body: RollIn) -> RollOut:
+async def roll(body: RollIn) -> RollOut:
     """One seeded resolution with its dice log: the same seed gives the same dice."""
     # a seeded, replayable game roll, not a secret: the stdlib generator is the point
     result = _attack(body).roll(random.Random(body.seed))  # noqa: S311
@@ -194,7 +213,7 @@ def roll(body: RollIn) -> RollOut:
 
 
 @router.post("/brikwars/explosion-odds")
-def explosion_odds(body: ExplosionIn) -> ExplosionOut:
+async def explosion_odds(body: ExplosionIn) -> ExplosionOut:
     """Every 2" ring of an explosion against one object: outcomes and KnockBack."""
     options = bw.BrikWarsOptions.from_dict(body.options)
     armour = body.armor.to_engine()
@@ -203,7 +222,9 @@ def explosion_odds(body: ExplosionIn) -> ExplosionOut:
         kind="object",
     )
     damage = bw.DamageExpr(body.dice, body.sides, explosion=True)
-    result = atk.Explosion(damage, body.damage_modifier, options=options).odds(target)
+    explosion = atk.Explosion(damage, body.damage_modifier, options=options)
+    cheap = _cheap(body.dice, armour.dice, body.deflection) and body.dice <= 3
+    result = await _compute(lambda: explosion.odds(target), cheap)
     return ExplosionOut(
         rings=[
             RingOut(
