@@ -37,6 +37,7 @@ from app.rules.brikwars.attacks.explosion import (
     ObjectResult,
     RingOdds,
 )
+from app.rules.brikwars.attacks.melee import Collision, CollisionOdds, CollisionRoll
 from app.rules.brikwars.attacks.single import (
     Attack,
     AttackOdds,
@@ -57,6 +58,9 @@ __all__ = [
     "AttackOdds",
     "AttackRoll",
     "Burst",
+    "Collision",
+    "CollisionOdds",
+    "CollisionRoll",
     "CombinedAttack",
     "Explosion",
     "ExplosionObject",
