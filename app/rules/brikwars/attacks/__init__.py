@@ -17,6 +17,14 @@ from app.rules.brikwars.attacks.area import (
     roll_volley,
     volley_odds,
 )
+from app.rules.brikwars.attacks.build import (
+    action_die_of,
+    arc_fire_of,
+    attack_of,
+    burst_of,
+    explosion_of,
+    target_of,
+)
 from app.rules.brikwars.attacks.common import (
     ACTION_DICE,
     OUTCOMES,
@@ -79,10 +87,16 @@ __all__ = [
     "TargetOdds",
     "VolleyOdds",
     "VolleyRoll",
+    "action_die_of",
+    "arc_fire_of",
+    "attack_of",
+    "burst_of",
     "damage_pool",
+    "explosion_of",
     "inches_out_of_range",
     "over_the_top",
     "parry_modifier",
     "roll_volley",
+    "target_of",
     "volley_odds",
 ]
