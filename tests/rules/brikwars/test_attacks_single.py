@@ -108,6 +108,7 @@ def test_deflection_removes_the_highest_die_with_its_bonus_dice() -> None:
 
 def test_chapter5_modifiers() -> None:
     assert inches_out_of_range(10, 8) == 2
+    assert inches_out_of_range(Fraction(17, 2), 8) == 1  # ruling A1: a started inch counts
     assert inches_out_of_range(10, 8, height=3) == 0
     assert inches_out_of_range(20, 8, height=9) == 7  # Height Advantage at most +5"
     s = Situation(out_of_range=1, firing_blind=True, outnumbered=True, gunnery_support=2)
