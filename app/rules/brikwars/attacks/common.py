@@ -126,13 +126,18 @@ def log_pool(
     extra_from: int | None = None,
 ) -> None:
     """Append a pool's dice to ``log``; groups from ``extra_from`` on are labelled Over the Top."""
-    for die in roll.dice:
-        label = purpose
-        if extra_from is not None and die.group >= extra_from:
-            label = f"{purpose} (Over the Top)"
-        if die.bonus:
-            label += " (Bonus)"
-        log.append(LoggedDie(label, die.sides, die.natural, die.value, die.bonus, target))
+    labels = _LABELS.get(purpose)
+    if labels is None:
+        ott = f"{purpose} (Over the Top)"
+        labels = _LABELS[purpose] = (purpose, f"{purpose} (Bonus)", ott, f"{ott} (Bonus)")
+    cut = len(roll.group_values) if extra_from is None else extra_from
+    new, append = tuple.__new__, log.append  # LoggedDie(...) without its Python-level __new__
+    for group, sides, natural, value, bonus in roll.dice:
+        label = labels[(2 if group >= cut else 0) + bonus]
+        append(new(LoggedDie, (label, sides, natural, value, bonus, target)))
+
+
+_LABELS: dict[str, tuple[str, str, str, str]] = {}
 
 
 def roll_logged(

@@ -388,13 +388,14 @@ class Attack:
         self, rng: random.Random, log: list[LoggedDie], target_index: int | None
     ) -> AttackRoll:
         prep = _prepared(self)
+        start = len(log)  # this attack's dice only (a volley shares one log)
         action = prep.action
         crit = False
         if action is not None:
             natural = action.roll(rng, log, target=target_index)
             result = action.result(natural)
             if result in ("fumble", "miss"):
-                return AttackRoll(tuple(log), "miss", hit=False)
+                return AttackRoll(tuple(log[start:]), "miss", hit=False)
             crit = result == "critical"
         shield, disarmed = 0, False
         if self.parry is not None:
@@ -406,7 +407,7 @@ class Attack:
                     shield = self.parry.shield_layers
                 else:
                     return AttackRoll(
-                        tuple(log), "no_effect", hit=True, over_the_top=crit, parried=True
+                        tuple(log[start:]), "no_effect", hit=True, over_the_top=crit, parried=True
                     )
         plain = prep.plain
         pool = prep.over_the_top if crit else plain
@@ -434,7 +435,7 @@ class Attack:
         else:
             outcome = "size_damage" if self.target.takes_size_damage else "destroyed"
         return AttackRoll(
-            tuple(log),
+            tuple(log[start:]),
             outcome,
             hit=True,
             over_the_top=crit,
