@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.concurrency import run_in_threadpool
 
@@ -170,13 +171,16 @@ def _attack(body: OddsIn) -> atk.Attack:
         raise
 
 
-@router.post("/brikwars/odds")
-async def odds(body: OddsIn) -> OddsOut:
+@router.post("/brikwars/odds", response_model=OddsOut)
+async def odds(body: OddsIn) -> Response:
     """Exact odds of one attack: miss, no effect, Something Bad, destroyed (sum 1)."""
     attack = _attack(body)
     cheap = _cheap(body.damage.dice, body.armor.dice or 0, body.deflection)
     result = await _compute(attack.odds, cheap)
-    return OddsOut(
+    # The engine's own floats and ints need no second validation of ~100 pairs per request:
+    # construct the model and let pydantic's serializer write the JSON (measured faster than
+    # validating, and than the stdlib json module).
+    out = OddsOut.model_construct(
         miss=result.miss,
         no_effect=result.no_effect,
         something_bad=result.something_bad,
@@ -187,6 +191,7 @@ async def odds(body: OddsIn) -> OddsOut:
         over_the_top=result.over_the_top,
         on_fire=result.on_fire,
     )
+    return Response(out.model_dump_json(), media_type="application/json")
 
 
 @router.post("/brikwars/roll")

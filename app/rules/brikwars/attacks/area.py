@@ -148,6 +148,7 @@ def volley_odds(shots: tuple[Shot, ...], n_targets: int) -> VolleyOdds:
     target, the event being followed; each event is run separately (they are few).
     """
     tables = [_face_arrays(s) for s in shots]
+    # every shot counts: the distance between products is at most the sum of the factors'
     bound = sum(s.attack.face_outcomes().truncation_bound for s in shots)
 
     def prob_all(ok: list[np.ndarray | None]) -> float:

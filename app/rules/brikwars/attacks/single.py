@@ -159,7 +159,8 @@ def _mix(parts: list[tuple[float, TotalDistribution]]) -> tuple[tuple[int, float
         return ()
     for w, d in parts:
         out[: len(d.pmf)] += (w / weight) * d.pmf
-    return tuple((int(v), float(p)) for v, p in enumerate(out) if p > 0)
+    values = np.flatnonzero(out > 0)
+    return tuple(zip(values.tolist(), out[values].tolist(), strict=True))
 
 
 # --------------------------------------------------------------------------- parry
@@ -230,6 +231,7 @@ class Attack:
     charge_die: int | None = None
     options: BrikWarsOptions = DEFAULT_OPTIONS
     _memo: list[_Prepared] = field(default_factory=list, compare=False, repr=False)
+    _faces: list[FaceOutcomes] = field(default_factory=list, compare=False, repr=False)
     """What ``roll`` needs, computed on the first roll (rolls repeat; a memo on the instance
     is cheaper than hashing the nested dataclasses for a cache)."""
 
@@ -344,6 +346,8 @@ class Attack:
         >>> f.rows[0][0], f.rows[2][0], round(f.rows[3][3], 4)
         (1.0, 1.0, 0.3333)
         """
+        if self._faces:  # the shots of one target share their Attack: computed once
+            return self._faces[0]
         armour = self.target.armour_value(self.options)
         plain = self.pool()
         steps = {}
@@ -364,7 +368,8 @@ class Attack:
                 missed if r in ("fumble", "miss") else step(r == "critical") for r in action.faces()
             )
         bound = max((s.bound for s in steps.values()), default=0.0)
-        return FaceOutcomes(rows, bound)
+        self._faces.append(FaceOutcomes(rows, bound))
+        return self._faces[0]
 
     # roll -----------------------------------------------------------------------------
 
