@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from app.rules.brikwars import Armour, explosive_variant
-from app.rules.brikwars.attacks import Explosion, ExplosionObject, Target
+from app.rules.brikwars.attacks import (
+    ActionRoll,
+    Explosion,
+    ExplosionObject,
+    ExplosiveShot,
+    Target,
+)
 from app.rules.brikwars.catalogue import DamageExpr
 from app.rules.errors import InvalidInput, TooMuchWork
 from tests.rules.brikwars.attack_support import Forced, G, armour_table, pool_outcomes
@@ -146,3 +152,32 @@ def test_incendiary_sets_on_fire_and_over_the_top_adds_a_d10() -> None:
 def test_explosion_limits() -> None:
     with pytest.raises(TooMuchWork):
         Explosion(DamageExpr(13, 10, explosion=True)).odds(Target(Armour(fixed=4, deflection=1)))
+
+
+def test_explosive_shot_action_roll_over_the_top_and_miss_distance() -> None:
+    grenade = ExplosiveShot(ActionRoll(6, 3), Explosion(DamageExpr(1, 10, explosion=True)))
+    odds = grenade.odds(Target.minifig())
+    assert (odds.hit, odds.over_the_top, odds.miss) == pytest.approx((4 / 6, 1 / 6, 2 / 6))
+    assert dict(odds.missed_by) == pytest.approx({2: 1 / 6, 1: 1 / 6})
+    plain, _ = oracle_rings([G(10)], 0, {4: 1.0}, 3)
+    ott, _ = oracle_rings([G(10), G(10)], 0, {4: 1.0}, 3)
+    want = (3 / 6 * plain[0]["greater"] + 1 / 6 * ott[0]["greater"]) / (4 / 6)
+    assert odds.ring.destroyed == pytest.approx(want, abs=2e-3)
+    assert odds.dud_option == pytest.approx(1 / 6 + 3 / 6 * 0.1 + 1 / 6 * 0.01)
+    r = grenade.roll(Forced([6, 4, 3]), (ExplosionObject(Target.minifig(), 0),))
+    assert r.over_the_top and r.explosion is not None and r.explosion.rings[0] == (7, 2)
+    assert [d.purpose for d in r.dice] == ["action", "explosion", "explosion (Over the Top)"]
+    miss = grenade.roll(Forced([2]))
+    assert not miss.hit and miss.missed_by == 1 and miss.explosion is None
+
+
+def test_saved_thrown_explosive() -> None:
+    from app.rules.brikwars import UnitSpec, WeaponSpec
+    from app.rules.brikwars.attacks import explosive_shot_of
+
+    shot = explosive_shot_of(
+        UnitSpec(name="T", kind="minifig"), WeaponSpec("thrown_explosive"), distance=4
+    )
+    # 1" Out of Range: -1 Action, but the Explosion's Damage is not reduced (chapter 5).
+    assert shot.action == ActionRoll(6, 1, -1)
+    assert shot.explosion.pool().dice[0].per_die == 0

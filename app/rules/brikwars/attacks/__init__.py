@@ -23,6 +23,7 @@ from app.rules.brikwars.attacks.build import (
     attack_of,
     burst_of,
     explosion_of,
+    explosive_shot_of,
     target_of,
 )
 from app.rules.brikwars.attacks.common import (
@@ -42,6 +43,9 @@ from app.rules.brikwars.attacks.explosion import (
     ExplosionObject,
     ExplosionOdds,
     ExplosionRollResult,
+    ExplosiveShot,
+    ExplosiveShotOdds,
+    ExplosiveShotRoll,
     ObjectResult,
     RingOdds,
 )
@@ -74,6 +78,9 @@ __all__ = [
     "ExplosionObject",
     "ExplosionOdds",
     "ExplosionRollResult",
+    "ExplosiveShot",
+    "ExplosiveShotOdds",
+    "ExplosiveShotRoll",
     "FaceOutcomes",
     "LoggedDie",
     "ObjectResult",
@@ -93,6 +100,7 @@ __all__ = [
     "burst_of",
     "damage_pool",
     "explosion_of",
+    "explosive_shot_of",
     "inches_out_of_range",
     "over_the_top",
     "parry_modifier",

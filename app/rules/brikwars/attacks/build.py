@@ -18,7 +18,7 @@ from app.rules.brikwars.attacks.common import (
     Target,
     inches_out_of_range,
 )
-from app.rules.brikwars.attacks.explosion import Explosion
+from app.rules.brikwars.attacks.explosion import Explosion, ExplosiveShot
 from app.rules.brikwars.attacks.single import Attack
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.brikwars.units import UnitSpec, WeaponSpec, weapon_stats_of
@@ -188,3 +188,38 @@ def burst_of(
     stats = weapon_stats_of(weapon, die, options)
     assert stats.damage is not None and stats.use is not None
     return Burst(ActionRoll(die, stats.use), stats.damage, shots, target, situation, options)
+
+
+def explosive_shot_of(
+    attacker: UnitSpec,
+    weapon: WeaponSpec,
+    *,
+    distance: Fraction | int | None = None,
+    height: Fraction | int = 0,
+    situation: Situation = NO_SITUATION,
+    gunner: bool = False,
+    options: BrikWarsOptions = DEFAULT_OPTIONS,
+) -> ExplosiveShot:
+    """A saved Explosive thrown, or fired from a Rocket, Cannon or Launcher: the Action roll
+    (Out of Range lowers it, never the Explosion's Damage), then the Explosion.
+
+    >>> from app.rules.brikwars.units import UnitSpec, WeaponSpec
+    >>> grenade = explosive_shot_of(UnitSpec(name="T", kind="minifig"),
+    ...                             WeaponSpec("thrown_explosive"), distance=5)
+    >>> grenade.action
+    ActionRoll(die=6, use=1, modifier=-2)
+    """
+    die = action_die_of(attacker, gunner=gunner)
+    stats = weapon_stats_of(weapon, die, options)
+    if stats.use is None:
+        raise InvalidInput("weapon", f"{weapon.entry.name} is fired from a launcher")
+    out = situation.out_of_range
+    if distance is not None and stats.range_inches is not None:
+        out += inches_out_of_range(distance, stats.range_inches, height)
+    total = Situation(
+        out_of_range=out,
+        firing_blind=situation.firing_blind,
+        gunnery_support=situation.gunnery_support,
+        action_modifier=situation.action_modifier,
+    ).action_total
+    return ExplosiveShot(ActionRoll(die, stats.use, total), explosion_of(weapon, options=options))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.rules.brikwars.attacks.common import (
+    ActionRoll,
     LoggedDie,
     Outcome,
     Target,
@@ -353,3 +354,126 @@ def _object_facts(explosion: Explosion, target: Target, ring: int) -> tuple[int,
 def explosion_total(damage: DamageExpr, options: BrikWarsOptions = DEFAULT_OPTIONS) -> float:
     """Mean ring-0 damage of an explosion (a quick figure for pages)."""
     return total_distribution(damage_pool(damage, options=options)).mean()
+
+
+# --------------------------------------------------------------------------- fired explosives
+
+
+@dataclass(frozen=True, slots=True)
+class ExplosiveShotOdds:
+    """A thrown, dropped or fired Explosive aimed at a point: P(hit), P(Critical Success: one
+    more d10), the ring's odds for an object given a hit, and the miss distance.
+
+    ``ring`` mixes the plain and Over-the-Top explosions by their chances given a hit.
+    ``missed_by``: (inches, probability) of a miss (the defender picks where within that
+    distance it lands, chapter 5.3; a natural 1 counts by its total too). ``dud_option``:
+    P(the Action roll or the Damage Roll is a Critical Failure: the defender may declare a
+    Dud).
+    """
+
+    hit: float
+    over_the_top: float
+    miss: float
+    missed_by: tuple[tuple[int, float], ...]
+    ring: RingOdds
+    dud_option: float
+
+
+@dataclass(frozen=True, slots=True)
+class ExplosiveShotRoll:
+    """A rolled Explosive shot: the Action die, then (on a hit) the explosion."""
+
+    dice: tuple[LoggedDie, ...]
+    hit: bool
+    over_the_top: bool
+    missed_by: int
+    explosion: ExplosionRollResult | None
+
+
+def _mix_rings(a: RingOdds, wa: float, b: RingOdds, wb: float) -> RingOdds:
+    total = wa + wb
+
+    def mix(x: float, y: float) -> float:
+        return (wa * x + wb * y) / total
+
+    def pairs(x: tuple[tuple[int, float], ...], y: tuple[tuple[int, float], ...]) -> tuple:
+        out: dict[int, float] = {}
+        for inches, p in x:
+            out[inches] = out.get(inches, 0.0) + wa * p / total
+        for inches, p in y:
+            out[inches] = out.get(inches, 0.0) + wb * p / total
+        return tuple(sorted(out.items()))
+
+    return RingOdds(
+        ring=a.ring,
+        from_inches=a.from_inches,
+        to_inches=a.to_inches,
+        destroyed=mix(a.destroyed, b.destroyed),
+        size_damage=mix(a.size_damage, b.size_damage),
+        something_bad=mix(a.something_bad, b.something_bad),
+        no_effect=mix(a.no_effect, b.no_effect),
+        critical_failure=mix(a.critical_failure, b.critical_failure),
+        knockback=pairs(a.knockback, b.knockback),
+        knockback_if_destroyed=pairs(a.knockback_if_destroyed, b.knockback_if_destroyed),
+        on_fire=mix(a.on_fire, b.on_fire),
+        truncation_bound=max(a.truncation_bound, b.truncation_bound),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExplosiveShot:
+    """An Explosive thrown, dropped, fired as a Rocket, from a Cannon or from a Launcher (each
+    launched round rolls its own Action roll): the Action roll, then the Explosion at the aimed
+    point on a hit, with one more d10 on a Critical Success.
+
+    >>> from app.rules.brikwars.attacks.common import ActionRoll
+    >>> shot = ExplosiveShot(ActionRoll(6, 1), Explosion(DamageExpr(1, 10, explosion=True)))
+    >>> o = shot.odds(Target.minifig())
+    >>> round(o.hit, 4), round(o.over_the_top, 4), o.ring.ring
+    (0.8333, 0.1667, 0)
+    """
+
+    action: ActionRoll
+    explosion: Explosion
+
+    def _over_the_top(self) -> Explosion:
+        e = self.explosion
+        return Explosion(e.damage, e.damage_modifier, True, e.options, e.ties)
+
+    def odds(self, target: Target, ring: int = 0) -> ExplosiveShotOdds:
+        """Odds for an object in ``ring`` of the aimed point (ring 0: at the point)."""
+        miss, hit, crit = self.action.probabilities()
+        plain = self.explosion.ring_odds(target, ring) if hit > 0 else None
+        ott = self._over_the_top().ring_odds(target, ring)
+        mixed = ott if plain is None else _mix_rings(plain, hit, ott, crit)
+        missed: dict[int, float] = {}
+        for natural in range(1, self.action.die + 1):
+            if self.action.result(natural) in ("miss", "fumble"):
+                by = max(0, self.action.use - (natural + self.action.modifier))
+                missed[by] = missed.get(by, 0.0) + 1.0 / self.action.die
+        dud = 1.0 / self.action.die + (hit + crit) * mixed.critical_failure
+        return ExplosiveShotOdds(
+            hit=hit + crit,
+            over_the_top=crit,
+            miss=miss,
+            missed_by=tuple(sorted(missed.items())),
+            ring=mixed,
+            dud_option=dud,
+        )
+
+    def roll(
+        self, rng: random.Random, objects: tuple[ExplosionObject, ...] = ()
+    ) -> ExplosiveShotRoll:
+        """The Action die; on a hit the explosion with ``objects`` around the aimed point. On a
+        miss nothing explodes here: the defender places the shot within ``missed_by`` inches
+        (then roll ``explosion.roll`` there)."""
+        log: list[LoggedDie] = []
+        natural = self.action.roll(rng, log)
+        result = self.action.result(natural)
+        if result in ("miss", "fumble"):
+            by = max(0, self.action.use - (natural + self.action.modifier))
+            return ExplosiveShotRoll(tuple(log), False, False, by, None)
+        crit = result == "critical"
+        explosion = self._over_the_top() if crit else self.explosion
+        boom = explosion.roll(rng, objects)
+        return ExplosiveShotRoll(tuple(log) + boom.dice, True, crit, 0, boom)
