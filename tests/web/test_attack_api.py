@@ -51,6 +51,14 @@ def test_explosion_odds_rings(client: TestClient) -> None:
     assert rings[0]["destroyed"] > rings[1]["destroyed"] > rings[2]["destroyed"]
 
 
+def test_explosion_variants_and_over_the_top(client: TestClient) -> None:
+    body = {"dice": 2, "variant": "incendiary", "armor": {"fixed": 4}, "over_the_top": True}
+    rings = client.post("/api/v1/brikwars/explosion-odds", json=body).json()["rings"]
+    assert len(rings) == 3 and rings[0]["on_fire"] > 0.99
+    bad = client.post("/api/v1/brikwars/explosion-odds", json={**body, "variant": "nuclear"})
+    assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "variant"
+
+
 def test_roll_is_replayable_from_its_seed(client: TestClient) -> None:
     body = {**BODY, "armor": {"dice": 2, "sides": 6}, "seed": 12345}
     first = client.post("/api/v1/brikwars/roll", json=body).json()

@@ -94,8 +94,12 @@ class RollIn(OddsIn):
 
 
 class ExplosionIn(_In):
-    dice: DiceCount
+    dice: DiceCount = Field(description="d10s, or the Explosive Size in bricks with a variant")
     sides: DieSides = 10
+    variant: str | None = Field(
+        None, description="incendiary, armor_piercing, concussion or phased (replaces sides)"
+    )
+    over_the_top: bool = False
     damage_modifier: Modifier = 0
     armor: ArmourIn
     deflection: Annotated[int, Field(ge=0, le=100)] = 0
@@ -144,6 +148,7 @@ class RingOut(BaseModel):
     critical_failure: float
     knockback: list[tuple[int, float]]
     knockback_if_destroyed: list[tuple[int, float]]
+    on_fire: float
 
 
 class ExplosionOut(BaseModel):
@@ -226,8 +231,11 @@ async def explosion_odds(body: ExplosionIn) -> ExplosionOut:
         armour=bw.Armour(armour.dice, armour.sides, armour.fixed, body.deflection),
         kind="object",
     )
-    damage = bw.DamageExpr(body.dice, body.sides, explosion=True)
-    explosion = atk.Explosion(damage, body.damage_modifier, options=options)
+    if body.variant is None:
+        damage = bw.DamageExpr(body.dice, body.sides, explosion=True)
+    else:
+        damage = bw.explosive_variant(body.variant).damage(body.dice)
+    explosion = atk.Explosion(damage, body.damage_modifier, body.over_the_top, options)
     cheap = _cheap(body.dice, armour.dice, body.deflection) and body.dice <= 3
     result = await _compute(lambda: explosion.odds(target), cheap)
     return ExplosionOut(
@@ -242,6 +250,7 @@ async def explosion_odds(body: ExplosionIn) -> ExplosionOut:
                 critical_failure=r.critical_failure,
                 knockback=list(r.knockback),
                 knockback_if_destroyed=list(r.knockback_if_destroyed),
+                on_fire=r.on_fire,
             )
             for r in result.rings
         ],

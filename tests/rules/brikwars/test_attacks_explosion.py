@@ -159,6 +159,8 @@ def test_explosive_shot_action_roll_over_the_top_and_miss_distance() -> None:
     odds = grenade.odds(Target.minifig())
     assert (odds.hit, odds.over_the_top, odds.miss) == pytest.approx((4 / 6, 1 / 6, 2 / 6))
     assert dict(odds.missed_by) == pytest.approx({2: 1 / 6, 1: 1 / 6})
+    lucky = ExplosiveShot(ActionRoll(6, 1, 5), grenade.explosion).odds(Target.minifig())
+    assert dict(lucky.missed_by) == pytest.approx({1: 1 / 6})  # a fumble misses by 1" at least
     plain, _ = oracle_rings([G(10)], 0, {4: 1.0}, 3)
     ott, _ = oracle_rings([G(10), G(10)], 0, {4: 1.0}, 3)
     want = (3 / 6 * plain[0]["greater"] + 1 / 6 * ott[0]["greater"]) / (4 / 6)

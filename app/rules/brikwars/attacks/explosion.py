@@ -276,15 +276,17 @@ class Explosion:
         base_count = pool.dice_count - (1 if self.over_the_top else 0)
         log_pool(boom.roll, "explosion", log, extra_from=base_count if self.over_the_top else None)
         cf = boom.roll.critical_failure
+        order = boom.roll.highest_groups(len(boom.roll.group_values), ties=self.ties)
         results = []
         for i, obj in enumerate(objects):
-            results.append(self._object(boom, obj, i, rng, log, cf))
+            results.append(self._object(boom, order, obj, i, rng, log, cf))
         rings = tuple((r.total, r.dice) for r in boom.rings)
         return ExplosionRollResult(tuple(log), rings, cf, tuple(results))
 
     def _object(
         self,
         boom: object,
+        order: tuple[int, ...],
         obj: ExplosionObject,
         index: int,
         rng: random.Random,
@@ -296,8 +298,7 @@ class Explosion:
         if not 0 <= k < len(roll.group_values):
             raise InvalidInput("ring", f"needs a ring from 0 to {len(roll.group_values) - 1}")
         modifier, layers, armour_value = _object_facts(self, obj.target, k)
-        order = roll.highest_groups(len(roll.group_values), ties=self.ties)
-        kept = list(order[k:])
+        kept = order[k:]
         dice_left = sum(roll.group_dice[g] for g in kept)
         # Deflection removes the highest groups still in the ring (ruling D8).
         hit_groups = kept[layers:]
@@ -366,7 +367,7 @@ class ExplosiveShotOdds:
 
     ``ring`` mixes the plain and Over-the-Top explosions by their chances given a hit.
     ``missed_by``: (inches, probability) of a miss (the defender picks where within that
-    distance it lands, chapter 5.3; a natural 1 counts by its total too). ``dud_option``:
+    distance it lands, chapter 5.3; at least 1", ruling A15). ``dud_option``:
     P(the Action roll or the Damage Roll is a Critical Failure: the defender may declare a
     Dud).
     """
@@ -449,7 +450,7 @@ class ExplosiveShot:
         missed: dict[int, float] = {}
         for natural in range(1, self.action.die + 1):
             if self.action.result(natural) in ("miss", "fumble"):
-                by = max(0, self.action.use - (natural + self.action.modifier))
+                by = max(1, self.action.use - (natural + self.action.modifier))  # ruling A15
                 missed[by] = missed.get(by, 0.0) + 1.0 / self.action.die
         dud = 1.0 / self.action.die + (hit + crit) * mixed.critical_failure
         return ExplosiveShotOdds(
@@ -471,7 +472,7 @@ class ExplosiveShot:
         natural = self.action.roll(rng, log)
         result = self.action.result(natural)
         if result in ("miss", "fumble"):
-            by = max(0, self.action.use - (natural + self.action.modifier))
+            by = max(1, self.action.use - (natural + self.action.modifier))  # ruling A15
             return ExplosiveShotRoll(tuple(log), False, False, by, None)
         crit = result == "critical"
         explosion = self._over_the_top() if crit else self.explosion
