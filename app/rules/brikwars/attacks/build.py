@@ -19,7 +19,7 @@ from app.rules.brikwars.attacks.common import (
     inches_out_of_range,
 )
 from app.rules.brikwars.attacks.explosion import Explosion, ExplosiveShot
-from app.rules.brikwars.attacks.single import Attack
+from app.rules.brikwars.attacks.single import Attack, Parry
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.brikwars.units import UnitSpec, WeaponSpec, weapon_stats_of
 from app.rules.errors import InvalidInput
@@ -80,13 +80,15 @@ def attack_of(
     situation: Situation = NO_SITUATION,
     gunner: bool = False,
     charge: bool = False,
+    parry: Parry | None = None,
     options: BrikWarsOptions = DEFAULT_OPTIONS,
 ) -> Attack:
     """A single ranged or close-combat attack with a saved weapon.
 
     ``distance`` (inches, ranged weapons) sets Out of Range after ``height`` (Height
     Advantage); ``charge``: a Charging Weapon Strike spending its MOM (one more Action die of
-    Damage). Explosives are resolved with ``explosion_of``.
+    Damage); ``parry``: the defender's Parry (see ``parry_modifier``). Explosives are
+    resolved with ``explosive_shot_of`` and ``explosion_of``.
 
     >>> from app.rules.brikwars.units import UnitSpec, WeaponSpec
     >>> trooper = UnitSpec(name="T", kind="minifig")
@@ -117,6 +119,7 @@ def attack_of(
         ActionRoll(die, stats.use),
         situation,
         area=stats.damage.minus_distance or stats.damage.fire,
+        parry=parry,
         charge_die=die if charge else None,
         options=options,
     )
