@@ -438,7 +438,7 @@ class Attack:
         elif total == armour:
             outcome = "something_bad"
         else:
-            outcome = "size_damage" if self.target.takes_size_damage else "destroyed"
+            outcome = prep.destroying
         return AttackRoll(
             tuple(log[start:]),
             outcome,
@@ -462,6 +462,7 @@ class _Prepared:
     layers: int
     shield_layers: int
     armour: int | Pool
+    destroying: Outcome
 
 
 def _prepared(attack: Attack) -> _Prepared:
@@ -476,6 +477,7 @@ def _prepared(attack: Attack) -> _Prepared:
         attack.layers(),
         attack.layers(shield),
         attack.target.armour_value(attack.options),
+        "size_damage" if attack.target.takes_size_damage else "destroyed",
     )
     attack._memo.append(prep)
     return prep
