@@ -288,6 +288,16 @@ def test_combined_attack_sums_damage_against_one_armour_roll() -> None:
     assert odds.critical_failure == pytest.approx(total["critical_failure"], abs=1e-9)
 
 
+def test_combined_fire_needs_the_fire_weapon_to_hit() -> None:
+    flame = Attack(DamageExpr(1, 4, fire=True), MINIFIG, ActionRoll(6, 4))
+    gun = Attack(GUN, MINIFIG)  # an automatic hit
+    odds = CombinedAttack((flame, gun)).odds()
+    # On Fire: the FlameThrower hits (4, 5; 6 adds a d4) and the sum is not all ones.
+    assert odds.on_fire == pytest.approx(2 / 6 * (1 - 1 / 24) + 1 / 6 * (1 - 1 / 96))
+    r = CombinedAttack((flame, gun)).roll(Forced([2, 3]))
+    assert r.damage == 3 and not r.on_fire
+
+
 def test_combined_attack_refuses_too_much_work() -> None:
     with pytest.raises(TooMuchWork):
         CombinedAttack(tuple(Attack(GUN, MINIFIG, ActionRoll(6, 3)) for _ in range(7)))

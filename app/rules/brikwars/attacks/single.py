@@ -537,7 +537,6 @@ class CombinedAttack:
         """
         options = self.attacks[0].options
         armour = self.target.armour_value(options)
-        fire = any(a.damage.fire for a in self.attacks)
         states = []
         for a in self.attacks:
             action = a.action_roll()
@@ -554,6 +553,8 @@ class CombinedAttack:
                 p_miss += weight
                 continue
             pool = self._pool(hits)
+            # Fire only when a Fire weapon is among the attackers that hit (as ``roll`` does)
+            fire = any(a.damage.fire for a, _ in hits)
             steps.append((weight, _damage_step(pool, self._layers(hits), armour, fire)))
         greater = sum(w * s.greater for w, s in steps)
         size = self.target.takes_size_damage
