@@ -36,6 +36,8 @@ ODDS_BODY = {
     "options": {"bonus_die": "same"},
 }
 LOAD_SECONDS = 4.0
+"""Seconds of load per server, in ROUNDS alternating windows."""
+ROUNDS = 8
 CONNECTIONS = 8
 
 
@@ -132,24 +134,46 @@ async def _client(port: int, request: bytes, stop: float, counts: list[int]) -> 
         writer.close()
 
 
-def _rps(port: int, path: str, body: dict[str, object]) -> tuple[float, int]:
-    """Requests per second over LOAD_SECONDS with CONNECTIONS keep-alive connections."""
+def _request(port: int, path: str, body: dict[str, object]) -> bytes:
     data = json.dumps(body).encode()
-    request = (
+    return (
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(data)}\r\n\r\n"
     ).encode() + data
 
-    async def run(seconds: float) -> list[int]:
+
+def _window(port: int, request: bytes, seconds: float) -> tuple[int, int, float]:
+    """(ok, errors, elapsed) over one window with CONNECTIONS keep-alive connections."""
+
+    async def run() -> list[int]:
         counts = [0, 0]
         stop = time.perf_counter() + seconds
         await asyncio.gather(*(_client(port, request, stop, counts) for _ in range(CONNECTIONS)))
         return counts
 
-    asyncio.run(run(0.5))  # warm-up
     start = time.perf_counter()
-    ok, bad = asyncio.run(run(LOAD_SECONDS))
-    return ok / (time.perf_counter() - start), bad
+    ok, bad = asyncio.run(run())
+    return ok, bad, time.perf_counter() - start
+
+
+def _compare(
+    a: tuple[int, bytes], b: tuple[int, bytes], rounds: int = ROUNDS
+) -> tuple[tuple[float, int], tuple[float, int]]:
+    """Requests per second of two servers, measured in alternating windows so that a change
+    in the machine's load (other processes) hits both alike."""
+    _window(*a, 0.5)  # warm-up
+    _window(*b, 0.5)
+    totals = [[0, 0, 0.0], [0, 0, 0.0]]
+    for _ in range(rounds):
+        for i, (port, request) in enumerate((a, b)):
+            ok, bad, elapsed = _window(port, request, LOAD_SECONDS / rounds)
+            totals[i][0] += ok
+            totals[i][1] += bad
+            totals[i][2] += elapsed
+    return (
+        (totals[0][0] / totals[0][2], int(totals[0][1])),
+        (totals[1][0] / totals[1][2], int(totals[1][1])),
+    )
 
 
 def _load_rows() -> list[Row]:
@@ -166,8 +190,10 @@ def _load_rows() -> list[Row]:
         _serve(["bench.hello:app"], hello_port, env),
     ]
     try:
-        odds_rps, odds_bad = _rps(app_port, "/api/v1/brikwars/odds", ODDS_BODY)
-        hello_rps, hello_bad = _rps(hello_port, "/hello", ODDS_BODY)
+        (odds_rps, odds_bad), (hello_rps, hello_bad) = _compare(
+            (app_port, _request(app_port, "/api/v1/brikwars/odds", ODDS_BODY)),
+            (hello_port, _request(hello_port, "/hello", ODDS_BODY)),
+        )
     finally:
         for proc in servers:
             proc.terminate()
@@ -178,9 +204,9 @@ def _load_rows() -> list[Row]:
                 proc.kill()
     ratio = odds_rps / hello_rps if hello_rps else 0.0
     note = (
-        f"one uvicorn worker each on 127.0.0.1; {CONNECTIONS} keep-alive connections for "
-        f"{LOAD_SECONDS:.0f} s, same run; errors {odds_bad}/{hello_bad}; the same body "
-        "repeated, so the dice core's caches are warm"
+        f"one uvicorn worker each on 127.0.0.1; {CONNECTIONS} keep-alive connections, "
+        f"{LOAD_SECONDS:.0f} s each in {ROUNDS} alternating windows; errors "
+        f"{odds_bad}/{hello_bad}; the same body repeated, so the dice core's caches are warm"
     )
     return [
         Row("hello-world endpoint (POST JSON)", hello_rps, "req/s", "baseline", True, note),
