@@ -125,18 +125,24 @@ class _DamageStep:
 
 def _damage_step(pool: Pool, layers: int, armour: int | Pool, fire: bool) -> _DamageStep:
     dist = deflect(pool, layers)
-    c = compare(dist, armour)
-    damaged = float(dist.excluding_all_ones()[1:].sum())
-    return _DamageStep(
-        c.greater,
-        c.equal,
-        c.less,
-        c.critical_failure,
-        damaged if fire else 0.0,
-        dist,
-        c.truncation_bound,
-        damaged,
-    )
+    kept = dist.excluding_all_ones()
+    damaged = float(kept[1:].sum())
+    if isinstance(armour, int):
+        # A fixed Armour (a minifig's 4) needs three sums, not the general comparison.
+        a = max(0, armour)
+        greater, equal = float(kept[a + 1 :].sum()), float(kept[a : a + 1].sum())
+        less = float(kept[:a].sum())
+        bound, cf = dist.truncation_bound, dist.all_ones
+    else:
+        c = compare(dist, armour)
+        greater, equal, less, cf, bound = (
+            c.greater,
+            c.equal,
+            c.less,
+            c.critical_failure,
+            c.truncation_bound,
+        )
+    return _DamageStep(greater, equal, less, cf, damaged if fire else 0.0, dist, bound, damaged)
 
 
 @dataclass(frozen=True, slots=True)
