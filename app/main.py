@@ -10,6 +10,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from app.db.session import make_engine, make_sessionmaker
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
+from app.web.api import attacks as api_attacks
 from app.web.api import auth as api_auth
 from app.web.api import builder as api_builder
 from app.web.api import clubs as api_clubs
@@ -33,6 +34,7 @@ API_ROUTERS: tuple[APIRouter, ...] = (
     api_clubs.router,  # before armies: /armies/import must not match /armies/{army_id}
     api_armies.router,
     api_builder.router,
+    api_attacks.router,
 )
 
 

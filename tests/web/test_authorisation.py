@@ -24,6 +24,7 @@ SECRETS = ("Secret Army Zeta", "Secret Tank")
 ROLES = ("visitor", "stranger", "member", "organiser", "owner")
 UNIT = {"name": "Hijacked", "kind": "creation", "size": 2, "structure_level": 1}
 WEAPON = {"type": "gun", "size": 1}
+ODDS = {"action": {"die": 6, "use": 4}, "damage": {"dice": 1, "sides": 6}, "armor": {"fixed": 4}}
 _ids = itertools.count(1)
 
 # Expected answers: "ok" (2xx or a redirect that is not to the login page), "login"
@@ -111,6 +112,10 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", API + "/rulesets", {}, PUBLIC),
     ("POST", API + "/brikwars/weapon-stats", WEAPON, PUBLIC),
     ("GET", API + "/brikwars/catalogue", {}, PUBLIC),
+    ("POST", API + "/brikwars/odds", ODDS, PUBLIC),
+    ("POST", API + "/brikwars/roll", {**ODDS, "seed": 7}, PUBLIC),
+    ("POST", API + "/brikwars/explosion-odds",
+     {"dice": 2, "sides": 10, "armor": {"fixed": 4}}, PUBLIC),
     ("GET", API + "/armies", {}, USER),
     ("POST", API + "/armies", {"name": "New", "budget": 10}, USER),
     ("POST", API + "/armies/import", {}, {"visitor": "login"} | dict.fromkeys(ROLES[1:], 422)),
