@@ -107,15 +107,19 @@ class ExplosionIn(_In):
 
 
 class OddsOut(BaseModel):
+    """miss + no_effect + something_bad + destroyed = 1 (within truncation_bound)."""
+
     miss: float
-    no_effect: float
+    no_effect: float = Field(description="Ka-ping, or a damage Critical Failure (all ones)")
     something_bad: float
     destroyed: float
-    truncation_bound: float
-    damage_distribution: list[tuple[int, float]]
-    critical_failure: float
-    over_the_top: float
-    on_fire: float
+    truncation_bound: float = Field(description="Bonus-dice chain mass left out (< 1e-9)")
+    damage_distribution: list[tuple[int, float]] = Field(
+        description="[value, probability] of the Damage total after Deflection, given a hit"
+    )
+    critical_failure: float = Field(description="P(hit and every damage die a natural 1)")
+    over_the_top: float = Field(description="P(natural maximum Action roll: one more die)")
+    on_fire: float = Field(description="P(at least 1 point of Fire damage), damage.fire only")
 
 
 class DieOut(BaseModel):
