@@ -7,9 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,7 +23,7 @@ from app.rules.brikwars.attacks import (
 )
 from app.rules.brikwars.catalogue import DamageExpr
 from app.rules.dice import exact
-from bench.common import Row, median, timed
+from bench.common import Row, free_port, median, serve, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 ODDS_BODY = {
@@ -80,40 +78,6 @@ def _arc() -> None:
 
 
 # --------------------------------------------------------------------------- load
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _serve(target: list[str], port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        *target,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--workers",
-        "1",
-        "--log-level",
-        "warning",
-        "--no-access-log",
-    ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)  # noqa: S603 (our own fixed command)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError(f"uvicorn did not start on port {port}")
 
 
 async def _client(port: int, request: bytes, stop: float, counts: list[int]) -> None:
@@ -184,10 +148,10 @@ def _load_rows() -> list[Row]:
         "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-secret"),
         "PYTHONPATH": str(ROOT),
     }
-    app_port, hello_port = _free_port(), _free_port()
+    app_port, hello_port = free_port(), free_port()
     servers = [
-        _serve(["app.main:create_app", "--factory"], app_port, env),
-        _serve(["bench.hello:app"], hello_port, env),
+        serve(["app.main:create_app", "--factory"], app_port, env),
+        serve(["bench.hello:app"], hello_port, env),
     ]
     try:
         (odds_rps, odds_bad), (hello_rps, hello_bad) = _compare(

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import os
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,40 @@ def timed(fn: Callable[[], object], *, repeat: int, warmup: int = 3) -> list[flo
 
 def median(samples: list[float]) -> float:
     return statistics.median(samples)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve(target: list[str], port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        *target,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)  # noqa: S603 (our own fixed command)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"uvicorn did not start on port {port}")
 
 
 def fresh_sqlite_app():  # type: ignore[no-untyped-def]

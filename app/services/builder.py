@@ -19,7 +19,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Text, cast, func, select, update
+from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Army, Unit, User, Weapon
@@ -92,37 +92,28 @@ def load_rows(session: Session, army_id: int) -> list[UnitRow]:
     return load_rows_of(session, [army_id])[army_id]
 
 
+# Plain SQL, read as plain tuples: this runs on every page and change of an army, and
+# SQLAlchemy's result processing would cost more than the query itself.
+_WEAPON_ROWS = text(
+    "SELECT w.unit_id, w.id, w.position, w.version, w.type, CAST(w.spec AS TEXT) "
+    "FROM weapon w JOIN unit u ON u.id = w.unit_id WHERE u.army_id IN :ids "
+    "ORDER BY w.unit_id, w.position"
+).bindparams(bindparam("ids", expanding=True))
+_UNIT_ROWS = text(
+    "SELECT army_id, id, position, version, name, kind, CAST(spec AS TEXT) "
+    "FROM unit WHERE army_id IN :ids ORDER BY army_id, position, id"
+).bindparams(bindparam("ids", expanding=True))
+
+
 def load_rows_of(session: Session, army_ids: list[int]) -> dict[int, list[UnitRow]]:
     """The rows of several armies at once (still two queries)."""
-    weapons: dict[int, list[WeaponRow]] = {}
-    for unit_id, *fields in session.execute(
-        select(
-            Weapon.unit_id,
-            Weapon.id,
-            Weapon.position,
-            Weapon.version,
-            Weapon.type,
-            cast(Weapon.spec, Text),
-        )
-        .join(Unit, Unit.id == Weapon.unit_id)
-        .where(Unit.army_id.in_(army_ids))
-        .order_by(Weapon.unit_id, Weapon.position)
-    ):
-        weapons.setdefault(unit_id, []).append(WeaponRow(*fields))
     armies: dict[int, list[UnitRow]] = {army_id: [] for army_id in army_ids}
-    for army_id, *fields in session.execute(
-        select(
-            Unit.army_id,
-            Unit.id,
-            Unit.position,
-            Unit.version,
-            Unit.name,
-            Unit.kind,
-            cast(Unit.spec, Text),
-        )
-        .where(Unit.army_id.in_(army_ids))
-        .order_by(Unit.army_id, Unit.position, Unit.id)
-    ):
+    if not army_ids:
+        return armies
+    weapons: dict[int, list[WeaponRow]] = {}
+    for unit_id, *fields in session.execute(_WEAPON_ROWS, {"ids": army_ids}):
+        weapons.setdefault(unit_id, []).append(WeaponRow(*fields))
+    for army_id, *fields in session.execute(_UNIT_ROWS, {"ids": army_ids}):
         armies[army_id].append(UnitRow(*fields, weapons=tuple(weapons.get(fields[0], ()))))
     return armies
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -10,6 +12,8 @@ from urllib.parse import urlencode
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup
 
 from app.rules import brikwars as bw
@@ -32,6 +36,9 @@ BUILDER_CATEGORIES = (
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 env = templates.env
 assert env.autoescape, "Jinja autoescape must stay on"
+# Templates change only with a deploy: skip the per-include file check (a 200-unit page
+# includes a unit's template 200 times).
+env.auto_reload = False
 env.filters["cp"] = bw.format_cp
 env.filters["num"] = bw.format_number
 env.filters["zip_pairs"] = lambda values: [(v, v) for v in values]
@@ -66,6 +73,58 @@ def weapon_type_options(selected: str = "") -> Markup:
 
 
 env.globals["weapon_type_options"] = weapon_type_options
+
+_UNIT_BLOCKS: OrderedDict[tuple[object, ...], str] = OrderedDict()
+_UNIT_BLOCKS_MAX = 5000
+_UNIT_BLOCKS_LOCK = threading.Lock()  # pages render in a thread pool
+
+
+@pass_context
+def unit_block(context: Context, uv: Any) -> Markup:
+    """One unit's block of the builder table, its HTML memoised on everything it shows.
+
+    A 200-unit page renders 200 of these; between two page views almost none change.
+    The key holds the stored unit (content, version, place), the house rules, the
+    viewer's rights and CSRF token; a unit being edited (open, or with form errors)
+    is always rendered afresh.
+    """
+    form = context.get("form")
+    editing = context.get("open_unit") == uv.row.id or (
+        form is not None and form.scope.endswith(f"-{uv.row.id}")
+    )
+    view = context["view"]
+    key = (
+        uv.row,
+        view.options,  # with the row, what decides the figures (the memo key of both)
+        view.army.id,
+        view.can_edit,
+        context.get("standalone", False),
+        context.get("csrf_token"),
+    )
+    if not editing:
+        with _UNIT_BLOCKS_LOCK:
+            cached = _UNIT_BLOCKS.get(key)
+            if cached is not None:
+                _UNIT_BLOCKS.move_to_end(key)
+                return Markup(cached)  # noqa: S704  (our own rendered, escaped HTML)
+    html = env.get_template("armies/unit_block.html").render({**context.get_all(), "uv": uv})
+    if not editing:
+        with _UNIT_BLOCKS_LOCK:
+            _UNIT_BLOCKS[key] = html
+            if len(_UNIT_BLOCKS) > _UNIT_BLOCKS_MAX:
+                _UNIT_BLOCKS.popitem(last=False)
+    return Markup(html)  # noqa: S704
+
+
+env.globals["unit_block"] = unit_block
+
+# The form macros, imported once for every template (an import per include is slow).
+_forms = env.get_template("partials/forms.html").module
+env.globals.update(
+    input=_forms.input,  # type: ignore[attr-defined]
+    select=_forms.select,  # type: ignore[attr-defined]
+    findings_list=_forms.findings_list,  # type: ignore[attr-defined]
+)
 
 # The builder's choices, rendered from the engine's own tables.
 env.globals["bw"] = {

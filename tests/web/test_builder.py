@@ -379,3 +379,36 @@ def test_weapon_preview_shows_stats_and_findings(member: Member) -> None:
     )
     codes = {f["code"] for f in r.json()["findings"]}
     assert r.json()["hold"] == "too_big" and "too_big_to_hold" in codes
+
+
+def test_cached_unit_rows_follow_every_change(member: Member) -> None:
+    """The page memoises each unit's HTML: a rename, a weapon or a house rule must show."""
+    army_id = create(member, budget="100")
+    tank = add_unit(
+        member,
+        army_id,
+        {
+            "name": "Tank",
+            "size": 3,
+            "structure_level": 2,
+            "weapons": [{"type": "gun", "size": 2, "mount": "small_turret"}],
+        },
+    )
+    page = member.client.get(f"/armies/{army_id}").text
+    assert '<td class="num unit-cost">13CP</td>' in page  # 6 + gun 6 + Small Turret 1
+    member.client.get(f"/armies/{army_id}")  # now served from the memo
+    api(
+        member,
+        "PATCH",
+        f"/api/v1/armies/{army_id}/units/{tank['id']}",
+        json={"version": 1, "name": "Renamed Tank"},
+    )
+    assert ">Renamed Tank</a>" in member.client.get(f"/armies/{army_id}").text
+    army = api(member, "GET", f"/api/v1/armies/{army_id}").json()
+    api(
+        member,
+        "PUT",
+        f"/api/v1/armies/{army_id}/house-rules",
+        json={"version": army["version"], "options": {"turret_cost": "free"}},
+    )
+    assert '<td class="num unit-cost">12CP</td>' in member.client.get(f"/armies/{army_id}").text
