@@ -75,15 +75,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     install_error_handlers(app)
 
-    pages = APIRouter(dependencies=[Depends(csrf_protect)], include_in_schema=False)
+    # Each router straight onto the app: a nested router adds a matching pass per request.
+    csrf = [Depends(csrf_protect)]
     for router in PAGE_ROUTERS:
-        pages.include_router(router)
-    app.include_router(pages)
-
-    api = APIRouter(prefix=API_PREFIX, dependencies=[Depends(csrf_protect)])
+        app.include_router(router, dependencies=csrf, include_in_schema=False)
     for router in API_ROUTERS:
-        api.include_router(router)
-    app.include_router(api)
+        app.include_router(router, prefix=API_PREFIX, dependencies=csrf)
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     return app

@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from sqlalchemy import bindparam, func, select, text, update
@@ -330,7 +330,7 @@ class ArmyView:
     can_edit: bool = False
     is_owner: bool = False
 
-    @property
+    @cached_property
     def all_findings(self) -> list[bw.Finding]:
         return self.army_findings + [f for u in self.units for f in u.all_findings]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -55,7 +56,7 @@ def export_json(army: Army, rows: list[builder.UnitRow]) -> str:
             "house_rules": bw.BrikWarsOptions.from_dict(army.house_rules or {}).to_dict(),
         }
     )
-    units = ",".join(_unit_json(row) for row in rows)
+    units = ",".join(_unit_json(row.content) for row in rows)
     return f'{head[:-1]}, "units": [{units}]}}'
 
 
@@ -65,13 +66,17 @@ def _members(obj_json: str) -> str:
     return f", {inner}" if inner else ""
 
 
-def _unit_json(row: builder.UnitRow) -> str:
-    weapons = ",".join(
-        f'{{"type": {json.dumps(w.type)}{_members(w.spec_json)}}}' for w in row.weapons
+@lru_cache(maxsize=20_000)
+def _unit_json(content: tuple[Any, ...]) -> str:
+    """A unit's JSON from its stored content (``UnitRow.content``), memoised: a revision of
+    a large army re-serialises mostly unchanged units."""
+    name, kind, spec_json, weapons = content
+    weapon_json = ",".join(
+        f'{{"type": {json.dumps(w_type)}{_members(w_spec)}}}' for w_type, w_spec in weapons
     )
     return (
-        f'{{"name": {json.dumps(row.name)}, "kind": {json.dumps(row.kind)}'
-        f'{_members(row.spec_json)}, "weapons": [{weapons}]}}'
+        f'{{"name": {json.dumps(name)}, "kind": {json.dumps(kind)}'
+        f'{_members(spec_json)}, "weapons": [{weapon_json}]}}'
     )
 
 
