@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends, FastAPI
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
+from starlette.types import Receive, Scope, Send
 
 from app.db.session import make_engine, make_sessionmaker
 from app.settings import PROJECT_ROOT, Settings, get_settings
@@ -19,6 +20,7 @@ from app.web.errors import install_error_handlers
 from app.web.routes import account, armies, auth, builder, clubs, home, roster, sharing
 
 API_PREFIX = "/api/v1"
+STATELESS_PREFIX = f"{API_PREFIX}/brikwars/"
 PAGE_ROUTERS: tuple[APIRouter, ...] = (
     home.router,
     auth.router,
@@ -49,6 +51,20 @@ def served_routes() -> set[tuple[str, str]]:
     return out
 
 
+class StatelessCalculators(SessionMiddleware):
+    """Sessions for everything but the public, stateless rules calculators.
+
+    ``/api/v1/brikwars/`` (odds, rolls, weapon stats, the catalogue) needs no login and
+    keeps no state, and it is the API's busiest path: it skips the cookie handling.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(STATELESS_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the application for these settings (the environment's by default)."""
     settings = settings or get_settings()
@@ -66,7 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessionmaker = make_sessionmaker(engine)
 
     app.add_middleware(
-        SessionMiddleware,
+        StatelessCalculators,
         secret_key=settings.secret_key,
         session_cookie="brikforge_session",
         max_age=settings.session_max_age_seconds,
@@ -80,7 +96,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in PAGE_ROUTERS:
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     for router in API_ROUTERS:
-        app.include_router(router, prefix=API_PREFIX, dependencies=csrf)
+        # The attack calculators are stateless and outside the session: nothing to forge.
+        stateless = router is api_attacks.router
+        app.include_router(router, prefix=API_PREFIX, dependencies=[] if stateless else csrf)
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     return app

@@ -137,3 +137,17 @@ def test_the_largest_accepted_attack_answers_within_two_seconds(client: TestClie
     r = client.post("/api/v1/brikwars/odds", json=body)
     assert r.status_code == 200
     assert time.perf_counter() - start < 2.0
+
+
+def test_the_stateless_calculators_keep_no_session(client) -> None:  # type: ignore[no-untyped-def]
+    """/api/v1/brikwars/* is outside the session: no cookie is set or needed, even for
+    a logged-in browser (so there is nothing a forged request could ride on)."""
+    r = client.post("/api/v1/brikwars/odds", json=BODY)
+    assert r.status_code == 200 and "set-cookie" not in r.headers
+    client.post(
+        "/api/v1/auth/register",
+        json={"email": "calc@example.com", "password": "long enough", "display_name": "C"},
+    )
+    r = client.post("/api/v1/brikwars/odds", json=BODY)  # no X-CSRF-Token needed
+    assert r.status_code == 200 and "set-cookie" not in r.headers
+    assert client.post("/api/v1/tokens", json={"name": "t"}).status_code == 403  # elsewhere: yes
