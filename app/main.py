@@ -14,6 +14,7 @@ from app.web.api import armies as api_armies
 from app.web.api import attacks as api_attacks
 from app.web.api import auth as api_auth
 from app.web.api import builder as api_builder
+from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
 from app.web.csrf import csrf_protect
 from app.web.errors import install_error_handlers
@@ -37,6 +38,7 @@ API_ROUTERS: tuple[APIRouter, ...] = (
     api_armies.router,
     api_builder.router,
     api_attacks.router,
+    api_calculator.router,
 )
 
 

@@ -24,6 +24,10 @@ SECRETS = ("Secret Army Zeta", "Secret Tank")
 ROLES = ("visitor", "stranger", "member", "organiser", "owner")
 UNIT = {"name": "Hijacked", "kind": "creation", "size": 2, "structure_level": 1}
 WEAPON = {"type": "gun", "size": 1}
+SAVED_ATTACK = {
+    "attacker": {"army_id": "{army_id}", "unit_id": "{unit_id}", "weapon_id": "{weapon_id}"},
+    "target": {"army_id": "{army_id}", "unit_id": "{unit_id}"},
+}
 ODDS = {"action": {"die": 6, "use": 4}, "damage": {"dice": 1, "sides": 6}, "armor": {"fixed": 4}}
 _ids = itertools.count(1)
 
@@ -120,6 +124,8 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
         {"dice": 2, "sides": 10, "armor": {"fixed": 4}},
         PUBLIC,
     ),
+    ("POST", API + "/calculator/odds", SAVED_ATTACK, READ),
+    ("POST", API + "/calculator/roll", {**SAVED_ATTACK, "seed": 3}, READ),
     ("GET", API + "/armies", {}, USER),
     ("POST", API + "/armies", {"name": "New", "budget": 10}, USER),
     ("POST", API + "/armies/import", {}, {"visitor": "login"} | dict.fromkeys(ROLES[1:], 422)),
@@ -242,6 +248,8 @@ def _client(app, world: World, role: str) -> tuple[TestClient, str]:  # type: ig
 
 
 def _fill(value: object, ids: dict[str, object]) -> object:
+    if isinstance(value, dict):
+        return {k: _fill(v, ids) for k, v in value.items()}
     if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
         return ids[value[1:-1]]
     return value

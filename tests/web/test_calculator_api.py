@@ -1,0 +1,108 @@
+"""Odds and rolls between saved units, checked against a hand computation."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from app.rules.brikwars import attacks as atk
+from app.rules.brikwars import unit_from_dict
+from tests.web.conftest import Member
+
+
+def api(member: Member, method: str, url: str, **kw):  # type: ignore[no-untyped-def]
+    return member.client.request(method, url, headers={"X-CSRF-Token": member.csrf}, **kw)
+
+
+@pytest.fixture
+def duel(member: Member) -> dict[str, int]:
+    army = api(member, "POST", "/api/v1/armies", json={"name": "Duel", "budget": 50}).json()
+    shooter = api(
+        member,
+        "POST",
+        f"/api/v1/armies/{army['id']}/units",
+        json={"name": "Shooter", "kind": "minifig", "weapons": [{"type": "short_ranged_weapon"}]},
+    ).json()
+    target = api(
+        member,
+        "POST",
+        f"/api/v1/armies/{army['id']}/units",
+        json={"name": "Target", "kind": "minifig"},
+    ).json()
+    return {
+        "army": army["id"],
+        "shooter": shooter["id"],
+        "weapon": shooter["weapons"][0]["id"],
+        "target": target["id"],
+    }
+
+
+def _body(duel: dict[str, int], **situation: object) -> dict[str, object]:
+    return {
+        "attacker": {
+            "army_id": duel["army"],
+            "unit_id": duel["shooter"],
+            "weapon_id": duel["weapon"],
+        },
+        "target": {"army_id": duel["army"], "unit_id": duel["target"]},
+        "situation": situation,
+    }
+
+
+def test_minifig_duel_matches_a_hand_computation(member: Member, duel: dict[str, int]) -> None:
+    """Short-Ranged Weapon (Use 3, 1d6) at 2" against a minifig (Armour 4), by hand:
+    natural 1-2 miss; 3-5 hit with 1d6 (5 or 6 beat 4, a 4 is Something Bad); a natural 6
+    is Over the Top: 2d6, of which 6/36 total 4 or less (3/36 exactly 4, 1/36 all ones)."""
+    odds = api(member, "POST", "/api/v1/calculator/odds", json=_body(duel, distance=2)).json()
+    assert odds["miss"] == pytest.approx(72 / 216, abs=1e-9)
+    assert odds["destroyed"] == pytest.approx(66 / 216, abs=1e-9)
+    assert odds["something_bad"] == pytest.approx(21 / 216, abs=1e-9)
+    assert odds["no_effect"] == pytest.approx(57 / 216, abs=1e-9)
+    assert odds["size_damage"] == 0
+    assert (odds["attacker"], odds["weapon"], odds["target"]) == (
+        "Shooter",
+        "Short-Ranged Weapon",
+        "Target",
+    )
+
+
+def test_the_odds_are_the_engines(member: Member, duel: dict[str, int]) -> None:
+    body = _body(duel, distance=8, firing_blind=True, visible_sections=2)
+    odds = api(member, "POST", "/api/v1/calculator/odds", json=body).json()
+    shooter = unit_from_dict(
+        {"name": "S", "kind": "minifig", "weapons": [{"type": "short_ranged_weapon"}]}
+    )
+    engine = atk.attack_of(
+        shooter,
+        shooter.weapons[0],
+        atk.target_of(unit_from_dict({"name": "T", "kind": "minifig"}), visible_sections=2),
+        distance=Fraction(8),
+        situation=atk.Situation(firing_blind=True),
+    ).odds()
+    for name in ("miss", "no_effect", "something_bad", "destroyed"):
+        assert odds[name] == pytest.approx(getattr(engine, name), abs=1e-12)
+    near = api(member, "POST", "/api/v1/calculator/odds", json=_body(duel, distance=2)).json()
+    assert odds["miss"] > near["miss"]  # out of range, blind and half hidden: harder
+
+
+def test_seeded_rolls_repeat_and_log_every_die(member: Member, duel: dict[str, int]) -> None:
+    body = {**_body(duel, distance=2), "seed": 1234}
+    first = api(member, "POST", "/api/v1/calculator/roll", json=body).json()
+    again = api(member, "POST", "/api/v1/calculator/roll", json=body).json()
+    assert first == again and first["seed"] == 1234
+    assert first["dice"][0]["sides"] == 6 and first["dice"][0]["purpose"]
+    fresh = api(member, "POST", "/api/v1/calculator/roll", json=_body(duel)).json()
+    assert isinstance(fresh["seed"], int)
+
+
+def test_bad_and_foreign_attacks_are_refused(
+    member: Member, stranger: Member, duel: dict[str, int]
+) -> None:
+    body = _body(duel)
+    body["attacker"] = {**body["attacker"], "weapon_id": 9999}  # type: ignore[dict-item]
+    assert api(member, "POST", "/api/v1/calculator/odds", json=body).status_code == 404
+    r = api(member, "POST", "/api/v1/calculator/odds", json=_body(duel, distance=-1))
+    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "situation.distance"
+    r = api(stranger, "POST", "/api/v1/calculator/odds", json=_body(duel))
+    assert r.status_code == 404 and "Shooter" not in r.text
