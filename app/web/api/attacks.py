@@ -208,8 +208,13 @@ async def roll(body: RollIn) -> RollOut:
     """One seeded resolution with its dice log: the same seed gives the same dice."""
     # a seeded, replayable game roll, not a secret: the stdlib generator is the point
     result = _attack(body).roll(random.Random(body.seed))  # noqa: S311
+    return roll_out(result, body.seed)
+
+
+def roll_out(result: atk.AttackRoll, seed: int) -> RollOut:
+    """A roll with its dice log as JSON (the raw-dice and the saved-unit rolls alike)."""
     return RollOut(
-        seed=body.seed,
+        seed=seed,
         dice=[
             DieOut(
                 purpose=d.purpose, sides=d.sides, natural=d.natural, value=d.value, bonus=d.bonus

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.services import calculator
-from app.web.api.attacks import DieOut, OddsOut, RollOut
+from app.web.api.attacks import OddsOut, RollOut, roll_out
 from app.web.deps import ApiUser, SessionDep
 
 router = APIRouter(tags=["calculator"])
@@ -107,20 +107,4 @@ def saved_odds(session: SessionDep, user: ApiUser, body: SavedAttackIn) -> Saved
 def saved_roll(session: SessionDep, user: ApiUser, body: SavedRollIn) -> RollOut:
     """One seeded roll of that attack, with every die; the same seed gives the same dice."""
     seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
-    result = calculator.roll(_saved(session, user, body), seed)
-    return RollOut(
-        seed=seed,
-        dice=[
-            DieOut(
-                purpose=d.purpose, sides=d.sides, natural=d.natural, value=d.value, bonus=d.bonus
-            )
-            for d in result.dice
-        ],
-        outcome=result.outcome,
-        hit=result.hit,
-        over_the_top=result.over_the_top,
-        damage=result.damage,
-        armour=result.armour,
-        critical_failure=result.critical_failure,
-        on_fire=result.on_fire,
-    )
+    return roll_out(calculator.roll(_saved(session, user, body), seed), seed)
