@@ -31,9 +31,6 @@ from app.services.permissions import Access, army_for, can
 
 ROWS_KEY = "brikforge.rows"
 
-# Weapons on these mounts draw on the unit's own Power; turreted ones bring their own.
-_SHARED_POWER = ("mounted", "hand_held")
-
 
 # ------------------------------------------------------------------------------ rows
 
@@ -239,10 +236,7 @@ def _figures(content: _Content, options: bw.BrikWarsOptions) -> UnitFigures:
     spec = bw.unit_from_dict(content.row.as_dict())
     stats = tuple(spec.weapon_stats(i, options) for i in range(len(spec.weapons)))
     holds = tuple(spec.hold_class(i) for i in range(len(spec.weapons)))
-    power_needed = sum(
-        (w.power_need_with(options) for w in spec.weapons if w.mount in _SHARED_POWER),
-        Fraction(0),
-    )
+    power_needed = spec.power_needed_with(options)
     sets = tuple(bw.activation_sets(spec, options=options))
     names = [_weapon_name(w) for w in spec.weapons]
     size = _inches(spec.built_size)

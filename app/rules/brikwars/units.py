@@ -529,6 +529,19 @@ class UnitSpec:
         """Base Power plus turret Power."""
         return self.base_power + self.turret_power
 
+    def power_needed_with(self, options: BrikWarsOptions = DEFAULT_OPTIONS) -> Fraction:
+        """Power to use every weapon at once that draws on the unit's own Power (turreted
+        weapons bring their own), to set against ``power``.
+
+        >>> UnitSpec(name="T", kind="minifig", weapons=(WeaponSpec("short_ranged_weapon"),
+        ...     WeaponSpec("gun", size=1, mount="small_turret"))).power_needed_with()
+        Fraction(1, 1)
+        """
+        return sum(
+            (w.power_need_with(options) for w in self.weapons if w.mount not in TURRET_OF_MOUNT),
+            Fraction(0),
+        )
+
     # Cost ------------------------------------------------------------------------------
 
     @property

@@ -296,3 +296,22 @@ def test_bad_weapon_input_names_the_field(make, field):
     with pytest.raises(InvalidInput) as err:
         make()
     assert err.value.field == field
+
+
+def test_power_needed_counts_only_weapons_on_the_units_own_power():
+    """A turret powers its own weapon; Armor Plating needs none (RULINGS §1.5)."""
+    from app.rules.brikwars import UnitSpec, WeaponSpec
+
+    tank = UnitSpec(
+        name="Tank",
+        size=4,
+        structure_level=2,
+        weapons=(
+            WeaponSpec("gun", size=3),
+            WeaponSpec("melee_weapon", size=2, mount="hand_held"),
+            WeaponSpec("gun", size=2, mount="small_turret"),
+            WeaponSpec("armor_plating", size=2),
+        ),
+    )
+    assert tank.power_needed_with() == 5
+    assert tank.power == 8 + 2  # 2 × Size, plus the Small Turret's 2"
