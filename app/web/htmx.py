@@ -20,3 +20,13 @@ def redirect(request: Request, url: str) -> Response:
     if is_htmx(request):
         return Response(status_code=204, headers={"HX-Redirect": url})
     return Response(status_code=303, headers={"Location": url})
+
+
+def invite_url(request: Request, token: str) -> str:
+    """The absolute link that joins a club (shown once to the organiser)."""
+    return str(request.url_for("join_page", token=token))
+
+
+def share_url(request: Request, token: str) -> str:
+    """The absolute read-only link to an army (shown once to its owner)."""
+    return str(request.url_for("shared_page", token=token))

@@ -23,6 +23,25 @@ TANK = {
 }
 
 
+# A 3" Gun (RULINGS §1.4): 3CP per inch, Use S+2, Range 4×S+2", S d6, Power S.
+GUN_3 = {
+    "use": 5,
+    "range_inches": 14,
+    "cost": 9,
+    "power": 3,
+    "deflection": None,
+    "damage": {
+        "dice": 3,
+        "sides": 6,
+        "modifier": 0,
+        "text": "3d6",
+        "minus_distance": False,
+        "fire": False,
+        "explosion": False,
+    },
+}
+
+
 def api(member: Member, method: str, url: str, **kw):  # type: ignore[no-untyped-def]
     return member.client.request(method, url, headers={"X-CSRF-Token": member.csrf}, **kw)
 
@@ -63,43 +82,13 @@ def test_army_api_has_every_derived_figure(member: Member) -> None:
     assert tank["armor"] == {"dice": 2, "sides": 10, "fixed": 0, "deflection": 0, "text": "2d10"}
     assert (tank["move"], tank["power"], tank["cost"]) == (4, 6, 18)
     gun = tank["weapons"][0]
-    assert gun["stats"] == {
-        "use": 5,
-        "range_inches": 14,
-        "cost": 9,
-        "power": 3,
-        "deflection": None,
-        "damage": {
-            "dice": 3,
-            "sides": 6,
-            "modifier": 0,
-            "text": "3d6",
-            "minus_distance": False,
-            "fire": False,
-            "explosion": False,
-        },
-    }
+    assert gun["stats"] == GUN_3
     assert army["findings"] == [] and tank["activation_sets"] == [[0]]
 
 
 def test_weapon_stats_endpoint(client) -> None:  # type: ignore[no-untyped-def]
     r = client.post("/api/v1/brikwars/weapon-stats", json={"type": "gun", "size": 3})
-    assert r.json() == {
-        "use": 5,
-        "range_inches": 14,
-        "cost": 9,
-        "power": 3,
-        "deflection": None,
-        "damage": {
-            "dice": 3,
-            "sides": 6,
-            "modifier": 0,
-            "text": "3d6",
-            "minus_distance": False,
-            "fire": False,
-            "explosion": False,
-        },
-    }
+    assert r.json() == GUN_3
     # The Ripper Blade (chapter 8): a 4" Melee Weapon, 8CP, Use 5, 4 Action dice.
     r = client.post(
         "/api/v1/brikwars/weapon-stats", json={"type": "melee_weapon", "size": 4, "action_die": 8}

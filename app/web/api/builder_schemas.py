@@ -41,16 +41,11 @@ class WeaponIn(_In):
     label: str | None = Field(default=None, max_length=60)
 
 
-class WeaponPatch(_In):
+class WeaponPatch(WeaponIn):
+    """Only what changes; a new ``type`` starts the weapon afresh."""
+
     version: int = Field(description="The version you loaded; a stale one gets a 409")
-    type: str | None = None
-    size: Number | None = None
-    xsize: Number | None = None
-    mount: str | None = None
-    variant: str | None = None
-    ammo: ExplosiveIn | None = None
-    payload: PayloadIn | None = None
-    label: str | None = Field(default=None, max_length=60)
+    type: str | None = None  # type: ignore[assignment]
 
 
 class UnitIn(_In):

@@ -15,6 +15,7 @@ from app.services.permissions import club_for
 from app.web.api.builder import army_out
 from app.web.api.builder_schemas import ArmyDetailOut
 from app.web.deps import ApiUser, SessionDep
+from app.web.htmx import invite_url, share_url
 from app.web.schemas import ClubCreate
 
 router = APIRouter(tags=["clubs and sharing"])
@@ -173,7 +174,7 @@ def club_get(
 def invite_create(request: Request, session: SessionDep, user: ApiUser, club_id: int) -> InviteOut:
     """An invitation link, valid for a week; the token is in this answer only."""
     invite, token = clubs.create_invite(session, user=user, club_id=club_id)
-    url = str(request.base_url).rstrip("/") + f"/clubs/join/{token}"
+    url = invite_url(request, token)
     return InviteOut(id=invite.id, expires_at=invite.expires_at, url=url, token=token)
 
 
@@ -265,9 +266,7 @@ def sharing_put(session: SessionDep, user: ApiUser, army_id: int, body: SharingI
 def link_create(request: Request, session: SessionDep, user: ApiUser, army_id: int) -> LinkOut:
     """A read-only link; the token is in this answer only."""
     link, token = sharing.create_link(session, user=user, army_id=army_id)
-    return LinkOut(
-        id=link.id, token=token, url=str(request.base_url).rstrip("/") + f"/shared/{token}"
-    )
+    return LinkOut(id=link.id, token=token, url=share_url(request, token))
 
 
 @router.delete("/armies/{army_id}/share-links/{link_id}", status_code=204)

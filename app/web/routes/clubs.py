@@ -16,7 +16,7 @@ from app.services.permissions import MANAGERS, club_for
 from app.web.builder_forms import house_rules
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.forms import validate_form
-from app.web.htmx import redirect
+from app.web.htmx import invite_url, redirect
 from app.web.schemas import ClubCreate
 from app.web.templating import flash, render
 
@@ -113,7 +113,7 @@ def invite_create(
 ) -> Response:
     """Make an invitation link (shown once, valid for a week)."""
     _, token = clubs.create_invite(session, user=user, club_id=club_id)
-    url = str(request.base_url).rstrip("/") + f"/clubs/join/{token}"
+    url = invite_url(request, token)
     return _club_page(request, session, user, club_id, new_invite=url)
 
 

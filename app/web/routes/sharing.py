@@ -9,7 +9,7 @@ from app.services import clubs, sharing
 from app.services.errors import InvalidField
 from app.services.permissions import Access, army_for
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep
-from app.web.htmx import redirect
+from app.web.htmx import redirect, share_url
 from app.web.routes.builder import FormState
 from app.web.templating import flash, render
 
@@ -76,7 +76,7 @@ def sharing_save(
 def link_create(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
     """Make a read-only link (shown once)."""
     _, token = sharing.create_link(session, user=user, army_id=army_id)
-    url = str(request.base_url).rstrip("/") + f"/shared/{token}"
+    url = share_url(request, token)
     return _sharing_page(request, session, user, army_id, new_link=url)
 
 
