@@ -79,7 +79,7 @@ def too_big(need: Fraction, power: Fraction) -> TooBig | None:
     )
 
 
-def _name(weapon: WeaponSpec) -> str:
+def weapon_name(weapon: WeaponSpec) -> str:
     entry = weapon.entry
     if weapon.size is not None:
         text = f'{format_number(weapon.size)}" {entry.name}'
@@ -94,7 +94,7 @@ def _weapon_findings(
     unit: UnitSpec, index: int, weapon: WeaponSpec, options: BrikWarsOptions
 ) -> list[Finding]:
     entry = weapon.entry
-    name = _name(weapon)
+    name = weapon_name(weapon)
     found: list[Finding] = []
 
     def add(severity: Severity, code: str, message: str) -> None:

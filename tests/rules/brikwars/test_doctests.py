@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["catalogue", "options", "units", "validation", "activation", "serialize"]
+MODULES = ["catalogue", "options", "units", "validation", "activation", "serialize", "turn"]
 
 
 @pytest.mark.parametrize("name", MODULES)
