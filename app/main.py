@@ -18,7 +18,17 @@ from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
 from app.web.csrf import csrf_protect
 from app.web.errors import install_error_handlers
-from app.web.routes import account, armies, auth, builder, clubs, home, roster, sharing
+from app.web.routes import (
+    account,
+    armies,
+    auth,
+    builder,
+    calculator,
+    clubs,
+    home,
+    roster,
+    sharing,
+)
 
 API_PREFIX = "/api/v1"
 STATELESS_PREFIX = f"{API_PREFIX}/brikwars/"
@@ -31,6 +41,7 @@ PAGE_ROUTERS: tuple[APIRouter, ...] = (
     sharing.router,
     clubs.router,
     account.router,
+    calculator.router,
 )
 API_ROUTERS: tuple[APIRouter, ...] = (
     api_auth.router,

@@ -8,10 +8,10 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import attacks, builder
+from bench import attacks, builder, calculator
 from bench.common import Row
 
-SUITES = {"builder": builder.run, "attacks": attacks.run}
+SUITES = {"builder": builder.run, "attacks": attacks.run, "calculator": calculator.run}
 
 
 def table(rows: list[Row]) -> str:

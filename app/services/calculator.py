@@ -1,87 +1,265 @@
-"""Attacks between saved units: the engine's attack built from stored rosters.
+"""The attack calculator between saved units: the engine's turn built from stored rosters.
 
-The attacker's and the target's armies are each checked for read access; the odds
-and rolls are the engine's (``app.rules.brikwars.attacks``), with the attacker's
-army's house rules.
+A calculation names an attacker unit and the weapons it fires this turn, a target unit (and
+further Arc Fire targets) and the situation; optionally a second loadout to compare. Every
+army involved is checked for read access (another user's roster is a NotFound). The odds,
+Power findings and breakdowns are the engine's (``app.rules.brikwars.turn``); the attacker's
+army's house rules apply, with the Bonus die overridable for the calculation.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import User
-from app.rules.brikwars import attacks as atk
-from app.services import builder
+from app.db.models import Army, Unit, User
+from app.rules import brikwars as bw
+from app.rules.brikwars.turn import ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
+from app.rules.errors import InvalidInput, RulesError
+from app.services import armies, builder
 from app.services.errors import NotFound
 
 
 @dataclass(frozen=True)
-class SavedSituation:
-    """Where and how the attack happens (chapter 5)."""
+class Follower:
+    """A further Arc Fire target: a saved unit, its distance and the Arc points it spans."""
 
+    unit_id: int
     distance: Fraction | None = None
-    height: Fraction = Fraction(0)
-    visible_sections: int = 3
-    firing_blind: bool = False
-    outnumbered: bool = False
-    gunnery_support: int = 0
-    gunner: bool = False
-    charge: bool = False
+    spans: int = 0
 
 
 @dataclass(frozen=True)
-class SavedAttack:
-    attacker: builder.UnitView
-    weapon: builder.WeaponView
-    target: builder.UnitView
-    attack: atk.Attack
+class Loadout:
+    """An attacker unit and the weapons (stored weapon ids) it fires this turn."""
+
+    unit_id: int | None = None
+    weapon_ids: tuple[int, ...] = ()
 
 
-def saved_attack(
-    session: Session,
-    *,
-    user: User,
-    attacker_army: int,
-    attacker_unit: int,
-    weapon_id: int,
-    target_army: int,
-    target_unit: int,
-    situation: SavedSituation,
-) -> SavedAttack:
-    """The attack of one saved unit's weapon on another saved unit."""
-    own = builder.army_view(session, user=user, army_id=attacker_army)
-    attacker = own.unit(attacker_unit)
-    weapon = next((w for w in attacker.weapons if w.row.id == weapon_id), None)
-    if weapon is None:
-        raise NotFound("weapon")
-    theirs = (
-        own
-        if target_army == attacker_army
-        else builder.army_view(session, user=user, army_id=target_army)
+@dataclass(frozen=True)
+class CalcRequest:
+    """Everything a calculation depends on: the state a calculator URL carries."""
+
+    attacker: Loadout = Loadout()
+    target_id: int | None = None
+    situation: TurnSituation = field(default_factory=TurnSituation)
+    followers: tuple[Follower, ...] = ()
+    compare: Loadout | None = None
+    bonus_die: str | None = None
+
+
+@dataclass
+class LoadoutResult:
+    """One loadout against the target: the Turn, its odds, or why it cannot be computed."""
+
+    army: builder.ArmyView
+    unit: builder.UnitView
+    weapons: list[builder.WeaponView]
+    turn: Turn | None = None
+    odds: TurnOdds | None = None
+    power_problems: tuple[str, ...] = ()
+    error: InvalidInput | None = None
+    message: str = ""
+
+    @property
+    def weapon_ids(self) -> tuple[int, ...]:
+        return tuple(w.row.id for w in self.weapons)
+
+    @property
+    def unit_cost(self) -> Fraction:
+        return self.unit.cost
+
+    @property
+    def weapons_cost(self) -> Fraction:
+        return sum((w.spec.cost_with(self.army.options) for w in self.weapons), Fraction(0))
+
+    @property
+    def expected_destroying(self) -> float | None:
+        """Expected destroying hits on the target (destroyed, or 1" of Size Damage), one per
+        line at most: the sum over the lines of P(the line destroys or takes Size)."""
+        if self.odds is None:
+            return None
+        return sum(ln.main.destroyed + ln.main.size_damage for ln in self.odds.lines)
+
+    @property
+    def per_10_cp(self) -> float | None:
+        """Expected destroying hits per 10 CP of the attacking unit (weapons included)."""
+        expected = self.expected_destroying
+        if expected is None or self.unit_cost <= 0:
+            return None
+        return expected * 10 / float(self.unit_cost)
+
+
+@dataclass
+class Calculation:
+    """The page's whole state: the armies offered, the picks, and the results."""
+
+    request: CalcRequest
+    armies: list[Army]
+    attacker_army: builder.ArmyView | None = None
+    target_army: builder.ArmyView | None = None
+    target: builder.UnitView | None = None
+    followers: list[tuple[Follower, builder.UnitView]] = field(default_factory=list)
+    main: LoadoutResult | None = None
+    compare: LoadoutResult | None = None
+    compare_army: builder.ArmyView | None = None
+
+
+class _Views:
+    """Army views loaded once per calculation (an army appears as attacker and target)."""
+
+    def __init__(self, session: Session, user: User) -> None:
+        self.session, self.user = session, user
+        self._armies: dict[int, builder.ArmyView] = {}
+
+    def army(self, army_id: int) -> builder.ArmyView:
+        if army_id not in self._armies:
+            self._armies[army_id] = builder.army_view(self.session, user=self.user, army_id=army_id)
+        return self._armies[army_id]
+
+    def unit(self, unit_id: int) -> tuple[builder.ArmyView, builder.UnitView]:
+        army_id = self.session.scalar(select(Unit.army_id).where(Unit.id == unit_id))
+        if army_id is None:
+            raise NotFound("unit")
+        view = self.army(army_id)
+        return view, view.unit(unit_id)
+
+
+def army_of_unit(session: Session, *, user: User, unit_id: int) -> int:
+    """The army of a unit the user may read (NotFound otherwise)."""
+    army, _ = _Views(session, user).unit(unit_id)
+    return army.army.id
+
+
+def _weapons(unit: builder.UnitView, ids: tuple[int, ...]) -> list[builder.WeaponView]:
+    by_id = {w.row.id: w for w in unit.weapons}
+    chosen = []
+    for weapon_id in ids:
+        if weapon_id not in by_id:
+            raise InvalidInput("weapons", f"{unit.row.name} has no such weapon (id {weapon_id})")
+        chosen.append(by_id[weapon_id])
+    return chosen
+
+
+def default_weapons(unit: builder.UnitView) -> tuple[int, ...]:
+    """The first weapon with an attack of its own (what "attack with this" preselects)."""
+    for w in unit.weapons:
+        if w.stats.damage is not None or w.spec.payload is not None:
+            return (w.row.id,)
+    return ()
+
+
+def _options(army: builder.ArmyView, bonus_die: str | None) -> bw.BrikWarsOptions:
+    if bonus_die is None or bonus_die == army.options.bonus_die:
+        return army.options
+    return bw.BrikWarsOptions.from_dict({**army.options.to_dict(), "bonus_die": bonus_die})
+
+
+def _loadout(
+    views: _Views,
+    loadout: Loadout,
+    target: builder.UnitView | None,
+    request: CalcRequest,
+    followers: list[tuple[Follower, builder.UnitView]],
+) -> LoadoutResult | None:
+    if loadout.unit_id is None:
+        return None
+    army, unit = views.unit(loadout.unit_id)
+    ids = loadout.weapon_ids or default_weapons(unit)
+    result = LoadoutResult(army, unit, [])
+    try:
+        result.weapons = _weapons(unit, ids)
+    except InvalidInput as err:
+        result.error = err
+        return result
+    if target is None:
+        return result
+    if not result.weapons:
+        result.error = InvalidInput("weapons", "choose at least one weapon to fire")
+        return result
+    index = {w.row.id: i for i, w in enumerate(unit.weapons)}
+    try:
+        turn = Turn(
+            unit.spec,
+            tuple(index[w.row.id] for w in result.weapons),
+            target.spec,
+            request.situation,
+            tuple(ArcFollower(v.spec, f.distance, f.spans) for f, v in followers),
+            _options(army, request.bonus_die),
+        )
+        result.turn = turn
+        check = turn.power()
+        if not check.ok:
+            result.power_problems = check.problems
+            return result
+        result.odds = turn.odds()
+    except InvalidInput as err:
+        result.error = err
+    except RulesError as err:  # TooMuchWork: say so rather than time out
+        result.message = str(err)
+    return result
+
+
+def calculate(session: Session, *, user: User, request: CalcRequest) -> Calculation:
+    """Resolve the picks to saved units (read access checked) and compute the odds."""
+    views = _Views(session, user)
+    calc = Calculation(request, armies.list_armies(session, user=user))
+    if request.target_id is not None:
+        calc.target_army, calc.target = views.unit(request.target_id)
+    for follower in request.followers:
+        calc.followers.append((follower, views.unit(follower.unit_id)[1]))
+    calc.main = _loadout(views, request.attacker, calc.target, request, calc.followers)
+    if calc.main is not None:
+        calc.attacker_army = calc.main.army
+    if request.compare is not None:
+        calc.compare = _loadout(views, request.compare, calc.target, request, calc.followers)
+        if calc.compare is not None:
+            calc.compare_army = calc.compare.army
+    # Armies reached through a link (a club roster) are offered in the pickers too.
+    offered = {a.id for a in calc.armies}
+    for view in (calc.attacker_army, calc.target_army, calc.compare_army):
+        if view is not None and view.army.id not in offered:
+            calc.armies.append(view.army)
+            offered.add(view.army.id)
+    return calc
+
+
+def with_weapons(request: CalcRequest, calc: Calculation) -> CalcRequest:
+    """The request with the weapons actually used (defaults filled in): the URL to share."""
+    main = calc.main
+    if main is None or request.attacker.weapon_ids or not main.weapons:
+        return request
+    return replace(request, attacker=Loadout(request.attacker.unit_id, main.weapon_ids))
+
+
+def roll_turn(turn: Turn, seed: int) -> TurnRoll:
+    """One seeded resolution of a turn: the same seed gives the same dice."""
+    return turn.roll(random.Random(seed))  # noqa: S311  (a replayable game roll)
+
+
+@dataclass(frozen=True)
+class UnitChoice:
+    id: int
+    name: str
+    kind: str
+
+
+def unit_choices(session: Session, army_ids: list[int]) -> dict[int, list[UnitChoice]]:
+    """Every unit of the offered armies (already access-checked), in roster order: one query
+    for the pickers, without building the armies' figures."""
+    out: dict[int, list[UnitChoice]] = {a: [] for a in army_ids}
+    if not army_ids:
+        return out
+    rows = session.execute(
+        select(Unit.army_id, Unit.id, Unit.name, Unit.kind)
+        .where(Unit.army_id.in_(army_ids))
+        .order_by(Unit.army_id, Unit.position)
     )
-    target = theirs.unit(target_unit)
-    attack = atk.attack_of(
-        attacker.spec,
-        weapon.spec,
-        atk.target_of(target.spec, visible_sections=situation.visible_sections),
-        distance=situation.distance,
-        height=situation.height,
-        situation=atk.Situation(
-            firing_blind=situation.firing_blind,
-            outnumbered=situation.outnumbered,
-            gunnery_support=situation.gunnery_support,
-        ),
-        gunner=situation.gunner,
-        charge=situation.charge,
-        options=own.options,
-    )
-    return SavedAttack(attacker, weapon, target, attack)
-
-
-def roll(saved: SavedAttack, seed: int) -> atk.AttackRoll:
-    """One seeded resolution: the same seed gives the same dice."""
-    return saved.attack.roll(random.Random(seed))  # noqa: S311  (a replayable game roll)
+    for army_id, unit_id, name, kind in rows:
+        out[army_id].append(UnitChoice(unit_id, name, kind))
+    return out

@@ -124,6 +124,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
         {"dice": 2, "sides": 10, "armor": {"fixed": 4}},
         PUBLIC,
     ),
+    ("GET", "/calculator", {"attacker": "{unit_id}", "target": "{unit_id}"}, READ),
     ("POST", API + "/calculator/odds", SAVED_ATTACK, READ),
     ("POST", API + "/calculator/roll", {**SAVED_ATTACK, "seed": 3}, READ),
     ("GET", API + "/armies", {}, USER),

@@ -101,8 +101,84 @@ def test_bad_and_foreign_attacks_are_refused(
 ) -> None:
     body = _body(duel)
     body["attacker"] = {**body["attacker"], "weapon_id": 9999}  # type: ignore[dict-item]
-    assert api(member, "POST", "/api/v1/calculator/odds", json=body).status_code == 404
+    r = api(member, "POST", "/api/v1/calculator/odds", json=body)
+    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "attacker.weapons"
+    assert "Shooter has no such weapon" in r.text
     r = api(member, "POST", "/api/v1/calculator/odds", json=_body(duel, distance=-1))
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "situation.distance"
     r = api(stranger, "POST", "/api/v1/calculator/odds", json=_body(duel))
     assert r.status_code == 404 and "Shooter" not in r.text
+
+
+TANK = {
+    "name": "Tank",
+    "kind": "creation",
+    "size": 4,
+    "structure_level": 2,
+    "weapons": [
+        {"type": "gun", "size": 3},
+        {"type": "machinegun", "size": 2},
+        {"type": "gun", "size": 6},
+    ],
+}
+
+
+@pytest.fixture
+def column(member: Member, duel: dict[str, int]) -> dict[str, object]:
+    tank = api(member, "POST", f"/api/v1/armies/{duel['army']}/units", json=TANK).json()
+    return {**duel, "tank": tank["id"], "guns": [w["id"] for w in tank["weapons"]]}
+
+
+def _turn(column: dict, weapons: list[int], **extra: object) -> dict[str, object]:
+    return {
+        "attacker": {"unit_id": column["tank"], "weapon_ids": weapons},
+        "target": {"unit_id": column["target"]},
+        **extra,
+    }
+
+
+def test_a_turn_of_two_weapons_and_its_power(member: Member, column: dict) -> None:
+    gun, mg, big = column["guns"]
+    odds = api(member, "POST", "/api/v1/calculator/odds", json=_turn(column, [gun, mg])).json()
+    assert [line["weapons"] for line in odds["lines"]] == [[gun], [mg]]
+    assert odds["any_destroying"] == pytest.approx(
+        1 - (1 - odds["lines"][0]["destroyed"]) * (1 - odds["lines"][1]["destroyed"])
+    )
+    # 3" + 2" + 6" = 11" of Power against the Tank's 8": refused, naming why
+    r = api(member, "POST", "/api/v1/calculator/odds", json=_turn(column, [gun, mg, big]))
+    assert r.status_code == 422
+    detail = r.json()["detail"][0]
+    assert detail["field"] == "attacker.weapon_ids" and 'need 11" of Power' in detail["reason"]
+
+
+def test_burst_and_arc_fire_from_saved_units(member: Member, column: dict) -> None:
+    mg = column["guns"][1]
+    burst = api(
+        member,
+        "POST",
+        "/api/v1/calculator/odds",
+        json=_turn(column, [mg], situation={"burst": 3}),
+    ).json()
+    assert burst["lines"][0]["kind"] == "burst" and 0 < burst["lines"][0]["jam"] < 1
+    arc = api(
+        member,
+        "POST",
+        "/api/v1/calculator/odds",
+        json=_turn(
+            column,
+            [mg],
+            situation={"arc": 2, "distance": 3},
+            followers=[{"unit_id": column["shooter"], "distance": 4}],
+        ),
+    ).json()
+    assert arc["lines"][0]["kind"] == "arc" and len(arc["lines"][0]["targets"]) == 2
+
+
+def test_a_rolled_turn_lists_every_die_per_line(member: Member, column: dict) -> None:
+    gun, mg, _ = column["guns"]
+    body = {**_turn(column, [gun, mg], situation={"burst": 2}), "seed": 99}
+    first = api(member, "POST", "/api/v1/calculator/roll", json=body).json()
+    assert first == api(member, "POST", "/api/v1/calculator/roll", json=body).json()
+    assert [line["kind"] for line in first["lines"]] == ["single", "burst"]
+    assert first["dice"] == [d for line in first["lines"] for d in line["dice"]]
+    assert first["lines"][0]["dice"][0]["purpose"] == "action"

@@ -1,4 +1,9 @@
-"""The calculator over JSON: exact odds and seeded rolls between saved units."""
+"""The calculator over JSON: exact odds and seeded rolls of a turn between saved units.
+
+The twin of the ``/calculator`` page: the same ``CalcRequest``, the same service and engine.
+A turn the attacker's Power does not allow, a weapon it does not have, or a bad situation is
+a 422 naming the field; a unit in an army the caller may not read is a 404.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,11 @@ from fractions import Fraction
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.rules.brikwars.turn import LineOdds, TurnRoll, TurnSituation
+from app.rules.errors import InvalidInput
 from app.services import calculator
-from app.web.api.attacks import OddsOut, RollOut, roll_out
+from app.services.errors import NotFound
+from app.web.api.attacks import DieOut
 from app.web.deps import ApiUser, SessionDep
 
 router = APIRouter(tags=["calculator"])
@@ -20,14 +28,23 @@ class _In(BaseModel):
 
 
 class AttackerIn(_In):
-    army_id: int
     unit_id: int
-    weapon_id: int
+    weapon_ids: list[int] = Field(
+        default_factory=list, max_length=12, description="the weapons fired this turn"
+    )
+    weapon_id: int | None = Field(default=None, description="one weapon (same as weapon_ids)")
+    army_id: int | None = Field(default=None, description="optional: the unit's army")
 
 
 class TargetIn(_In):
-    army_id: int
     unit_id: int
+    army_id: int | None = None
+
+
+class FollowerIn(_In):
+    unit_id: int
+    distance: float | None = Field(default=None, ge=0, le=1000)
+    spans: int = Field(default=0, ge=0, le=20)
 
 
 class SituationIn(_In):
@@ -37,74 +54,254 @@ class SituationIn(_In):
     firing_blind: bool = False
     outnumbered: bool = False
     gunnery_support: int = Field(default=0, ge=0, le=100)
+    homing_in: int = Field(default=0, ge=0, le=100, description="Gunnery bonus kept")
     gunner: bool = False
     charge: bool = False
+    arc: int = Field(default=1, ge=1, le=12, description="points of Arc")
+    burst: int = Field(default=0, ge=0, le=20, description="MachineGun Burst shots")
+    combined: bool = Field(default=False, description="one Combined Attack of the weapons")
+    divert_turns: int = Field(default=0, ge=0, le=20, description="turns of Power saved")
+    teamwork: float = Field(default=0, ge=0, le=1000, description="Power lent, inches")
 
 
 class SavedAttackIn(_In):
     attacker: AttackerIn
     target: TargetIn
     situation: SituationIn = SituationIn()
+    followers: list[FollowerIn] = Field(default_factory=list, max_length=11)
+    bonus_die: str | None = Field(default=None, pattern="^(same|d6|none)$")
 
 
 class SavedRollIn(SavedAttackIn):
     seed: int | None = Field(default=None, description="omit for a fresh random seed")
 
 
-class SavedOddsOut(OddsOut):
-    size_damage: float = Field(description='P(a Creation larger than 1" loses 1" of Size)')
+class StepOut(BaseModel):
+    label: str
+    value: str
+
+
+class TargetOddsOut(BaseModel):
+    index: int
+    miss: float
+    no_effect: float
+    something_bad: float
+    destroyed: float
+    size_damage: float
+    on_fire: float
+
+
+class LineOut(BaseModel):
+    weapons: list[int] = Field(description="weapon ids fired in this line")
+    kind: str = Field(description="single, combined, arc, burst or explosive")
+    label: str
+    miss: float
+    no_effect: float
+    something_bad: float
+    destroyed: float
+    size_damage: float
+    on_fire: float
+    jam: float = Field(description="P(the gun ends Inoperative)")
+    over_the_top: float
+    truncation_bound: float
+    damage_distribution: list[tuple[int, float]]
+    targets: list[TargetOddsOut] = Field(description="per target (0: the main one)")
+    steps: list[StepOut]
+
+
+class SavedOddsOut(BaseModel):
+    """The turn's lines; the top-level outcomes are the first line's."""
+
     attacker: str
     weapon: str
     target: str
+    miss: float
+    no_effect: float
+    something_bad: float
+    destroyed: float
+    size_damage: float = Field(description='P(a Creation larger than 1" loses 1" of Size)')
+    truncation_bound: float
+    damage_distribution: list[tuple[int, float]]
+    any_destroying: float = Field(description="P(at least one destroying hit this turn)")
+    expected_destroying: float
+    per_10_cp: float | None = Field(description="expected destroying hits per 10 CP")
+    attacker_cost: float
+    lines: list[LineOut]
 
 
-def _saved(session: SessionDep, user: ApiUser, body: SavedAttackIn) -> calculator.SavedAttack:
-    s = body.situation
-    return calculator.saved_attack(
-        session,
-        user=user,
-        attacker_army=body.attacker.army_id,
-        attacker_unit=body.attacker.unit_id,
-        weapon_id=body.attacker.weapon_id,
-        target_army=body.target.army_id,
-        target_unit=body.target.unit_id,
-        situation=calculator.SavedSituation(
-            distance=None if s.distance is None else Fraction(str(s.distance)),
-            height=Fraction(str(s.height)),
-            visible_sections=s.visible_sections,
-            firing_blind=s.firing_blind,
-            outnumbered=s.outnumbered,
-            gunnery_support=s.gunnery_support,
-            gunner=s.gunner,
-            charge=s.charge,
+class EffectOut(BaseModel):
+    target: int
+    outcome: str
+    size_damage: int
+    on_fire: bool
+    damage: int | None
+
+
+class RolledDieOut(DieOut):
+    target: int | None
+
+
+class LineRollOut(BaseModel):
+    weapons: list[int]
+    kind: str
+    label: str
+    dice: list[RolledDieOut]
+    effects: list[EffectOut]
+    jammed: bool
+    skipped: str
+
+
+class SavedRollOut(BaseModel):
+    seed: int
+    outcome: str = Field(description="the first line's result on the main target")
+    dice: list[RolledDieOut] = Field(description="every die of the turn, in order")
+    lines: list[LineRollOut]
+    jammed: list[int] = Field(description="weapon ids now Inoperative until Reloaded")
+    target_size_damage: float = Field(description="the target's Size lost, inches, after")
+
+
+def _request(body: SavedAttackIn) -> calculator.CalcRequest:
+    a, s = body.attacker, body.situation
+    ids = list(a.weapon_ids) + ([a.weapon_id] if a.weapon_id is not None else [])
+    try:
+        situation = TurnSituation(
+            **{
+                **s.model_dump(exclude={"distance", "height", "teamwork"}),
+                "distance": None if s.distance is None else Fraction(str(s.distance)),
+                "height": Fraction(str(s.height)),
+                "teamwork": Fraction(str(s.teamwork)),
+            }
+        )
+    except InvalidInput as err:
+        raise InvalidInput(f"situation.{err.field}", err.reason) from None
+    return calculator.CalcRequest(
+        attacker=calculator.Loadout(a.unit_id, tuple(dict.fromkeys(ids))),
+        target_id=body.target.unit_id,
+        situation=situation,
+        followers=tuple(
+            calculator.Follower(
+                f.unit_id, None if f.distance is None else Fraction(str(f.distance)), f.spans
+            )
+            for f in body.followers
         ),
+        bonus_die=body.bonus_die,
+    )
+
+
+def _computed(
+    session: SessionDep, user: ApiUser, body: SavedAttackIn
+) -> tuple[calculator.Calculation, calculator.LoadoutResult]:
+    calc = calculator.calculate(session, user=user, request=_request(body))
+    result = calc.main
+    assert result is not None and calc.target is not None
+    for given, view in (
+        (body.attacker.army_id, result.army),
+        (body.target.army_id, calc.target_army),
+    ):
+        if given is not None and view is not None and given != view.army.id:
+            raise NotFound("unit")
+    if result.error is not None:
+        raise InvalidInput(f"attacker.{result.error.field}", result.error.reason)
+    if result.power_problems:
+        raise InvalidInput("attacker.weapon_ids", " ".join(result.power_problems))
+    if result.message:
+        raise InvalidInput("attacker.weapon_ids", result.message)
+    return calc, result
+
+
+def _line_out(line: LineOdds, weapon_ids: list[int]) -> LineOut:
+    m = line.main
+    return LineOut(
+        weapons=[weapon_ids[i] for i in line.weapons],
+        kind=line.kind,
+        label=line.label,
+        miss=m.miss,
+        no_effect=m.no_effect,
+        something_bad=m.something_bad,
+        destroyed=m.destroyed,
+        size_damage=m.size_damage,
+        on_fire=m.on_fire,
+        jam=line.jam,
+        over_the_top=line.over_the_top,
+        truncation_bound=line.truncation_bound,
+        damage_distribution=list(line.damage),
+        targets=[TargetOddsOut(**vars(t)) for t in line.targets],
+        steps=[StepOut(label=s.label, value=s.value) for s in line.steps],
     )
 
 
 @router.post("/calculator/odds")
 def saved_odds(session: SessionDep, user: ApiUser, body: SavedAttackIn) -> SavedOddsOut:
-    """Exact odds of a saved unit's weapon against a saved unit (armies you may read)."""
-    saved = _saved(session, user, body)
-    odds = saved.attack.odds()
+    """Exact odds of a saved unit's turn (its chosen weapons) against a saved unit."""
+    calc, result = _computed(session, user, body)
+    assert result.odds is not None and calc.target is not None
+    ids = [w.row.id for w in result.unit.weapons]
+    lines = [_line_out(line, ids) for line in result.odds.lines]
+    first = lines[0]
     return SavedOddsOut(
-        miss=odds.miss,
-        no_effect=odds.no_effect,
-        something_bad=odds.something_bad,
-        destroyed=odds.destroyed,
-        size_damage=odds.size_damage,
-        truncation_bound=odds.truncation_bound,
-        damage_distribution=list(odds.damage_distribution),
-        critical_failure=odds.critical_failure,
-        over_the_top=odds.over_the_top,
-        on_fire=odds.on_fire,
-        attacker=saved.attacker.row.name,
-        weapon=saved.weapon.line.name,
-        target=saved.target.row.name,
+        attacker=result.unit.row.name,
+        weapon=", ".join(w.line.name for w in result.weapons),
+        target=calc.target.row.name,
+        miss=first.miss,
+        no_effect=first.no_effect,
+        something_bad=first.something_bad,
+        destroyed=first.destroyed,
+        size_damage=first.size_damage,
+        truncation_bound=result.odds.truncation_bound,
+        damage_distribution=first.damage_distribution,
+        any_destroying=result.odds.any_destroying,
+        expected_destroying=result.expected_destroying or 0.0,
+        per_10_cp=result.per_10_cp,
+        attacker_cost=float(result.unit_cost),
+        lines=lines,
+    )
+
+
+def _dice(line_dice: tuple) -> list[RolledDieOut]:  # type: ignore[type-arg]
+    return [
+        RolledDieOut(
+            purpose=d.purpose,
+            sides=d.sides,
+            natural=d.natural,
+            value=d.value,
+            bonus=d.bonus,
+            target=d.target,
+        )
+        for d in line_dice
+    ]
+
+
+def roll_out(rolled: TurnRoll, seed: int, weapon_ids: list[int]) -> SavedRollOut:
+    """A rolled turn as JSON: every die per line, what each line did, the jammed guns."""
+    lines = [
+        LineRollOut(
+            weapons=[weapon_ids[i] for i in ln.weapons],
+            kind=ln.kind,
+            label=ln.label,
+            dice=_dice(ln.dice),
+            effects=[EffectOut(**vars(e)) for e in ln.effects],
+            jammed=ln.jammed,
+            skipped=ln.skipped,
+        )
+        for ln in rolled.lines
+    ]
+    first = rolled.lines[0].effects
+    return SavedRollOut(
+        seed=seed,
+        outcome=first[0].outcome if first else "miss",
+        dice=[d for line in lines for d in line.dice],
+        lines=lines,
+        jammed=[weapon_ids[i] for i in rolled.jammed],
+        target_size_damage=float(rolled.targets_after[0].size_damage),
     )
 
 
 @router.post("/calculator/roll")
-def saved_roll(session: SessionDep, user: ApiUser, body: SavedRollIn) -> RollOut:
-    """One seeded roll of that attack, with every die; the same seed gives the same dice."""
+def saved_roll(session: SessionDep, user: ApiUser, body: SavedRollIn) -> SavedRollOut:
+    """One seeded roll of that turn, with every die; the same seed gives the same dice.
+    (Nothing is kept: battles keep their rolls in a log.)"""
+    _, result = _computed(session, user, body)
+    assert result.turn is not None
     seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
-    return roll_out(calculator.roll(_saved(session, user, body), seed), seed)
+    rolled = calculator.roll_turn(result.turn, seed)
+    return roll_out(rolled, seed, [w.row.id for w in result.unit.weapons])

@@ -1,0 +1,98 @@
+"""Charts as server-rendered SVG (no charting JavaScript): a damage distribution.
+
+Bars are P(Damage = N | hit); the line is P(Damage >= N | hit). The tail beyond 99.9% of
+the mass is left out (the chart says so) so a long Bonus-dice tail keeps the bars readable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from markupsafe import Markup, escape
+
+WIDTH, HEIGHT = 480, 180
+PAD_LEFT, PAD_BOTTOM, PAD_TOP, PAD_RIGHT = 34, 26, 10, 36
+MAX_BARS = 60
+TAIL = 0.999
+
+
+def _shown(distribution: Sequence[tuple[int, float]]) -> tuple[list[tuple[int, float]], float]:
+    shown: list[tuple[int, float]] = []
+    total = 0.0
+    for value, p in distribution:
+        if total >= TAIL or len(shown) >= MAX_BARS:
+            break
+        shown.append((value, p))
+        total += p
+    return shown, max(0.0, 1.0 - total)
+
+
+def damage_chart(
+    distribution: Sequence[tuple[int, float]], *, armour_hint: str = "", label: str = "Damage"
+) -> Markup:
+    """An SVG bar chart of a damage distribution with its "at least N" line.
+
+    >>> svg = damage_chart([(0, 0.5), (1, 0.25), (2, 0.25)])
+    >>> svg.count("<rect class=\\"bar\\""), "P(Damage ≥ N)" in svg
+    (3, True)
+    """
+    shown, left_out = _shown(distribution)
+    if not shown:
+        return Markup('<p class="meta">No damage is rolled for this attack.</p>')
+    plot_w = WIDTH - PAD_LEFT - PAD_RIGHT
+    plot_h = HEIGHT - PAD_TOP - PAD_BOTTOM
+    step = plot_w / len(shown)
+    tallest = max(p for _, p in shown)
+    scale = 1.0 if tallest > 0.5 else 0.5 if tallest > 0.25 else 0.25
+    parts: list[str] = []
+    title = f"{label} given a hit: bars P({label} = N), line P({label} ≥ N)"
+    parts.append(
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'aria-label="{escape(title)}" preserveAspectRatio="xMidYMid meet">'
+        f"<title>{escape(title)}</title>"
+    )
+    # axes and gridlines at 0, half and full scale
+    for frac in (0.0, 0.5, 1.0):
+        y = PAD_TOP + plot_h * (1 - frac)
+        parts.append(
+            f'<line class="grid" x1="{PAD_LEFT}" y1="{y:.1f}" '
+            f'x2="{WIDTH - PAD_RIGHT}" y2="{y:.1f}"/>'
+            f'<text class="tick" x="{PAD_LEFT - 4}" y="{y + 4:.1f}" text-anchor="end">'
+            f"{frac * scale:.0%}</text>"
+            f'<text class="tick line-tick" x="{WIDTH - PAD_RIGHT + 4}" y="{y + 4:.1f}">'
+            f"{frac:.0%}</text>"
+        )
+    every = max(1, len(shown) // 12)
+    for i, (value, p) in enumerate(shown):
+        h = plot_h * min(1.0, p / scale)
+        x = PAD_LEFT + i * step
+        parts.append(
+            f'<rect class="bar" x="{x + step * 0.12:.1f}" y="{PAD_TOP + plot_h - h:.1f}" '
+            f'width="{step * 0.76:.1f}" height="{h:.1f}" data-value="{value}" data-p="{p:.6f}">'
+            f"<title>{label} {value}: {p:.2%}</title></rect>"
+        )
+        if i % every == 0:
+            parts.append(
+                f'<text class="tick" x="{x + step / 2:.1f}" y="{HEIGHT - 8}" '
+                f'text-anchor="middle">{value}</text>'
+            )
+    # P(>= N): a step line on the full 0..100% scale of its own (right-hand meaning in the legend)
+    points = []
+    remaining = 1.0
+    for i, (_, p) in enumerate(shown):
+        y = PAD_TOP + plot_h * (1 - max(0.0, remaining))
+        points.append(f"{PAD_LEFT + i * step:.1f},{y:.1f} {PAD_LEFT + (i + 1) * step:.1f},{y:.1f}")
+        remaining -= p
+    parts.append(f'<polyline class="at-least" points="{" ".join(points)}"/>')
+    parts.append("</svg>")
+    legend = (
+        f'<p class="chart-legend meta"><span class="key bar"></span> P({label} = N) '
+        f"(left scale, 0–{scale:.0%}) · "
+        f'<span class="key at-least"></span> P({label} ≥ N) (right scale, 0–100%)'
+    )
+    if armour_hint:
+        legend += f" · against {escape(armour_hint)}"
+    if left_out > 0:
+        legend += f" · {left_out:.2%} beyond {shown[-1][0]} not drawn"
+    legend += "</p>"
+    return Markup("".join(parts) + legend)  # noqa: S704  (numbers and escaped text only)

@@ -1,0 +1,180 @@
+"""The calculator page: saved units, live odds, Power findings, the URL as the state."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from app.rules.brikwars import unit_from_dict
+from app.rules.brikwars.turn import Turn, TurnSituation
+from app.services.calculator import CalcRequest, Follower, Loadout
+from app.web.calculator_query import Params, parse, to_query
+from tests.web.conftest import Member
+
+REX = {
+    "name": "Scorpiosaurus Rex",
+    "kind": "creation",
+    "size": 3,
+    "structure_level": 1,
+    "weapons": [
+        {"type": "melee_weapon", "size": 5, "label": "stinger"},
+        {"type": "melee_weapon", "size": 1, "label": "left claw"},
+        {"type": "melee_weapon", "size": 1, "label": "right claw"},
+    ],
+}
+TANK = {
+    "name": "Tank",
+    "kind": "creation",
+    "size": 4,
+    "structure_level": 2,
+    "weapons": [{"type": "gun", "size": 3}, {"type": "machinegun", "size": 2}],
+}
+
+
+def api(member: Member, method: str, url: str, **kw):  # type: ignore[no-untyped-def]
+    return member.client.request(method, url, headers={"X-CSRF-Token": member.csrf}, **kw)
+
+
+@pytest.fixture
+def armies(member: Member) -> dict[str, dict]:
+    army = api(member, "POST", "/api/v1/armies", json={"name": "Monsters", "budget": 500}).json()
+    rex = api(member, "POST", f"/api/v1/armies/{army['id']}/units", json=REX).json()
+    tank = api(member, "POST", f"/api/v1/armies/{army['id']}/units", json=TANK).json()
+    minifig = api(
+        member,
+        "POST",
+        f"/api/v1/armies/{army['id']}/units",
+        json={"name": "Pvt", "kind": "minifig"},
+    ).json()
+    return {"army": army, "rex": rex, "tank": tank, "minifig": minifig}
+
+
+def _p(html: str, name: str, nth: int = 0) -> float:
+    found = re.findall(rf'data-name="{name}" data-p="([0-9.e-]+)"', html)
+    return float(found[nth])
+
+
+def test_attack_with_this_links_open_the_calculator(member: Member, armies) -> None:
+    page = member.client.get(f"/armies/{armies['army']['id']}")
+    assert f'href="/calculator?attacker={armies["rex"]["id"]}"' in page.text
+    assert f'href="/calculator?target={armies["tank"]["id"]}"' in page.text
+    first = member.client.get(f"/calculator?attacker={armies['rex']['id']}")
+    assert first.status_code == 200
+    assert "Pick an attacking unit and a target" in first.text
+    # the first weapon is preselected, and the URL says so
+    assert f'name="weapons" value="{armies["rex"]["weapons"][0]["id"]}" checked' in first.text
+
+
+def test_the_odds_shown_are_the_engines(member: Member, armies) -> None:
+    tank, target = armies["tank"], armies["rex"]
+    gun = tank["weapons"][0]["id"]
+    url = f"/calculator?attacker={tank['id']}&weapons={gun}&target={target['id']}&distance=16"
+    html = member.client.get(url).text
+    engine = Turn(
+        unit_from_dict(TANK), (0,), unit_from_dict(REX), TurnSituation(distance=Fraction(16))
+    ).odds()
+    main = engine.lines[0].main
+    for name in ("miss", "no_effect", "something_bad", "size_damage", "destroyed"):
+        assert _p(html, name) == pytest.approx(getattr(main, name), abs=1e-9)
+    assert '<svg class="chart"' in html and "Out of Range" in html
+    near = member.client.get(url.replace("distance=16", "distance=4")).text
+    assert _p(near, "miss") < _p(html, "miss")  # 2" out of range is harder to hit
+
+
+def test_power_is_enforced_with_the_reason(member: Member, armies) -> None:
+    rex = armies["rex"]
+    ids = [w["id"] for w in rex["weapons"]]
+    query = f"attacker={rex['id']}&target={armies['tank']['id']}&" + "&".join(
+        f"weapons={i}" for i in ids
+    )
+    html = member.client.get(f"/calculator?{query}").text
+    assert "Not enough Power this turn" in html
+    assert "7&#34;" in html or '7"' in html  # "need 7" of Power"
+    assert 'data-name="miss"' not in html  # no odds for a turn that cannot happen
+    two = member.client.get(
+        f"/calculator?attacker={rex['id']}&target={armies['tank']['id']}"
+        f"&weapons={ids[0]}&weapons={ids[1]}"
+    ).text
+    assert "Not enough Power" not in two and 'data-name="miss"' in two
+
+
+def test_htmx_gets_the_calculator_block_and_the_url_to_push(member: Member, armies) -> None:
+    url = f"/calculator?attacker={armies['tank']['id']}&target={armies['minifig']['id']}&distance=3"
+    r = member.client.get(url, headers={"HX-Request": "true"})
+    assert r.status_code == 200
+    assert r.text.lstrip().startswith('<div id="calculator"')
+    pushed = r.headers["HX-Push-Url"]
+    assert "weapons=" in pushed and "distance=3" in pushed
+
+
+def test_bad_inputs_are_named_in_place(member: Member, armies) -> None:
+    url = f"/calculator?attacker={armies['tank']['id']}&target={armies['minifig']['id']}"
+    r = member.client.get(url + "&distance=-2&arc=lots")
+    assert r.status_code == 422
+    assert "Distance" in r.text and "must be from 0 to 1000 inches" in r.text
+    assert "needs a whole number" in r.text
+    assert 'data-name="miss"' in r.text  # the rest still computes
+
+
+def test_another_users_units_are_not_found(member: Member, stranger: Member, armies) -> None:
+    r = stranger.client.get(f"/calculator?attacker={armies['tank']['id']}")
+    assert r.status_code == 404 and "Tank" not in r.text
+    r = stranger.client.get(f"/calculator?target={armies['rex']['id']}")
+    assert r.status_code == 404
+
+
+def test_compare_two_loadouts_with_cost(member: Member, armies) -> None:
+    tank, rex = armies["tank"], armies["rex"]
+    url = (
+        f"/calculator?attacker={tank['id']}&weapons={tank['weapons'][0]['id']}"
+        f"&target={armies['minifig']['id']}&distance=4"
+        f"&compare={rex['id']}&compare_weapons={rex['weapons'][1]['id']}"
+    )
+    html = member.client.get(url).text
+    assert html.count('class="card loadout"') == 2
+    assert html.count('data-name="per_10_cp"') == 2
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        CalcRequest(),
+        CalcRequest(
+            attacker=Loadout(3, (7, 9)),
+            target_id=4,
+            situation=TurnSituation(
+                distance=Fraction(5, 2),
+                height=Fraction(1, 3),
+                visible_sections=2,
+                firing_blind=True,
+                gunnery_support=2,
+                homing_in=1,
+                charge=True,
+                arc=3,
+                burst=0,
+                combined=True,
+                divert_turns=1,
+                teamwork=Fraction(3, 2),
+            ),
+            followers=(Follower(5, Fraction(6), 1), Follower(6, None, 0)),
+            compare=Loadout(8, (11,)),
+            bonus_die="d6",
+        ),
+    ],
+)
+def test_the_url_round_trips(request_: CalcRequest) -> None:
+    query = to_query(request_)
+    again, errors = parse(Params(parse_qsl(urlsplit("/calculator?" + query).query, True)))
+    assert errors == {}
+    assert again == request_
+
+
+def test_a_shared_url_reproduces_the_page(member: Member, armies) -> None:
+    url = f"/calculator?attacker={armies['tank']['id']}&target={armies['rex']['id']}&distance=7"
+    first = member.client.get(url, headers={"HX-Request": "true"})
+    shared = member.client.get(first.headers["HX-Push-Url"])
+    assert _p(shared.text, "miss") == _p(first.text, "miss")
+    assert _p(shared.text, "destroyed") == _p(first.text, "destroyed")
