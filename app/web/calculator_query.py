@@ -26,6 +26,7 @@ NUMBERS: dict[str, tuple[str, float, float]] = {
     "distance": ("inches", 0, MAX_INCHES),
     "height": ("inches", 0, MAX_INCHES),
     "visible_sections": ("whole", 1, 3),
+    "visible_size": ("inches", 0, MAX_INCHES),
     "gunnery_support": ("whole", 0, 100),
     "homing_in": ("whole", 0, 100),
     "arc": ("whole", 1, MAX_ARC_TARGETS),
@@ -106,6 +107,11 @@ def parse(params: Params | Mapping[str, Any]) -> tuple[CalcRequest, dict[str, st
             situation[name] = (_inches if kind == "inches" else _whole)(text, low, high)
         except InvalidInput as err:
             errors[name] = err.reason
+    small = params.get("small")
+    if small in ("2x2", "1x1"):
+        situation["small"] = small
+    elif small:
+        errors["small"] = "must be 2x2, 1x1 or empty"
     for name in FLAGS:
         if params.get(name).lower() in TRUE:
             situation[name] = True
@@ -190,7 +196,8 @@ def to_pairs(request: CalcRequest) -> list[tuple[str, str]]:
         value = getattr(request.situation, f.name)
         if value == getattr(default, f.name):
             continue
-        pairs.append((f.name, "1" if value is True else _number(value)))
+        text = value if isinstance(value, str) else "1" if value is True else _number(value)
+        pairs.append((f.name, text))
     for follower in request.followers:
         pairs.append(("follower", str(follower.unit_id)))
         distance = "" if follower.distance is None else _number(follower.distance)

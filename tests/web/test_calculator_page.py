@@ -149,6 +149,8 @@ def test_compare_two_loadouts_with_cost(member: Member, armies) -> None:
                 distance=Fraction(5, 2),
                 height=Fraction(1, 3),
                 visible_sections=2,
+                visible_size=Fraction(4),
+                small="2x2",
                 firing_blind=True,
                 gunnery_support=2,
                 homing_in=1,

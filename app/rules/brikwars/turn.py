@@ -39,6 +39,7 @@ from app.rules.brikwars.attacks import (
     target_of,
 )
 from app.rules.brikwars.attacks.build import AUTO_WEAPONS, action_die_of
+from app.rules.brikwars.attacks.common import SmallTarget
 from app.rules.brikwars.catalogue import format_number
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.brikwars.units import TURRET_OF_MOUNT, UnitSpec, WeaponSpec, weapon_stats_of
@@ -63,7 +64,9 @@ class TurnSituation:
     """Where and how the attacker fires this turn (chapters 5 and 8).
 
     ``distance`` to the target in inches (None: close combat or not measured); ``height``
-    above the target; ``visible_sections`` of a minifig target; ``homing_in``: the Gunnery
+    above the target; ``visible_sections`` of a minifig target; ``visible_size``: the inches of
+    a larger target that are visible and in range (cover; None: all of it); ``small``: aiming
+    at a 2x2 or 1x1 part of it (-1, -2); ``homing_in``: the Gunnery
     bonus kept from earlier turns on the same point; ``arc``: points of Arc for Arc Fire;
     ``burst``: shots of a MachineGun Burst (0: none); ``combined``: sum the single attacks'
     Damage against one Armour roll; ``divert_turns``: turns of Diverting All Power saved;
@@ -73,6 +76,8 @@ class TurnSituation:
     distance: Fraction | None = None
     height: Fraction = Fraction(0)
     visible_sections: int = 3
+    visible_size: Fraction | None = None
+    small: SmallTarget | None = None
     firing_blind: bool = False
     outnumbered: bool = False
     gunnery_support: int = 0
@@ -98,6 +103,10 @@ class TurnSituation:
             raise InvalidInput("arc", f"must be from 1 to {MAX_ARC_TARGETS}")
         if self.homing_in < 0:
             raise InvalidInput("homing_in", "must be at least 0")
+        if self.visible_size is not None and self.visible_size < 0:
+            raise InvalidInput("visible_size", "must be at least 0")
+        if self.small not in (None, "2x2", "1x1"):
+            raise InvalidInput("small", "must be 2x2, 1x1 or none")
 
     def engine_situation(self) -> Situation:
         """The chapter 5 modifiers shared by every line (Out of Range is per weapon)."""
@@ -428,9 +437,15 @@ class _Line:
     roll: Callable[[random.Random], LineRoll]
 
 
-def _target_view(unit: UnitSpec, situation: TurnSituation) -> Target:
+def _target_view(unit: UnitSpec, situation: TurnSituation, *, main: bool = True) -> Target:
+    """The unit as a target; cover and aiming apply to the main target only."""
+    if not main:
+        return target_of(unit)
     sections = situation.visible_sections if unit.kind in ("minifig", "hero") else 3
-    return target_of(unit, visible_sections=sections)
+    reach = None
+    if situation.visible_size is not None:
+        reach = min(unit.effective_size, situation.visible_size)
+    return target_of(unit, reach=reach, small=situation.small, visible_sections=sections)
 
 
 def _action_steps(action: ActionRoll | None, parts: list[tuple[str, int]]) -> list[Step]:
@@ -553,7 +568,7 @@ def _lines(turn: Turn, main: UnitSpec) -> tuple[_Line, ...]:
         elif auto is not None and (turn.followers or (s.arc > 1 and auto != "blastgun")):
             arc_targets = [ArcTarget(target, 0, s.distance or 0, out)]
             for f in turn.followers:
-                f_target = _target_view(f.unit, s)
+                f_target = _target_view(f.unit, s, main=False)
                 f_out = 0
                 if f.distance is not None and stats.range_inches is not None:
                     f_out = inches_out_of_range(f.distance, stats.range_inches, s.height)

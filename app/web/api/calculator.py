@@ -51,6 +51,10 @@ class SituationIn(_In):
     distance: float | None = Field(default=None, ge=0, le=1000, description="inches")
     height: float = Field(default=0, ge=0, le=1000, description="inches above the target")
     visible_sections: int = Field(default=3, ge=1, le=3, description="of a minifig target")
+    visible_size: float | None = Field(
+        default=None, ge=0, le=1000, description="inches of a larger target visible (cover)"
+    )
+    small: str | None = Field(default=None, pattern="^(2x2|1x1)$", description="aimed part")
     firing_blind: bool = False
     outnumbered: bool = False
     gunnery_support: int = Field(default=0, ge=0, le=100)
@@ -166,8 +170,9 @@ def _request(body: SavedAttackIn) -> calculator.CalcRequest:
     try:
         situation = TurnSituation(
             **{
-                **s.model_dump(exclude={"distance", "height", "teamwork"}),
+                **s.model_dump(exclude={"distance", "height", "teamwork", "visible_size"}),
                 "distance": None if s.distance is None else Fraction(str(s.distance)),
+                "visible_size": None if s.visible_size is None else Fraction(str(s.visible_size)),
                 "height": Fraction(str(s.height)),
                 "teamwork": Fraction(str(s.teamwork)),
             }

@@ -210,3 +210,16 @@ def test_a_jammed_gun_is_reported():
     turn = Turn(tank(), (1,), minifig(), TurnSituation(burst=3))
     jams = [turn.roll(random.Random(s)).jammed for s in range(50)]
     assert (1,) in jams and () in jams
+
+
+def test_cover_and_aiming_change_the_target_size_modifier():
+    """Chapter 5: +1 per 2" of the target the attack can hit; 2x2 -1, 1x1 -2."""
+    big = UnitSpec(name="Frigate", size=24, structure_level=1)
+
+    def size_step(**kw: object) -> str:
+        steps = Turn(tank(), (0,), big, TurnSituation(**kw)).odds().lines[0].steps  # type: ignore[arg-type]
+        return dict((s.label, s.value) for s in steps).get("target size and visibility", "+0")
+
+    assert size_step() == "+12"
+    assert size_step(visible_size=Fraction(4)) == "+2"  # the text's 4 visible inches
+    assert size_step(visible_size=Fraction(4), small="1x1") == "+0"
