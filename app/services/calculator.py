@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Army, Unit, User
 from app.rules import brikwars as bw
-from app.rules.brikwars.turn import ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
+from app.rules.brikwars.turn import Ally, ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
 from app.rules.errors import InvalidInput, RulesError
 from app.services import armies, builder
 from app.services.errors import NotFound
@@ -51,6 +51,8 @@ class CalcRequest:
     followers: tuple[Follower, ...] = ()
     compare: Loadout | None = None
     bonus_die: str | None = None
+    allies: tuple[int, ...] = ()
+    ally_weapons: tuple[int, ...] = ()
 
 
 @dataclass
@@ -105,6 +107,7 @@ class Calculation:
     target_army: builder.ArmyView | None = None
     target: builder.UnitView | None = None
     followers: list[tuple[Follower, builder.UnitView]] = field(default_factory=list)
+    allies: list[tuple[builder.UnitView, tuple[int, ...]]] = field(default_factory=list)
     main: LoadoutResult | None = None
     compare: LoadoutResult | None = None
     compare_army: builder.ArmyView | None = None
@@ -160,12 +163,23 @@ def _options(army: builder.ArmyView, bonus_die: str | None) -> bw.BrikWarsOption
     return bw.BrikWarsOptions.from_dict({**army.options.to_dict(), "bonus_die": bonus_die})
 
 
+def _allies(views: _Views, request: CalcRequest) -> list[tuple[builder.UnitView, tuple[int, ...]]]:
+    """Each ally unit with the weapon ids it fires (its listed ones, else its default)."""
+    out = []
+    for unit_id in request.allies:
+        _, unit = views.unit(unit_id)
+        mine = tuple(w.row.id for w in unit.weapons if w.row.id in request.ally_weapons)
+        out.append((unit, mine or default_weapons(unit)))
+    return out
+
+
 def _loadout(
     views: _Views,
     loadout: Loadout,
     target: builder.UnitView | None,
     request: CalcRequest,
     followers: list[tuple[Follower, builder.UnitView]],
+    allies: list[tuple[builder.UnitView, tuple[int, ...]]] = (),  # type: ignore[assignment]
 ) -> LoadoutResult | None:
     if loadout.unit_id is None:
         return None
@@ -191,6 +205,13 @@ def _loadout(
             request.situation,
             tuple(ArcFollower(v.spec, f.distance, f.spans) for f, v in followers),
             _options(army, request.bonus_die),
+            allies=tuple(
+                Ally(
+                    ally.spec,
+                    tuple(i for i, w in enumerate(ally.weapons) if w.row.id in chosen),
+                )
+                for ally, chosen in allies
+            ),
         )
         result.turn = turn
         check = turn.power()
@@ -213,7 +234,8 @@ def calculate(session: Session, *, user: User, request: CalcRequest) -> Calculat
         calc.target_army, calc.target = views.unit(request.target_id)
     for follower in request.followers:
         calc.followers.append((follower, views.unit(follower.unit_id)[1]))
-    calc.main = _loadout(views, request.attacker, calc.target, request, calc.followers)
+    calc.allies = _allies(views, request)
+    calc.main = _loadout(views, request.attacker, calc.target, request, calc.followers, calc.allies)
     if calc.main is not None:
         calc.attacker_army = calc.main.army
     if request.compare is not None:

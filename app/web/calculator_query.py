@@ -19,6 +19,7 @@ from app.rules.errors import InvalidInput
 from app.services.calculator import CalcRequest, Follower, Loadout
 
 MAX_INCHES = 1000
+MAX_ALLIES = 11
 TRUE = {"1", "on", "true", "yes"}
 
 # situation field -> (kind, low, high)
@@ -171,6 +172,8 @@ def parse(params: Params | Mapping[str, Any]) -> tuple[CalcRequest, dict[str, st
         followers=tuple(followers),
         compare=Loadout(compare_unit, ids("compare_weapons")) if compare_unit else None,
         bonus_die=bonus_die,
+        allies=ids("ally")[:MAX_ALLIES],
+        ally_weapons=ids("ally_weapons"),
     )
     return request, errors
 
@@ -208,6 +211,8 @@ def to_pairs(request: CalcRequest) -> list[tuple[str, str]]:
         pairs += [("compare_weapons", str(w)) for w in request.compare.weapon_ids]
     if request.bonus_die is not None:
         pairs.append(("bonus_die", request.bonus_die))
+    pairs += [("ally", str(a)) for a in request.allies]
+    pairs += [("ally_weapons", str(w)) for w in request.ally_weapons]
     return pairs
 
 

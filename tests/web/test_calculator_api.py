@@ -182,3 +182,12 @@ def test_a_rolled_turn_lists_every_die_per_line(member: Member, column: dict) ->
     assert [line["kind"] for line in first["lines"]] == ["single", "burst"]
     assert first["dice"] == [d for line in first["lines"] for d in line["dice"]]
     assert first["lines"][0]["dice"][0]["purpose"] == "action"
+
+
+def test_allies_join_a_combined_attack(member: Member, column: dict) -> None:
+    gun = column["guns"][0]
+    body = _turn(column, [gun], situation={"distance": 2})
+    body["allies"] = [{"unit_id": column["shooter"]}]
+    odds = api(member, "POST", "/api/v1/calculator/odds", json=body).json()
+    assert [line["kind"] for line in odds["lines"]] == ["combined"]
+    assert "Shooter's Short-Ranged Weapon" in odds["lines"][0]["label"]

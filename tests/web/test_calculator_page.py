@@ -164,6 +164,8 @@ def test_compare_two_loadouts_with_cost(member: Member, armies) -> None:
             followers=(Follower(5, Fraction(6), 1), Follower(6, None, 0)),
             compare=Loadout(8, (11,)),
             bonus_die="d6",
+            allies=(12, 13),
+            ally_weapons=(14,),
         ),
     ],
 )
@@ -180,3 +182,15 @@ def test_a_shared_url_reproduces_the_page(member: Member, armies) -> None:
     shared = member.client.get(first.headers["HX-Push-Url"])
     assert _p(shared.text, "miss") == _p(first.text, "miss")
     assert _p(shared.text, "destroyed") == _p(first.text, "destroyed")
+
+
+def test_a_combined_attack_with_another_unit(member: Member, armies) -> None:
+    tank, rex = armies["tank"], armies["rex"]
+    url = (
+        f"/calculator?attacker={tank['id']}&weapons={tank['weapons'][0]['id']}"
+        f"&target={armies['minifig']['id']}&distance=2&ally={rex['id']}"
+        f"&ally_weapons={rex['weapons'][1]['id']}"
+    )
+    html = member.client.get(url).text
+    assert 'data-kind="combined"' in html
+    assert "Scorpiosaurus Rex&#39;s 1&#34; Melee Weapon (left claw)" in html

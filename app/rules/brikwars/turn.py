@@ -126,6 +126,15 @@ class ArcFollower:
     spans: int = 0
 
 
+@dataclass(frozen=True)
+class Ally:
+    """Another unit joining the attacker's Combined Attack with its chosen weapons (direct
+    attacks only: the Damage of all that hit is summed against one Armour roll)."""
+
+    unit: UnitSpec
+    weapons: tuple[int, ...]
+
+
 # --------------------------------------------------------------------------- Power
 
 
@@ -340,6 +349,7 @@ class Turn:
     followers: tuple[ArcFollower, ...] = ()
     options: BrikWarsOptions = DEFAULT_OPTIONS
     inoperative: frozenset[int] = frozenset()
+    allies: tuple[Ally, ...] = ()
     _built: list[tuple[_Line, ...]] = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -357,9 +367,25 @@ class Turn:
                 raise InvalidInput("weapons", f"{name} is Inoperative until Reloaded")
         if len(self.followers) > MAX_ARC_TARGETS - 1:
             raise InvalidInput("followers", f"at most {MAX_ARC_TARGETS} targets in an Arc")
+        if len(self.weapons) + sum(len(a.weapons) for a in self.allies) > MAX_WEAPONS:
+            raise InvalidInput("allies", f"at most {MAX_WEAPONS} weapons in one Combined Attack")
+        for ally in self.allies:
+            if not ally.weapons:
+                raise InvalidInput("allies", f"{ally.unit.name} needs a weapon to join")
+            for index in ally.weapons:
+                if not 0 <= index < len(ally.unit.weapons):
+                    raise InvalidInput("allies", f"{ally.unit.name} has no weapon {index + 1}")
 
     def power(self) -> PowerCheck:
-        return power_check(self.attacker, self.weapons, self.situation, self.options)
+        """The attacker's Power check, with any ally's problems added (allies fire at their
+        own plain Power: Diverted Power and Teamwork are the attacker's)."""
+        check = power_check(self.attacker, self.weapons, self.situation, self.options)
+        extra = tuple(
+            p
+            for a in self.allies
+            for p in power_check(a.unit, a.weapons, options=self.options).problems
+        )
+        return replace(check, problems=check.problems + extra) if extra else check
 
     def lines(self) -> tuple[_Line, ...]:
         """The attack lines against the target as it is now."""
@@ -600,13 +626,41 @@ def _lines(turn: Turn, main: UnitSpec) -> tuple[_Line, ...]:
             )
             singles.append((index, attack))
             lines.append(_single_line(index, name, attack, target, s, out))
-    if s.combined and len(singles) >= 2:
-        combined = CombinedAttack(tuple(att for _, att in singles))
+    joined: list[Attack] = []
+    names: list[str] = []
+    for ally in turn.allies:
+        for index in ally.weapons:
+            weapon = ally.unit.weapons[index]
+            try:
+                joined.append(
+                    attack_of(
+                        ally.unit,
+                        weapon,
+                        target,
+                        distance=s.distance,
+                        height=s.height,
+                        situation=base,
+                        options=options,
+                    )
+                )
+            except InvalidInput:
+                raise InvalidInput(
+                    "allies",
+                    f"{ally.unit.name}'s {weapon_name(weapon)} cannot join a "
+                    "Combined Attack (direct attacks only)",
+                ) from None
+            names.append(f"{ally.unit.name}'s {weapon_name(weapon)}")
+    if (s.combined or joined) and len(singles) + len(joined) >= 2:
+        combined = CombinedAttack(tuple(att for _, att in singles) + tuple(joined))
         indexes = tuple(i for i, _ in singles)
         keep = [ln for ln in lines if ln.weapons[0] not in indexes]
-        label = "Combined Attack: " + " + ".join(weapon_name(a.weapons[i]) for i in indexes)
+        label = "Combined Attack: " + " + ".join(
+            [weapon_name(a.weapons[i]) for i in indexes] + names
+        )
         keep.insert(0, _combined_line(indexes, label, combined, target))
         lines = keep
+    elif joined:
+        raise InvalidInput("allies", "a Combined Attack needs a direct attack from the attacker")
     return tuple(lines)
 
 

@@ -68,11 +68,21 @@ class SituationIn(_In):
     teamwork: float = Field(default=0, ge=0, le=1000, description="Power lent, inches")
 
 
+class AllyIn(_In):
+    unit_id: int
+    weapon_ids: list[int] = Field(
+        default_factory=list, max_length=12, description="omit: its first weapon"
+    )
+
+
 class SavedAttackIn(_In):
     attacker: AttackerIn
     target: TargetIn
     situation: SituationIn = SituationIn()
     followers: list[FollowerIn] = Field(default_factory=list, max_length=11)
+    allies: list[AllyIn] = Field(
+        default_factory=list, max_length=11, description="units joining a Combined Attack"
+    )
     bonus_die: str | None = Field(default=None, pattern="^(same|d6|none)$")
 
 
@@ -190,6 +200,8 @@ def _request(body: SavedAttackIn) -> calculator.CalcRequest:
             for f in body.followers
         ),
         bonus_die=body.bonus_die,
+        allies=tuple(a.unit_id for a in body.allies),
+        ally_weapons=tuple(w for a in body.allies for w in a.weapon_ids),
     )
 
 

@@ -223,3 +223,39 @@ def test_cover_and_aiming_change_the_target_size_modifier():
     assert size_step() == "+12"
     assert size_step(visible_size=Fraction(4)) == "+2"  # the text's 4 visible inches
     assert size_step(visible_size=Fraction(4), small="1x1") == "+0"
+
+
+def test_allies_join_a_combined_attack():
+    """Another unit's weapon joins: one line, the engine's Combined Attack of both attacks."""
+    from app.rules.brikwars.attacks import CombinedAttack
+    from app.rules.brikwars.turn import Ally
+
+    walker = UnitSpec(name="Walker", size=3, structure_level=3)
+    trooper = UnitSpec(name="Pvt", kind="minifig", weapons=(WeaponSpec("short_ranged_weapon"),))
+    sit = TurnSituation(distance=Fraction(3))
+    turn = Turn(tank(), (0,), walker, sit, allies=(Ally(trooper, (0,)),))
+    odds = turn.odds()
+    assert len(odds.lines) == 1 and odds.lines[0].kind == "combined"
+    assert "Pvt's Short-Ranged Weapon" in odds.lines[0].label
+    both = CombinedAttack(
+        (
+            attack_of(tank(), tank().weapons[0], target_of(walker), distance=3),
+            attack_of(trooper, trooper.weapons[0], target_of(walker), distance=3),
+        )
+    ).odds()
+    assert odds.lines[0].main.size_damage == pytest.approx(both.size_damage, abs=1e-12)
+    n = 40_000
+    seen = _frequencies(turn, n, seed=7)
+    for outcome, p in odds.lines[0].main.outcomes().items():
+        assert within(seen[outcome], n, p), (outcome, seen[outcome] / n, p)
+
+
+def test_an_ally_over_its_power_or_without_a_direct_attack_is_refused():
+    from app.rules.brikwars.turn import Ally
+
+    weak = UnitSpec(name="Drone", size=1, structure_level=1, weapons=(WeaponSpec("gun", size=3),))
+    turn = Turn(tank(), (0,), minifig(), allies=(Ally(weak, (0,)),))
+    assert any("Drone" in p for p in turn.power().problems)
+    with pytest.raises(InvalidInput) as err:
+        Turn(tank(), (0,), minifig(), allies=(Ally(weak, ()),))
+    assert err.value.field == "allies"
