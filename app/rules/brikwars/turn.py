@@ -654,10 +654,8 @@ def _lines(turn: Turn, main: UnitSpec) -> tuple[_Line, ...]:
         combined = CombinedAttack(tuple(att for _, att in singles) + tuple(joined))
         indexes = tuple(i for i, _ in singles)
         keep = [ln for ln in lines if ln.weapons[0] not in indexes]
-        label = "Combined Attack: " + " + ".join(
-            [weapon_name(a.weapons[i]) for i in indexes] + names
-        )
-        keep.insert(0, _combined_line(indexes, label, combined, target))
+        who = [weapon_name(a.weapons[i]) for i in indexes] + names
+        keep.insert(0, _combined_line(indexes, who, combined, target))
         lines = keep
     elif joined:
         raise InvalidInput("allies", "a Combined Attack needs a direct attack from the attacker")
@@ -702,14 +700,30 @@ def _single_line(
 
 
 def _combined_line(
-    indexes: tuple[int, ...], label: str, combined: CombinedAttack, target: Target
+    indexes: tuple[int, ...], who: list[str], combined: CombinedAttack, target: Target
 ) -> _Line:
+    label = "Combined Attack: " + " + ".join(who)
+    each = []
+    for name, attack in zip(who, combined.attacks, strict=True):
+        action = attack.action_roll()
+        if action is None:
+            each.append(Step(name, f"automatic hit; Damage {_pool_text(attack.pool())}"))
+            continue
+        need = max(2, min(action.die, action.use - action.modifier))
+        each.append(
+            Step(
+                name,
+                f"d{action.die} against Use {action.use} ({action.modifier:+d}): "
+                f"needs a natural {need}+; Damage {_pool_text(attack.pool())}",
+            )
+        )
     steps = (
         Step(
             "Combined Attack",
             "each weapon rolls its own Action roll; the Damage of those "
             "that hit is summed against one Armour roll",
         ),
+        *each,
         Step("against Armour", str(target.armour)),
     )
 
