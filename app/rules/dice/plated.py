@@ -8,6 +8,11 @@ from the highest down with the number of groups already placed as its state: the
 ranks in that order, and each rank knows whether it is dropped by the ring (``<= k``),
 deflected (``<= k + L``, counted for KnockBack only) or kept (both). One sweep costs about
 ``outcomes x N^2 / 2`` shifted additions of a (damage x Bonus dice) array.
+
+Mixed pools (``piercing`` dice, or Phased dice that Deflection cannot remove) take the general
+sweep: the layers that apply are only known once the ring's dropped groups are placed (each
+Armor Piercing die left in the ring cancels one), so the state also carries the layers still
+to apply to the next deflectable group (ruling A17).
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ import math
 import numpy as np
 
 from app.rules.dice import exact
+from app.rules.dice.groups import chain_depth, group_table
 from app.rules.dice.results import FloatArray, JointDistribution
-from app.rules.dice.spec import Pool, Ties, check_ties
+from app.rules.dice.spec import Dice, Pool, Ties, check_ties
 from app.rules.errors import InvalidInput, TooMuchWork
 
 CALL_LIMIT = 600_000
@@ -28,15 +34,25 @@ ELEMENT_LIMIT = 2e9
 
 
 def explosion_ring_deflected(
-    pool: Pool, ring: int, layers: int, *, ties: Ties = "more_dice_first"
+    pool: Pool,
+    ring: int,
+    layers: int,
+    *,
+    ties: Ties = "more_dice_first",
+    piercing: tuple[bool, ...] | None = None,
 ) -> JointDistribution:
     """Ring ``ring`` of an explosion against an object with ``layers`` of Deflection.
 
     ``pmf[t, c]``: the damage after Deflection is ``t`` (the total without the ``ring + layers``
     highest groups, total modifier applied) and ``c`` dice are left in the ring (without the
-    ``ring`` highest groups: the KnockBack, Bonus dice included). Every die must be
-    deflectable (Phased dice are refused). With ``layers == 0`` this is
+    ``ring`` highest groups: the KnockBack, Bonus dice included). With ``layers == 0`` this is
     ``explosion_rings(pool)[ring]``.
+
+    Mixed pools: ``piercing[i]`` marks ``pool.dice[i]`` as Armor Piercing (each such group
+    left in the ring cancels one layer), and non-deflectable (Phased) dice are never removed
+    by Deflection: the layers left remove the highest *deflectable* groups of the ring. On a
+    tie between kinds, the ring removes a plain group (deflectable, not piercing) first: the
+    attacker's choice, which never lowers his damage (ruling A17).
 
     >>> j = explosion_ring_deflected(Pool.of(3, 10), 0, 1)  # ring 0, Armor Plating
     >>> round(j.total().mean(), 4), round(float(j.dice()[3]), 6)
@@ -48,10 +64,13 @@ def explosion_ring_deflected(
         raise InvalidInput("ring", f"needs a whole number from 0 to {n_all - 1}, got {ring!r}")
     if not isinstance(layers, int) or isinstance(layers, bool) or layers < 0:
         raise InvalidInput("layers", f"needs a whole number >= 0, got {layers!r}")
-    if any(not d.deflectable for d in pool.dice):
-        raise InvalidInput("dice", "Phased (non-deflectable) dice are not supported here")
+    if piercing is not None and len(piercing) != len(pool.dice):
+        raise InvalidInput("piercing", "needs one flag per Dice of the pool")
+    special = any(piercing or ()) or any(not d.deflectable for d in pool.dice)
     if layers == 0:
         return exact.explosion_rings(pool, ties=ties)[ring]
+    if special:
+        return _mixed(pool, ring, layers, ties, piercing or (False,) * len(pool.dice))
 
     sums = exact._sums(pool.dice, n_all)
     s_cap, s_tail = exact._cap(sums.total, exact.TAIL_BUDGET)
@@ -98,6 +117,112 @@ def explosion_ring_deflected(
     )
 
 
+Kind = tuple[int, int, str, bool, bool]  # sides, per_die, bonus_die, deflectable, piercing
+
+
+def _kinds(pool: Pool, piercing: tuple[bool, ...]) -> list[tuple[Kind, int]]:
+    """The pool's groups by kind, plain kinds first (removed first on a tie, ruling A17)."""
+    merged: dict[Kind, int] = {}
+    for d, ap in zip(pool.dice, piercing, strict=True):
+        key = (d.sides, d.per_die, d.bonus_die, d.deflectable, bool(ap))
+        merged[key] = merged.get(key, 0) + d.count
+    return sorted(merged.items(), key=lambda kv: kv[0][3] is False or kv[0][4])
+
+
+def _mixed(
+    pool: Pool, ring: int, layers: int, ties: Ties, piercing: tuple[bool, ...]
+) -> JointDistribution:
+    """The general sweep: Armor Piercing groups and non-deflectable groups mixed with plain
+    ones. State: (groups placed per kind, layers still to apply or -1 before the ring's
+    dropped groups are all placed)."""
+    n_all = pool.dice_count
+    sums = exact._sums(pool.dice, n_all)
+    s_cap, s_tail = exact._cap(sums.total, exact.TAIL_BUDGET)
+    b_cap, b_tail = exact._cap(sums.bonus, exact.TAIL_BUDGET)
+    kinds = _kinds(pool, piercing)
+    types: exact.Types = []
+    for (sides, per_die, bonus_die, _, _), n in kinds:
+        one = Dice(1, sides, per_die=per_die, bonus_die=bonus_die)  # type: ignore[arg-type]
+        types.append((group_table(one, chain_depth(one, n_all)), n))
+    values, bonus, probs = exact._union(types, ties == "fewer_dice_first")
+    counts = [n for _, n in kinds]
+    soft = [k[3] for k, _ in kinds]
+    pierce = [k[4] for k, _ in kinds]
+    ap_total = sum(n for (k, n) in kinds if k[4])
+    _check_work(len(values), counts, (s_cap + 1) * (b_cap + 1), layers + 2)
+
+    def layers_left(placed: tuple[int, ...], t: int, dropped_now: int) -> int:
+        ap_dropped = sum(placed[u] for u in range(len(counts)) if pierce[u])
+        ap_dropped += dropped_now if pierce[t] else 0
+        return max(0, layers - (ap_total - ap_dropped))
+
+    shape = (s_cap + 1, b_cap + 1)
+    start = np.zeros(shape)
+    start[0, 0] = 1.0
+    zero = (0,) * len(counts)
+    first = max(0, layers - ap_total) if ring == 0 else -1
+    states: dict[tuple[tuple[int, ...], int], FloatArray] = {(zero, first): start}
+    for i in range(len(values) - 1, -1, -1):  # highest outcome first
+        v, beta = int(values[i]), int(bonus[i])
+        for t, n_t in enumerate(counts):
+            p = float(probs[t, i])
+            if p == 0.0:
+                continue
+            grown: dict[tuple[tuple[int, ...], int], FloatArray] = {}
+            for (placed, rem), arr in states.items():
+                done = sum(placed)  # ranks 1..done are taken by higher (or earlier) groups
+                for b in range(n_t - placed[t] + 1):
+                    weight = math.comb(n_t - placed[t], b) * p**b
+                    if weight == 0.0:
+                        break
+                    dropped = min(b, max(0, ring - done))  # ranks <= ring
+                    kept = b - dropped
+                    left = rem
+                    if left < 0 and done + b >= ring:
+                        left = layers_left(placed, t, dropped)
+                    damaged = kept
+                    if kept and soft[t]:
+                        deflected = min(left, kept)
+                        left -= deflected
+                        damaged -= deflected
+                    key = ((*placed[:t], placed[t] + b, *placed[t + 1 :]), left)
+                    _add_shifted(grown, key, arr, weight, damaged * v, kept * beta, shape)
+            states = grown
+    raw = np.zeros(shape)
+    for (placed, _), arr in states.items():
+        if placed == tuple(counts):
+            raw += arr
+
+    kept_dice = n_all - ring
+    joint = np.zeros((raw.shape[0], kept_dice + raw.shape[1]))
+    joint[:, kept_dice:] = raw
+    prob = math.prod((1.0 / k[0]) ** n for k, n in kinds)
+    return JointDistribution(
+        exact._shift_floor(joint, pool.modifier),
+        prob,
+        max(0, _all_ones_damage(kinds, ring, layers) + pool.modifier),
+        kept_dice,
+        sums.chain_dropped + s_tail + b_tail,
+    )
+
+
+def _all_ones_damage(kinds: list[tuple[Kind, int]], ring: int, layers: int) -> int:
+    """The raw damage when every die shows 1: the same ranks, read off directly."""
+    ranked = sorted(
+        ((max(0, 1 + k[1]), order, k) for order, (k, n) in enumerate(kinds) for _ in range(n)),
+        key=lambda x: (-x[0], x[1]),
+    )
+    kept = ranked[ring:]
+    left = max(0, layers - sum(1 for _, _, k in kept if k[4]))
+    damage = 0
+    for value, _, k in kept:
+        if left and k[3]:
+            left -= 1
+            continue
+        damage += value
+    return damage
+
+
 def _add_shifted(
     into: dict[tuple[int, ...], FloatArray],
     key: tuple[int, ...],
@@ -116,8 +241,8 @@ def _add_shifted(
     target[shift_s:, shift_b:] += weight * arr[: shape[0] - shift_s, : shape[1] - shift_b]
 
 
-def _check_work(n_outcomes: int, counts: list[int], elements: int) -> None:
-    states = math.prod(n + 1 for n in counts)
+def _check_work(n_outcomes: int, counts: list[int], elements: int, extra: int = 1) -> None:
+    states = math.prod(n + 1 for n in counts) * extra
     calls = n_outcomes * states * sum(n + 1 for n in counts)
     if calls > CALL_LIMIT or calls * elements > ELEMENT_LIMIT:
         raise TooMuchWork(

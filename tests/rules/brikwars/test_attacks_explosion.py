@@ -3,9 +3,12 @@ a face-by-face enumeration."""
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import pytest
 
-from app.rules.brikwars import Armour, explosive_variant
+from app.rules.brikwars import Armour, BrikWarsOptions, explosive_variant
 from app.rules.brikwars.attacks import (
     ActionRoll,
     Explosion,
@@ -14,7 +17,7 @@ from app.rules.brikwars.attacks import (
     Target,
 )
 from app.rules.brikwars.catalogue import DamageExpr
-from app.rules.errors import InvalidInput, TooMuchWork
+from app.rules.errors import TooMuchWork
 from tests.rules.brikwars.attack_support import Forced, G, armour_table, pool_outcomes
 
 WALL = Target(Armour(dice=3, sides=10), kind="object")
@@ -123,8 +126,95 @@ def test_deflection_armor_piercing_and_phased() -> None:
     phased = Explosion(explosive_variant("phased").damage(4))
     unplated_p = phased.odds(Target(Armour(fixed=6)))
     assert phased.odds(plated).rings[0].destroyed == pytest.approx(unplated_p.rings[0].destroyed)
-    with pytest.raises(InvalidInput):
-        Explosion(explosive_variant("phased").damage(3)).odds(plated)
+
+
+def oracle_mixed_rings(
+    groups: list[G], piercing: list[bool], layers: int, armour: int, depth: int
+) -> tuple[list[dict[str, float]], float]:
+    """Rings of a mixed explosion (Armor Piercing or Phased dice with standard d10s) against
+    a fixed Armour with ``layers`` of Deflection, every face enumerated (ruling A17): the
+    ring drops its highest groups (a plain one first on a tie); each Armor Piercing group
+    left cancels a layer; the layers left remove the highest deflectable groups left."""
+    outcomes, left = pool_outcomes(groups, depth)
+    n = len(groups)
+    plain = [g.deflectable and not ap for g, ap in zip(groups, piercing, strict=True)]
+    rings = [{"greater": 0.0, "equal": 0.0, "less": 0.0, "cf": 0.0} for _ in range(n)]
+    for values, dice, ones, p in outcomes:
+        order = sorted(range(n), key=lambda g: (-values[g], -dice[g], not plain[g], g))
+        for k in range(n):
+            if ones:
+                rings[k]["cf"] += p
+                continue
+            kept = order[k:]
+            todo = max(0, layers - sum(1 for g in kept if piercing[g]))
+            damage = 0
+            for g in kept:
+                if todo and groups[g].deflectable:
+                    todo -= 1
+                    continue
+                damage += values[g]
+            key = "greater" if damage > armour else "equal" if damage == armour else "less"
+            rings[k][key] += p
+    return rings, left
+
+
+MIXED = [
+    # Armor Piercing X2 gone Over the Top: two AP d6s and a standard d10
+    ("armor_piercing", 2, [G(6), G(6), G(10)], [True, True, False]),
+    # Phased X3: one d12 (ignores Deflection) and the odd standard d10
+    ("phased", 3, [G(12, deflectable=False), G(10)], [False, False]),
+    # Phased X2 gone Over the Top: one d12 and the Over-the-Top d10
+    ("phased", 2, [G(12, deflectable=False), G(10)], [False, False]),
+]
+
+
+@pytest.mark.parametrize(("variant", "xsize", "groups", "piercing"), MIXED)
+@pytest.mark.parametrize("layers", [1, 2, 3])
+def test_mixed_explosions_against_deflection_match_enumeration(  # type: ignore[no-untyped-def]
+    variant, xsize, groups, piercing, layers
+) -> None:
+    """Ruling A17: these were refused; now exact, against a face-by-face enumeration."""
+    damage = explosive_variant(variant).damage(xsize)
+    boom = Explosion(damage, over_the_top=len(groups) > damage.dice + (damage.extra is not None))
+    assert boom.ring_count == len(groups)
+    target = Target(Armour(fixed=6, deflection=layers), kind="object")
+    odds = boom.odds(target)
+    want, left = oracle_mixed_rings(groups, piercing, layers, 6, 3)
+    tol = 2e-3
+    assert left < tol
+    for got, w in zip(odds.rings, want, strict=True):
+        assert got.destroyed == pytest.approx(w["greater"], abs=tol)
+        assert got.something_bad == pytest.approx(w["equal"], abs=tol)
+        assert got.no_effect == pytest.approx(w["less"] + w["cf"], abs=tol)
+        assert got.critical_failure == pytest.approx(w["cf"], abs=1e-12)
+
+
+@pytest.mark.parametrize(("variant", "xsize", "groups", "piercing"), MIXED)
+def test_mixed_explosion_rolls_agree_with_odds_face_by_face(  # type: ignore[no-untyped-def]
+    variant, xsize, groups, piercing
+) -> None:
+    """Without Bonus dice every roll is finite: roll() with each face combination forced,
+    weighted, must give odds() exactly (the roll and the sweep share no code)."""
+    damage = explosive_variant(variant).damage(xsize)
+    ott = len(groups) > damage.dice + (damage.extra is not None)
+    boom = Explosion(damage, over_the_top=ott, options=BrikWarsOptions(bonus_die="none"))
+    target = Target(Armour(fixed=5, deflection=2), kind="object")
+    objects = tuple(ExplosionObject(target, k, loose=True) for k in range(len(groups)))
+    tallies = [dict.fromkeys(("destroyed", "something_bad", "no_effect"), 0.0) for _ in groups]
+    knock: list[dict[int, float]] = [{} for _ in groups]
+    sides = [g.sides for g in groups]
+    weight = 1.0 / math.prod(sides)
+    for faces in itertools.product(*(range(1, s + 1) for s in sides)):
+        rolled = boom.roll(Forced(faces), objects)
+        for k, obj in enumerate(rolled.objects):
+            tallies[k][obj.outcome] += weight
+            knock[k][obj.knockback] = knock[k].get(obj.knockback, 0.0) + weight
+    for k, ring in enumerate(boom.odds(target).rings):
+        assert ring.destroyed == pytest.approx(tallies[k]["destroyed"], abs=1e-12)
+        assert ring.something_bad == pytest.approx(tallies[k]["something_bad"], abs=1e-12)
+        assert ring.no_effect == pytest.approx(tallies[k]["no_effect"], abs=1e-12)
+        for inches, p in ring.knockback:
+            assert p == pytest.approx(knock[k].get(inches, 0.0), abs=1e-12)
 
 
 def test_concussion_knockback_against_pop() -> None:

@@ -154,3 +154,45 @@ def _rings_deflected(
                 cell = out.setdefault((ring, layers), {})
                 cell[(damage, dice)] = cell.get((damage, dice), Fraction(0)) + prob
     return out, 1 - survive
+
+
+def enumerate_ring_mixed(
+    pool: Pool,
+    depth: int,
+    ring: int,
+    layers: int,
+    piercing: tuple[bool, ...],
+    fewer_dice_first: bool = False,
+) -> tuple[dict[tuple[int, int], Fraction], Fraction]:
+    """A ring against ``layers`` of Deflection, read off every face combination: the ring
+    drops its ``ring`` highest groups (on a tie a plain group first, then the lower index);
+    each Armor Piercing group left cancels a layer; the layers left remove the highest
+    deflectable groups left. (damage, dice left) -> exact probability, and the mass left out.
+    """
+    sign = -1 if fewer_dice_first else 1
+    specs = [(d, ap) for d, ap in zip(pool.dice, piercing, strict=True) for _ in range(d.count)]
+    tables = [enumerate_group(d, depth) for d, _ in specs]
+    survive = Fraction(1)
+    for _, miss in tables:
+        survive *= 1 - miss
+    out: dict[tuple[int, int], Fraction] = {}
+    for combo in itertools.product(*[list(t.items()) for t, _ in tables]):
+        prob = Fraction(1)
+        for _, p in combo:
+            prob *= p
+        plain = [d.deflectable and not ap for d, ap in specs]
+        order = sorted(
+            range(len(specs)),
+            key=lambda g: (-combo[g][0][0], -sign * combo[g][0][1], not plain[g], g),
+        )
+        kept = order[ring:]
+        left = max(0, layers - sum(1 for g in kept if specs[g][1]))
+        damage = 0
+        for g in kept:
+            if left and specs[g][0].deflectable:
+                left -= 1
+                continue
+            damage += combo[g][0][0]
+        key = (max(0, damage + pool.modifier), sum(combo[g][0][1] for g in kept))
+        out[key] = out.get(key, Fraction(0)) + prob
+    return out, 1 - survive

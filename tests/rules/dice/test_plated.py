@@ -7,7 +7,7 @@ import pytest
 from app.rules.dice import Dice, Pool, Ties
 from app.rules.dice.plated import explosion_ring_deflected
 from app.rules.errors import InvalidInput
-from tests.rules.dice.oracle import enumerate_ring_deflected
+from tests.rules.dice.oracle import enumerate_ring_deflected, enumerate_ring_mixed
 from tests.rules.dice.test_exact import as_dict, assert_matches
 
 
@@ -33,6 +33,52 @@ def test_every_ring_and_layer_count_matches_enumeration(pool: Pool, depth: int, 
             assert_matches(as_dict(got.pmf), exact, missing, got.truncation_bound)
 
 
+AP = Dice(2, 6)  # Armor Piercing d6s (flagged by ``piercing``)
+PHASED = Dice(1, 12, deflectable=False)
+
+
+@pytest.mark.parametrize(
+    ("pool", "piercing", "depth", "ties"),
+    [
+        # an Armor Piercing explosion gone Over the Top: AP d6s plus a standard d10
+        (Pool((AP, Dice(1, 10))), (True, False), 2, "more_dice_first"),
+        (Pool((AP, Dice(1, 10))), (True, False), 2, "fewer_dice_first"),
+        (Pool((Dice(1, 6), Dice(1, 10)), modifier=-1), (True, False), 3, "more_dice_first"),
+        # a Phased explosion of odd X (d12s and a d10), and gone Over the Top (a second d10)
+        (Pool((PHASED, Dice(1, 10))), (False, False), 2, "more_dice_first"),
+        (Pool((Dice(2, 12, deflectable=False), Dice(1, 10))), (False, False), 1, "more_dice_first"),
+        (Pool((PHASED, Dice(2, 10, bonus_die="d6"))), (False, False), 2, "more_dice_first"),
+        # ties everywhere: every die worth 0 or 1
+        (
+            Pool((Dice(2, 4, per_die=-3), Dice(1, 4, per_die=-3))),
+            (True, False),
+            3,
+            "more_dice_first",
+        ),
+    ],
+)
+def test_mixed_pools_match_enumeration(
+    pool: Pool, piercing: tuple[bool, ...], depth: int, ties: Ties
+) -> None:
+    fewer = ties == "fewer_dice_first"
+    for ring in range(pool.dice_count):
+        for layers in range(1, pool.dice_count + 2):
+            exact, missing = enumerate_ring_mixed(pool, depth, ring, layers, piercing, fewer)
+            got = explosion_ring_deflected(pool, ring, layers, ties=ties, piercing=piercing)
+            assert_matches(as_dict(got.pmf), exact, missing, got.truncation_bound)
+
+
+def test_mixed_all_ones_event_is_located() -> None:
+    # AP 2d6 + d10 all ones, ring 1 (the d10 goes first on the tie), 3 layers: the two AP
+    # d6s left cancel two, the third removes one of them: 1 damage, 2 dice left.
+    got = explosion_ring_deflected(Pool((AP, Dice(1, 10))), 1, 3, piercing=(True, False))
+    assert got.all_ones == pytest.approx(1 / 360)
+    assert (got.all_ones_total, got.all_ones_dice) == (1, 2)
+    # Phased d12 + d10 all ones, ring 0, 1 layer: the d10 is deflected, the d12 is not.
+    got = explosion_ring_deflected(Pool((PHASED, Dice(1, 10))), 0, 1, piercing=(False, False))
+    assert (got.all_ones_total, got.all_ones_dice) == (1, 2)
+
+
 def test_all_ones_event_is_located() -> None:
     got = explosion_ring_deflected(Pool.of(3, 6, modifier=1), 1, 1)
     assert got.all_ones == pytest.approx(1 / 216)
@@ -47,8 +93,8 @@ def test_bad_inputs() -> None:
         explosion_ring_deflected(Pool.of(2, 10), 0, -1)
     assert err.value.field == "layers"
     with pytest.raises(InvalidInput) as err:
-        explosion_ring_deflected(Pool((Dice(1, 10), Dice(1, 12, deflectable=False))), 0, 1)
-    assert err.value.field == "dice"
+        explosion_ring_deflected(Pool.of(2, 10), 0, 1, piercing=(True, False))
+    assert err.value.field == "piercing"
 
 
 def test_too_much_work_is_refused_quickly() -> None:

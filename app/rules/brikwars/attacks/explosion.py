@@ -28,6 +28,7 @@ from app.rules.dice import (
     Dice,
     JointDistribution,
     Pool,
+    PoolRoll,
     Ties,
     compare_by_dice,
     explosion_ring_deflected,
@@ -159,34 +160,47 @@ class Explosion:
             self._cache[modifier] = explosion_rings(self.pool(modifier), ties=self.ties)
         return self._cache[modifier]
 
-    def _layers(self, target: Target, ring: int) -> int:
+    def _piercing(self) -> tuple[bool, ...]:
+        """Armor Piercing flags, one per ``Dice`` of ``pool()``: the variant's dice, the odd
+        standard d10 of a Phased Explosive, the Over-the-Top d10 (never piercing)."""
+        flags = [self.damage.armor_piercing]
+        if self.damage.extra is not None:
+            flags.append(self.damage.extra.armor_piercing)
+        if self.over_the_top:
+            flags.append(False)
+        return tuple(flags)
+
+    def _layers(self, target: Target, ring: int) -> int | None:
+        """The Deflection layers that remove the highest groups left in ``ring``, when they
+        do not depend on the roll; ``None`` for a mixed pool (Armor Piercing or Phased dice
+        with standard d10s), which the general sweep resolves (ruling A17)."""
         layers = target.armour.deflection
         if not layers:
             return 0
         pool = self.pool()
-        if self.damage.armor_piercing:
-            if self.over_the_top:
-                raise InvalidInput(
-                    "deflection",
-                    "an Over-the-Top Armor Piercing explosion against Deflection is not "
-                    "supported yet",
-                )
+        piercing = self._piercing()
+        if all(not d.deflectable for d in pool.dice):
+            return 0  # Phased d12s ignore Deflection
+        if all(piercing):
             # Every die left in the ring is an Armor Piercing die (ruling A6).
-            layers = max(0, layers - (pool.dice_count - ring))
-        if layers and any(not d.deflectable for d in pool.dice):
-            if all(not d.deflectable for d in pool.dice):
-                return 0  # Phased d12s ignore Deflection
-            raise InvalidInput(
-                "deflection",
-                "a Phased explosion with a standard d10 against Deflection is not supported yet",
-            )
-        return layers
+            return max(0, layers - (pool.dice_count - ring))
+        if not any(piercing) and all(d.deflectable for d in pool.dice):
+            return layers
+        return None
 
     def ring_odds(self, target: Target, ring: int) -> RingOdds:
         """Ring ``ring`` (``2*ring`` to ``2*ring + 2`` inches) against one object."""
         modifier = target.size_modifier
         layers = self._layers(target, ring)
-        if layers:
+        if layers is None:
+            joint = explosion_ring_deflected(
+                self.pool(modifier),
+                ring,
+                target.armour.deflection,
+                ties=self.ties,
+                piercing=self._piercing(),
+            )
+        elif layers:
             joint = explosion_ring_deflected(self.pool(modifier), ring, layers, ties=self.ties)
         else:
             joint = self._rings(modifier)[ring]
@@ -276,7 +290,7 @@ class Explosion:
         base_count = pool.dice_count - (1 if self.over_the_top else 0)
         log_pool(boom.roll, "explosion", log, extra_from=base_count if self.over_the_top else None)
         cf = boom.roll.critical_failure
-        order = boom.roll.highest_groups(len(boom.roll.group_values), ties=self.ties)
+        order = _ring_order(self, boom.roll)
         results = []
         for i, obj in enumerate(objects):
             results.append(self._object(boom, order, obj, i, rng, log, cf))
@@ -297,12 +311,19 @@ class Explosion:
         k = obj.ring
         if not 0 <= k < len(roll.group_values):
             raise InvalidInput("ring", f"needs a ring from 0 to {len(roll.group_values) - 1}")
-        modifier, layers, armour_value = _object_facts(self, obj.target, k)
+        modifier, armour_value = _object_facts(self, obj.target)
         kept = order[k:]
         dice_left = sum(roll.group_dice[g] for g in kept)
-        # Deflection removes the highest groups still in the ring (ruling D8).
-        hit_groups = kept[layers:]
-        raw = sum(roll.group_values[g] for g in hit_groups) + roll.pool.modifier + modifier
+        # Each Armor Piercing die left cancels a layer; the layers left remove the highest
+        # deflectable groups still in the ring (rulings D8, A6, A17).
+        piercing, soft = _group_flags(self)
+        left = max(0, obj.target.armour.deflection - sum(1 for g in kept if piercing[g]))
+        raw = roll.pool.modifier + modifier
+        for g in kept:
+            if left and soft[g]:
+                left -= 1
+                continue
+            raw += roll.group_values[g]
         damage = max(0, raw)
         if self.damage.knockback_only:
             pop = rng.randrange(POP_SIDES) + 1
@@ -339,14 +360,40 @@ def _explosion_pool(explosion: Explosion) -> Pool:
     return explosion._memo[key]  # type: ignore[return-value]
 
 
-def _object_facts(explosion: Explosion, target: Target, ring: int) -> tuple[int, int, int | Pool]:
-    """An object's damage modifier, Deflection layers and Armour (once per object)."""
-    key = (id(target), ring)
+def _group_flags(explosion: Explosion) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """Per group of the explosion's pool: Armor Piercing, and deflectable (not Phased)."""
+    key = ("flags",)
+    if key not in explosion._memo:
+        pool = _explosion_pool(explosion)
+        piercing = tuple(
+            ap
+            for d, ap in zip(pool.dice, explosion._piercing(), strict=True)
+            for _ in range(d.count)
+        )
+        explosion._memo[key] = (piercing, tuple(d.deflectable for d in pool.groups()))
+    return explosion._memo[key]  # type: ignore[return-value]
+
+
+def _ring_order(explosion: Explosion, roll: PoolRoll) -> tuple[int, ...]:
+    """Group indices in the order the rings remove them: highest value first, equal values
+    by the ``ties`` option, then a plain group before an Armor Piercing or Phased one (the
+    attacker's choice, ruling A17), then the lower index (ruling D1)."""
+    piercing, soft = _group_flags(explosion)
+    values, counts = roll.group_values, roll.group_dice
+    sign = 1 if explosion.ties == "fewer_dice_first" else -1
+    ranked = sorted(
+        (-values[g], sign * counts[g], piercing[g] or not soft[g], g) for g in range(len(values))
+    )
+    return tuple(g for *_, g in ranked)
+
+
+def _object_facts(explosion: Explosion, target: Target) -> tuple[int, int | Pool]:
+    """An object's damage modifier and Armour (once per object)."""
+    key = (id(target),)
     if key not in explosion._memo:
         explosion._memo[key] = (
             target,  # kept alive so its id stays its own
             target.size_modifier,
-            explosion._layers(target, ring),
             target.armour_value(explosion.options),
         )
     return explosion._memo[key][1:]  # type: ignore[return-value,index]
