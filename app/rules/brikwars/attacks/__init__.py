@@ -35,6 +35,7 @@ from app.rules.brikwars.attacks.common import (
     Situation,
     Target,
     damage_pool,
+    homing_in,
     inches_out_of_range,
     over_the_top,
 )
@@ -101,6 +102,7 @@ __all__ = [
     "damage_pool",
     "explosion_of",
     "explosive_shot_of",
+    "homing_in",
     "inches_out_of_range",
     "over_the_top",
     "parry_modifier",

@@ -280,6 +280,34 @@ class Situation:
 NO_SITUATION = Situation()
 
 
+def homing_in(previous_bonus: int, gunnery_support: int, natural_action: int, die: int) -> int:
+    """The Homing In bonus a firing team keeps after one attack (chapter 8.5, RULINGS 1.7).
+
+    While neither the weapon nor the target moves and the weapon keeps firing at the same
+    point, the Gunnery Support bonuses of earlier attacks stay and this attack's supporters
+    add theirs: the attack is made with ``Situation(gunnery_support=previous_bonus +
+    gunnery_support)`` and the team keeps that sum, whether the attack hit or missed. A
+    Critical Failure (``natural_action`` 1 on the d``die`` Action die) cancels the bonus:
+    the team starts over from 0 (ruling A18). When the weapon or the target moves, the caller
+    starts over too (pass ``previous_bonus=0``). Each Action roll is one attack: for a Burst
+    or Arc Fire call it for every shot in order.
+
+    >>> bonus = homing_in(0, 1, natural_action=3, die=6)   # turn 1: one supporter, +1
+    >>> bonus = homing_in(bonus, 1, natural_action=5, die=6); bonus   # turn 2 fired at +2
+    2
+    >>> homing_in(bonus, 1, natural_action=1, die=6)   # turn 3 at +3: a Critical Failure
+    0
+    """
+    if die not in ACTION_DICE or isinstance(die, bool):
+        raise InvalidInput("die", f"must be one of d4, d6, d8, d10, d12 (got {die!r})")
+    _whole(previous_bonus, "previous_bonus", 0, MAX_MODIFIER)
+    _whole(gunnery_support, "gunnery_support", 0, 100)
+    _whole(natural_action, "natural_action", 1, die)
+    if natural_action == 1:
+        return 0
+    return previous_bonus + gunnery_support
+
+
 def inches_out_of_range(
     distance: Fraction | int | float, weapon_range: Fraction | int, height: Fraction | int = 0
 ) -> int:
