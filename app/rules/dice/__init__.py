@@ -6,6 +6,7 @@ Pure Python plus numpy; no web, database or template imports. See docs/dice-engi
 from app.rules.dice.compare import compare, compare_by_dice
 from app.rules.dice.exact import (
     deflect,
+    deflect_with_over_the_top,
     drop_highest,
     drop_highest_all,
     explosion_rings,
@@ -46,6 +47,7 @@ __all__ = [
     "compare",
     "compare_by_dice",
     "deflect",
+    "deflect_with_over_the_top",
     "drop_highest",
     "drop_highest_all",
     "explosion_ring_deflected",

@@ -235,15 +235,23 @@ def _cumsum_rows(a: CArray) -> CArray:
 
 
 def _int_power(a: CArray, n: int) -> CArray:
-    """``a ** n`` for a whole ``n >= 0`` by repeated squaring (exact products, no logs)."""
-    result = np.ones_like(a)
-    base = a.copy()
-    while n:
+    """``a ** n`` for a whole ``n >= 0`` by repeated squaring (exact products, no logs).
+
+    The result starts as the first power it needs (no multiplication by ones): these are
+    small arrays, where each numpy call costs more than its arithmetic.
+    """
+    if n == 0:
+        return np.ones_like(a)
+    result: CArray | None = None
+    base = a
+    while True:
         if n & 1:
-            result *= base
+            result = base.copy() if result is None else np.multiply(result, base, out=result)
         n >>= 1
-        if n:
-            base *= base
+        if not n:
+            break
+        base = base * base
+    assert result is not None
     return result
 
 
@@ -436,6 +444,9 @@ def _top_dropped(types: Types, drop: int, size_s: int) -> FloatArray:
     so ``S[k] = conj(z) (S[k-1] + D[k-1])`` needs only the coefficients of ``y^0..y^(drop-1)``:
     cheaper than every ``K`` when a few layers of Deflection remove a few dice.
     """
+    if len(types) == 1:
+        table, n_t = types[0]
+        return _top_dropped_counts(table, (n_t,), drop, size_s)[0]
     values, _, probs = _union(types)
     fs = np.arange(size_s // 2 + 1)
     z = _phases(values, fs, size_s)
@@ -462,13 +473,42 @@ def _top_dropped(types: Types, drop: int, size_s: int) -> FloatArray:
     return np.where(kept > 0.0, kept, 0.0)
 
 
+def _top_dropped_counts(
+    table: GroupTable, counts: tuple[int, ...], drop: int, size_s: int
+) -> list[FloatArray]:
+    """``_top_dropped`` for one kind of group, for several group counts at once: the phases
+    and the running sums are shared, only the powers differ (a pool and its Over-the-Top
+    pool, one more group of the same kind)."""
+    p = table.probs
+    z = _phases(table.values, np.arange(size_s // 2 + 1), size_s)
+    pz = p[:, None] * z
+    above = np.maximum(np.cumsum(p[::-1])[::-1] - p, 0.0)
+    le = _cumsum_rows(pz.copy())
+    lt = le - pz
+    back = np.conj(z)
+    out = []
+    for n_t in counts:
+        first = _low_coefficients(le, above, n_t, drop)
+        second = _low_coefficients(lt, above + p, n_t, drop)
+        acc = np.zeros_like(z)
+        for n in range(drop):
+            if n < len(first):
+                acc += first[n]
+                acc -= second[n]
+            acc *= back
+        kept = np.fft.irfft(acc.sum(axis=0), n=size_s)
+        out.append(np.where(kept > 0.0, kept, 0.0))
+    return out
+
+
 def _low_coefficients(base: CArray, mass: FloatArray, n_t: int, terms: int) -> list[CArray]:
     """Coefficients ``y^0 .. y^(terms-1)`` of ``(y * mass + base) ** n_t`` (``mass`` per row)."""
     top = min(terms - 1, n_t)
     power = _int_power(base, n_t - top)  # base^(n_t - n), built from n = top down to 0
     out: list[CArray] = [np.empty(0, dtype=complex)] * (top + 1)
     for n in range(top, -1, -1):
-        out[n] = (float(math.comb(n_t, n)) * mass[:, None] ** n) * power
+        # y^0 is base^n_t itself (binomial 1, mass^0): no scaling pass
+        out[n] = power if n == 0 else (float(math.comb(n_t, n)) * mass[:, None] ** n) * power
         if n:
             power = power * base
     return out
@@ -512,6 +552,7 @@ def clear_caches() -> None:
     _sums_cached.cache_clear()
     _lowest_cached.cache_clear()
     _kept_cached.cache_clear()
+    _kept_pair_cached.cache_clear()
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -637,6 +678,64 @@ def deflect(pool: Pool, layers: int) -> TotalDistribution:
         soft_ones * hard_ones,
         soft_ones_sum + hard_ones_sum,
         bound,
+    )
+
+
+def deflect_with_over_the_top(
+    pool: Pool, layers: int
+) -> tuple[TotalDistribution, TotalDistribution]:
+    """``deflect(pool, layers)`` and ``deflect(pool.with_extra_die(), layers)`` (the Damage
+    Roll without and with its Over-the-Top die), computed together when the pool holds one
+    kind of die: the second shares the first's transforms and its chain depth and cap (those
+    of the larger pool, so the smaller pool's result is at least as tight).
+
+    >>> plain, ott = deflect_with_over_the_top(Pool.of(3, 6), 1)
+    >>> bool(abs(plain.mean() - deflect(Pool.of(3, 6), 1).mean()) < 1e-9)
+    True
+    >>> bool(abs(ott.mean() - deflect(Pool.of(4, 6), 1).mean()) < 1e-9)
+    True
+    """
+    _check_drop(layers, "layers")
+    grown = pool.with_extra_die()
+    n = pool.dice_count
+    if len(pool.dice) != 1 or not pool.dice[0].deflectable or not 0 < 2 * layers <= n:
+        return deflect(pool, layers), deflect(grown, layers)
+    small, big = _kept_pair(pool.dice[0], n, layers)
+    out = []
+    for kept in (small, big):
+        prob, ones_sum = _all_ones(kept.types, layers)
+        out.append(_finish(kept.pmf, pool.modifier, prob, ones_sum, kept.bound))
+    return out[0], out[1]
+
+
+def _kept_pair(dice: Dice, n: int, drop: int) -> tuple[_Kept, _Kept]:
+    return _kept_pair_cached(
+        Dice(1, dice.sides, dice.per_die, dice.bonus_die),
+        n,
+        drop,
+        groups.CHAIN_BUDGET,
+        TAIL_BUDGET,
+    )
+
+
+@lru_cache(maxsize=256)
+def _kept_pair_cached(
+    kind: Dice, n: int, drop: int, chain_budget: float, tail_budget: float
+) -> tuple[_Kept, _Kept]:
+    """n and n + 1 groups of one kind without their ``drop`` highest: one chain depth (for
+    n + 1 groups) and one cap (the n + 1 total's: the n total is never larger)."""
+    grown = (Dice(n + 1, kind.sides, kind.per_die, kind.bonus_die),)
+    sums = _sums_cached(grown, n + 1, chain_budget)
+    ((table, _),) = sums.types
+    s_cap, s_tail = _cap(sums.total, tail_budget)
+    _check_work(sums.types, s_cap // 2 + 1, 1)
+    small_pmf, big_pmf = _top_dropped_counts(table, (n, n + 1), drop, _fast_len(s_cap + 1))
+    small_pmf.setflags(write=False)
+    big_pmf.setflags(write=False)
+    small_types: Types = [(table, n)]
+    return (
+        _Kept(small_types, small_pmf, _chain_dropped(small_types) + s_tail),
+        _Kept(sums.types, big_pmf, sums.chain_dropped + s_tail),
     )
 
 

@@ -13,6 +13,7 @@ from app.rules.dice import (
     Dice,
     Pool,
     deflect,
+    deflect_with_over_the_top,
     drop_highest,
     drop_highest_all,
     explosion_rings,
@@ -147,6 +148,24 @@ def test_deflection_without_phased_dice(layers: int) -> None:
     oracle = enumerate_pool(pool, 3, drop=layers, deflection=True)
     dist = deflect(pool, layers)
     assert_matches(as_dict(dist.pmf), oracle.totals(), oracle.missing, dist.truncation_bound)
+
+
+@pytest.mark.parametrize(
+    ("pool", "layers", "depth"),
+    [
+        (Pool.of(3, 6, per_die=-1, modifier=1), 1, 3),
+        (Pool.of(4, 4, bonus_die="d6"), 2, 3),
+        (Pool.of(2, 8, per_die=-2), 1, 3),
+        (Pool.of(3, 6), 2, 3),  # 2 x 2 > 3: the plain path, the same answers
+    ],
+)
+def test_deflect_with_over_the_top_matches_enumeration(pool: Pool, layers: int, depth: int) -> None:
+    plain, ott = deflect_with_over_the_top(pool, layers)
+    for dist, p in ((plain, pool), (ott, pool.with_extra_die())):
+        oracle = enumerate_pool(p, depth, drop=layers, deflection=True)
+        assert_matches(as_dict(dist.pmf), oracle.totals(), oracle.missing, dist.truncation_bound)
+        assert dist.all_ones == pytest.approx(float(oracle.all_ones()), abs=ROUNDING)
+        assert {t for (t, _, o) in oracle.outcomes if o} == {dist.all_ones_total}
 
 
 def test_per_die_floor_at_zero_matches_burnination_values() -> None:

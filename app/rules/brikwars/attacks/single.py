@@ -27,7 +27,16 @@ from app.rules.brikwars.attacks.common import (
 )
 from app.rules.brikwars.catalogue import DamageExpr
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
-from app.rules.dice import MAX_DICE, Dice, Pool, TotalDistribution, compare, deflect
+from app.rules.dice import (
+    MAX_DICE,
+    Dice,
+    Pool,
+    TotalDistribution,
+    compare,
+    deflect,
+    deflect_with_over_the_top,
+    total_distribution,
+)
 from app.rules.errors import InvalidInput, TooMuchWork
 
 MAX_COMBINED = 6
@@ -123,8 +132,17 @@ class _DamageStep:
     damaged: float = 0.0
 
 
-def _damage_step(pool: Pool, layers: int, armour: int | Pool, fire: bool) -> _DamageStep:
-    dist = deflect(pool, layers)
+def _damage_step(
+    pool: Pool,
+    layers: int,
+    armour: int | Pool | TotalDistribution,
+    fire: bool,
+    dist: TotalDistribution | None = None,
+) -> _DamageStep:
+    """Damage (``dist``: the pool after ``layers`` of Deflection, if already computed)
+    against the Armour."""
+    if dist is None:
+        dist = deflect(pool, layers)
     kept = dist.excluding_all_ones()
     damaged = float(kept[1:].sum())
     if isinstance(armour, int):
@@ -143,6 +161,37 @@ def _damage_step(pool: Pool, layers: int, armour: int | Pool, fire: bool) -> _Da
             c.truncation_bound,
         )
     return _DamageStep(greater, equal, less, cf, damaged if fire else 0.0, dist, bound, damaged)
+
+
+def _armour_once(armour: int | Pool) -> int | TotalDistribution:
+    """A rolled Armour's distribution, computed once for every comparison of one attack."""
+    return total_distribution(armour) if isinstance(armour, Pool) else armour
+
+
+class _DamageDists:
+    """The Damage Roll without and with its Over-the-Top die, after Deflection: when both
+    are needed and the pool is one kind of die, the dice core computes them together
+    (``deflect_with_over_the_top``: shared transforms, the same exact result)."""
+
+    def __init__(self, plain: Pool, damage: DamageExpr, *, both: bool) -> None:
+        self.plain = plain
+        self.ott = over_the_top(plain, damage)
+        # The Over-the-Top die is one more die of the pool's only kind (not an Explosive's d10)
+        self.paired = both and len(plain.dice) == 1 and not damage.explosion
+        self.done: dict[tuple[bool, int], TotalDistribution] = {}
+
+    def pool(self, crit: bool) -> Pool:
+        return self.ott if crit else self.plain
+
+    def deflected(self, crit: bool, layers: int) -> TotalDistribution:
+        key = (crit, layers)
+        if key not in self.done:
+            if self.paired and 0 < 2 * layers <= self.plain.dice_count:
+                pair = deflect_with_over_the_top(self.plain, layers)
+                self.done[(False, layers)], self.done[(True, layers)] = pair
+            else:
+                self.done[key] = deflect(self.pool(crit), layers)
+        return self.done[key]
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +350,7 @@ class Attack:
             p_miss, p_hit, p_crit = 0.0, 1.0, 0.0
         else:
             p_miss, p_hit, p_crit = action.probabilities()
-        armour = self.target.armour_value(self.options)
+        armour = _armour_once(self.target.armour_value(self.options))
         fire = self.damage.fire
         plain = self.pool()
         # Parry: rolled only against a blow that hits (ruling A3).
@@ -309,22 +358,22 @@ class Attack:
         if self.parry is not None:
             p_parried, p_fumble = self.parry.probabilities()
             shield = self.parry.shield_layers
+        damage = _DamageDists(plain, self.damage, both=p_hit > 0 and p_crit > 0)
         steps: list[tuple[float, _DamageStep]] = []
-        for weight, pool in ((p_hit, plain), (p_crit, over_the_top(plain, self.damage))):
+        for weight, crit in ((p_hit, False), (p_crit, True)):
             if weight <= 0:
                 continue
+            pool = damage.pool(crit)
+            layer_counts = [(weight * (1 - p_parried), self.layers())]
             if shield:
                 # A Melee Shield's successful Parry adds layers instead of cancelling the blow.
-                steps.append(
-                    (weight * p_parried, _damage_step(pool, self.layers(shield), armour, fire))
-                )
-                steps.append(
-                    (weight * (1 - p_parried), _damage_step(pool, self.layers(), armour, fire))
-                )
-            else:
-                steps.append(
-                    (weight * (1 - p_parried), _damage_step(pool, self.layers(), armour, fire))
-                )
+                layer_counts = [
+                    (weight * p_parried, self.layers(shield)),
+                    (weight * (1 - p_parried), self.layers()),
+                ]
+            for w, layers in layer_counts:
+                dist = damage.deflected(crit, layers)
+                steps.append((w, _damage_step(pool, layers, armour, fire, dist)))
         cancelled = 0.0 if shield else (p_hit + p_crit) * p_parried
         greater = sum(w * s.greater for w, s in steps)
         size = self.target.takes_size_damage
@@ -354,24 +403,28 @@ class Attack:
         """
         if self._faces:  # the shots of one target share their Attack: computed once
             return self._faces[0]
-        armour = self.target.armour_value(self.options)
-        plain = self.pool()
+        armour = _armour_once(self.target.armour_value(self.options))
+        action = self.action_roll()
+        faces = () if action is None else action.faces()
+        damage = _DamageDists(self.pool(), self.damage, both="hit" in faces)
         steps = {}
 
         def step(crit: bool) -> tuple[float, float, float, float, float]:
             if crit not in steps:
-                pool = over_the_top(plain, self.damage) if crit else plain
-                steps[crit] = _damage_step(pool, self.layers(), armour, self.damage.fire)
+                layers = self.layers()
+                dist = damage.deflected(crit, layers)
+                steps[crit] = _damage_step(
+                    damage.pool(crit), layers, armour, self.damage.fire, dist
+                )
             s = steps[crit]
             return (0.0, s.less + s.critical_failure, s.equal, s.greater, s.damaged)
 
-        action = self.action_roll()
         missed = (1.0, 0.0, 0.0, 0.0, 0.0)
         if action is None:
             rows = (step(False),)
         else:
             rows = tuple(
-                missed if r in ("fumble", "miss") else step(r == "critical") for r in action.faces()
+                missed if r in ("fumble", "miss") else step(r == "critical") for r in faces
             )
         bound = max((s.bound for s in steps.values()), default=0.0)
         self._faces.append(FaceOutcomes(rows, bound))
@@ -542,7 +595,7 @@ class CombinedAttack:
         Parries are not part of a Combined Attack here (each ``Attack``'s ``parry`` is ignored).
         """
         options = self.attacks[0].options
-        armour = self.target.armour_value(options)
+        armour = _armour_once(self.target.armour_value(options))
         states = []
         for a in self.attacks:
             action = a.action_roll()
