@@ -205,7 +205,7 @@ def run() -> list[Row]:
             "ms median",
             "< 1 ms",
             median(heavy_ms) < 1,
-            f"n={len(heavy_ms)}; uncached; two Deflection sweeps (plain and Over-the-Top pools)",
+            f"n={len(heavy_ms)}; uncached; plain and Over-the-Top pools in one Deflection pass",
         ),
         Row(
             "10d10 explosion vs 5d10 Armour, all rings (outcomes + KnockBack)",
