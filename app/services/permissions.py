@@ -8,6 +8,8 @@ Armies: the owner may do anything; when the army is shared with a club, its
 members read it, and its organisers (and owner) plus the editors the army's
 owner chose may edit it. Deleting and sharing stay with the army's owner.
 Clubs: members read; owners and organisers manage members and invitations.
+Battles: private to their owner (the host who rolls for every side); anyone else gets
+NotFound. A battle is shown to others only through its read-only link.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from sqlalchemy import Select, exists, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.interfaces import ORMOption
 
-from app.db.models import Army, ArmyEditor, Club, ClubMember, User
+from app.db.models import Army, ArmyEditor, Battle, Club, ClubMember, User
 from app.services.errors import Forbidden, NotFound
 
 MANAGERS = ("owner", "organiser")
@@ -35,6 +37,12 @@ class Access(Enum):
 def readable_armies(user: User) -> Select[tuple[Army]]:
     """The query of the user's own armies (club rosters are listed on the club's page)."""
     return select(Army).where(Army.owner_id == user.id)
+
+
+def battle_armies(user: User) -> Select[tuple[Army]]:
+    """The armies a user may bring to a battle: their own and their clubs' rosters."""
+    clubs = select(ClubMember.club_id).where(ClubMember.user_id == user.id)
+    return select(Army).where((Army.owner_id == user.id) | Army.club_id.in_(clubs))
 
 
 def club_role(session: Session, *, user: User, club_id: int | None) -> str | None:
@@ -102,3 +110,11 @@ def club_for(
     if manage and role not in MANAGERS:
         raise Forbidden("only the club's owner and organisers may do that")
     return club, role
+
+
+def battle_for(session: Session, *, user: User, battle_id: int) -> Battle:
+    """A battle of the user's, or NotFound."""
+    battle = session.get(Battle, battle_id)
+    if battle is None or battle.owner_id != user.id:
+        raise NotFound("battle")
+    return battle

@@ -1,6 +1,7 @@
 """All models, imported here so Alembic and the mappers see every table."""
 
 from app.db.models.army import Army, ArmyEditor, ArmyRevision, ShareLink
+from app.db.models.battle import Battle, BattleEntry, BattleUnit
 from app.db.models.club import Club, ClubInvite, ClubMember
 from app.db.models.unit import Unit, Weapon
 from app.db.models.user import ApiToken, LoginFailure, User
@@ -10,6 +11,9 @@ __all__ = [
     "Army",
     "ArmyEditor",
     "ArmyRevision",
+    "Battle",
+    "BattleEntry",
+    "BattleUnit",
     "Club",
     "ClubInvite",
     "ClubMember",

@@ -7,7 +7,16 @@ import importlib
 
 import pytest
 
-MODULES = ["catalogue", "options", "units", "validation", "activation", "serialize", "turn"]
+MODULES = [
+    "catalogue",
+    "options",
+    "units",
+    "validation",
+    "activation",
+    "serialize",
+    "turn",
+    "battle_state",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
