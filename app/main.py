@@ -13,6 +13,7 @@ from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
 from app.web.api import attacks as api_attacks
 from app.web.api import auth as api_auth
+from app.web.api import battles as api_battles
 from app.web.api import builder as api_builder
 from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
@@ -22,6 +23,7 @@ from app.web.routes import (
     account,
     armies,
     auth,
+    battles,
     builder,
     calculator,
     clubs,
@@ -40,6 +42,7 @@ PAGE_ROUTERS: tuple[APIRouter, ...] = (
     builder.router,
     sharing.router,
     clubs.router,
+    battles.router,
     account.router,
     calculator.router,
 )
@@ -50,6 +53,7 @@ API_ROUTERS: tuple[APIRouter, ...] = (
     api_builder.router,
     api_attacks.router,
     api_calculator.router,
+    api_battles.router,
 )
 
 

@@ -65,6 +65,8 @@ def _reason(err: Any) -> str:
         return "must be a whole number"
     if kind == "greater_than":
         return f"must be greater than {ctx.get('gt')}"
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx.get('ge')}"
     if kind == "less_than_equal":
         return f"must be at most {ctx.get('le')}"
     if kind == "string_too_short":

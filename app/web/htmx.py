@@ -30,3 +30,8 @@ def invite_url(request: Request, token: str) -> str:
 def share_url(request: Request, token: str) -> str:
     """The absolute read-only link to an army (shown once to its owner)."""
     return str(request.url_for("shared_page", token=token))
+
+
+def battle_share_url(request: Request, token: str) -> str:
+    """The absolute read-only link to a battle's log (shown once to its owner)."""
+    return str(request.url_for("battle_shared_page", token=token))

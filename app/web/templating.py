@@ -19,6 +19,7 @@ from markupsafe import Markup
 from app.rules import brikwars as bw
 from app.rules.brikwars.catalogue import ACTION_DICE
 from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS
+from app.services.battle_log import effect_words
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
 from app.web.csrf import FIELD, csrf_token
@@ -73,6 +74,8 @@ def weapon_type_options(selected: str = "") -> Markup:
 
 
 env.globals["weapon_type_options"] = weapon_type_options
+env.globals["outcome_words"] = effect_words
+env.filters["battle_unit_option"] = lambda row: (str(row.id), f"{row.name} ({row.side})")
 
 _UNIT_BLOCKS: OrderedDict[tuple[object, ...], str] = OrderedDict()
 _UNIT_BLOCKS_MAX = 5000

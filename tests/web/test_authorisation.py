@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
+from app.db.models import BattleUnit
 from app.main import served_routes
-from app.services import accounts, armies, builder, clubs, sharing
+from app.services import accounts, armies, battles, builder, clubs, sharing
 from tests.web.conftest import PASSWORD, page_csrf
 
 SECRETS = ("Secret Army Zeta", "Secret Tank")
@@ -44,12 +46,24 @@ ACCOUNT = {"visitor": "login", "stranger": 404, "member": 404, "organiser": 404,
 LEAVE = {"visitor": "login", "stranger": 404, "member": "ok", "organiser": "ok", "owner": 422}
 # The page shows an owner's refused Leave as a message on the club page (a redirect).
 LEAVE_PAGE = LEAVE | {"owner": "ok"}
+# A battle is its owner's alone (the host rolls for every side); it is shown to others only
+# through its read-only link.
+BATTLE = ACCOUNT
 
 A = "/armies/{army_id}"
 U = A + "/units/{unit_id}"
 W = U + "/weapons/{weapon_id}"
 C = "/clubs/{club_id}"
 API = "/api/v1"
+BT = "/battles/{battle_id}"
+BU = BT + "/units/{battle_unit_id}"
+ATTACK = {"attacker_id": "{battle_attacker_id}", "weapons": [0], "target_id": "{battle_unit_id}"}
+ATTACK_FORM = {
+    "attacker_id": "{battle_attacker_id}",
+    "target_id": "{battle_unit_id}",
+    "weapon.0": "on",
+    "distance": 2,
+}
 ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", "/", {}, PUBLIC),
     ("GET", "/healthz", {}, PUBLIC),
@@ -91,6 +105,19 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", A + "/house-rules", {"version": 1}, EDIT),
     ("GET", "/shared/{link_token}", {}, PUBLIC),
     ("POST", "/shared/{link_token}/fork", {}, USER),
+    ("GET", "/battles", {}, USER),
+    ("POST", "/battles", {"name": "B", "army.{army_id}": "on", "army.{army2_id}": "on"}, READ),
+    ("GET", BT, {}, BATTLE),
+    ("GET", BT + "/odds", ATTACK_FORM, BATTLE),
+    ("POST", BT + "/rolls", ATTACK_FORM, BATTLE),
+    ("POST", BT + "/undo", {}, BATTLE),
+    ("POST", BU + "/reload", {}, BATTLE),
+    ("POST", BU + "/divert", {}, BATTLE),
+    ("POST", BU + "/burning", {}, BATTLE),
+    ("GET", BT + "/export.txt", {}, BATTLE),
+    ("POST", BT + "/links", {}, BATTLE),
+    ("POST", BT + "/links/revoke", {}, BATTLE),
+    ("GET", "/battles/shared/{battle_token}", {}, PUBLIC),
     ("GET", "/clubs", {}, USER),
     ("POST", "/clubs", {"name": "Another club"}, USER),
     ("GET", C, {}, READ),
@@ -155,6 +182,19 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", API + U + "/weapon-preview", WEAPON, READ),
     ("GET", API + "/shared/{link_token}", {}, PUBLIC),
     ("POST", API + "/shared/{link_token}/fork", {}, USER),
+    ("GET", API + "/battles", {}, USER),
+    ("POST", API + "/battles", {"name": "B", "army_ids": ["{army_id}", "{army2_id}"]}, READ),
+    ("GET", API + "/battles/shared/{battle_token}", {}, PUBLIC),
+    ("GET", API + BT, {}, BATTLE),
+    ("POST", API + BT + "/odds", ATTACK, BATTLE),
+    ("POST", API + BT + "/rolls", {**ATTACK, "seed": 4}, BATTLE),
+    ("DELETE", API + BT + "/rolls/last", {}, BATTLE),
+    ("POST", API + BU + "/reload", {}, BATTLE),
+    ("POST", API + BU + "/divert", {}, BATTLE),
+    ("POST", API + BU + "/burning", {"seed": 2}, BATTLE),
+    ("GET", API + BT + "/export", {}, BATTLE),
+    ("POST", API + BT + "/share-link", {}, BATTLE),
+    ("DELETE", API + BT + "/share-link", {}, BATTLE),
     ("GET", API + "/clubs", {}, USER),
     ("POST", API + "/clubs", {"name": "Another club"}, USER),
     ("GET", API + C, {}, READ),
@@ -171,8 +211,10 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
 
 
 def test_table_covers_every_route() -> None:
-    def served_form(path: str) -> str:  # the table names which token goes in {token}
-        return path.replace("{link_token}", "{token}").replace("{invite_token}", "{token}")
+    def served_form(path: str) -> str:  # the table names which token or unit goes in
+        for name in ("{link_token}", "{invite_token}", "{battle_token}"):
+            path = path.replace(name, "{token}")
+        return path.replace("{battle_unit_id}", "{unit_id}")
 
     assert served_routes() == {(m, served_form(p)) for m, p, _, _ in ROUTES}
 
@@ -215,6 +257,25 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
             },
         )
         s.flush()
+        army2 = armies.create_army(
+            s, user=owner, name="Second army", ruleset_id="brikwars", budget=100, club_id=club.id
+        )
+        builder.add_unit(
+            s,
+            user=owner,
+            army_id=army2.id,
+            data={"name": "Scout", "kind": "minifig", "weapons": [{"type": "short_ranged_weapon"}]},
+        )
+        battle = battles.create_battle(s, user=owner, name="Skirmish", army_ids=[army.id, army2.id])
+        tank_copy, scout_copy = s.scalars(
+            select(BattleUnit)
+            .where(BattleUnit.battle_id == battle.id)
+            .order_by(BattleUnit.position)
+        ).all()
+        # the scout is burning and its gun jammed: Reload and the Burning Roll have work to do
+        scout_copy.on_fire, scout_copy.inoperative = True, [0]
+        battles.divert_power(s, user=owner, battle_id=battle.id, unit_id=tank_copy.id)
+        battle_token = battles.share_link(s, user=owner, battle_id=battle.id)
         token, _ = accounts.create_api_token(s, user=owner, name="mine")
         invite, invite_token = clubs.create_invite(s, user=owner, club_id=club.id)
         link, link_token = sharing.create_link(s, user=owner, army_id=army.id)
@@ -234,6 +295,11 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
             "revision_id": revision.id,
             "member_id": users["member"].id,
             "organiser_id": users["organiser"].id,
+            "army2_id": army2.id,
+            "battle_id": battle.id,
+            "battle_attacker_id": tank_copy.id,
+            "battle_unit_id": scout_copy.id,
+            "battle_token": battle_token,
         }
         s.commit()
         return World(ids, {r: u.email for r, u in users.items()})
@@ -250,7 +316,9 @@ def _client(app, world: World, role: str) -> tuple[TestClient, str]:  # type: ig
 
 def _fill(value: object, ids: dict[str, object]) -> object:
     if isinstance(value, dict):
-        return {k: _fill(v, ids) for k, v in value.items()}
+        return {k.format(**ids): _fill(v, ids) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, ids) for v in value]
     if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
         return ids[value[1:-1]]
     return value
@@ -265,7 +333,7 @@ def _call(
     ids: dict[str, object],
 ):  # type: ignore[no-untyped-def]
     url = path.format(**ids)
-    body = {k: _fill(v, ids) for k, v in body.items()}
+    body = {k.format(**ids): _fill(v, ids) for k, v in body.items()}
     if url.startswith("/api/"):
         headers = {"X-CSRF-Token": csrf}
         if method in ("GET", "DELETE"):

@@ -1,0 +1,154 @@
+"""Battles over JSON: units and their state, attacks rolled and logged, undo, the log."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import PlainTextResponse, Response
+
+from app.db.models import BattleEntry
+from app.services import battles
+from app.web.battle_schemas import (
+    AttackIn,
+    BattleCreate,
+    BattleDetailOut,
+    BattleOut,
+    EntryOut,
+    OddsPreviewOut,
+    RollIn,
+    SeedIn,
+    ShareLinkOut,
+    detail_out,
+    entry_out,
+)
+from app.web.deps import ApiUser, SessionDep
+from app.web.htmx import battle_share_url
+
+router = APIRouter(tags=["battles"])
+B = "/battles/{battle_id}"
+
+
+def _logged(user: ApiUser, entry: BattleEntry) -> EntryOut:
+    """An entry the caller just wrote (or removed): battles are their owner's alone."""
+    return entry_out(battles.LogEntry(entry, user.display_name))
+
+
+@router.get("/battles")
+def battle_list(session: SessionDep, user: ApiUser) -> list[BattleOut]:
+    """Your battles, most recently active first."""
+    return [
+        BattleOut.model_validate(b, from_attributes=True)
+        for b in battles.list_battles(session, user=user)
+    ]
+
+
+@router.post("/battles", status_code=201)
+def battle_create(session: SessionDep, user: ApiUser, body: BattleCreate) -> BattleDetailOut:
+    """Start a battle with copies of the units of armies you may read (each army a side)."""
+    battle = battles.create_battle(
+        session, user=user, name=body.name, army_ids=body.army_ids, unit_ids=body.unit_ids
+    )
+    return detail_out(battles.battle_view(session, user=user, battle_id=battle.id))
+
+
+@router.get("/battles/shared/{token}")
+def battle_shared(session: SessionDep, token: str) -> BattleDetailOut:
+    """A battle's units and log through its read-only link (no account needed)."""
+    return detail_out(battles.linked_view(session, token=token))
+
+
+@router.get(B)
+def battle_detail(session: SessionDep, user: ApiUser, battle_id: int) -> BattleDetailOut:
+    """A battle: units by side with their state, and the whole log."""
+    return detail_out(battles.battle_view(session, user=user, battle_id=battle_id))
+
+
+@router.post(B + "/odds")
+def battle_odds(
+    session: SessionDep, user: ApiUser, battle_id: int, body: AttackIn
+) -> OddsPreviewOut:
+    """The exact odds of an attack as the units now stand (nothing is logged)."""
+    preview = battles.attack_odds(
+        session,
+        user=user,
+        battle_id=battle_id,
+        attacker_id=body.attacker_id,
+        weapons=tuple(body.weapons),
+        target_id=body.target_id,
+        situation=body.situation.to_engine(),
+        followers=body.followers_for_service(),
+        moved=body.moved,
+    )
+    return OddsPreviewOut(homing_in=preview.homing_in, odds=preview.odds)
+
+
+@router.post(B + "/rolls", status_code=201)
+def battle_roll(session: SessionDep, user: ApiUser, battle_id: int, body: RollIn) -> EntryOut:
+    """Roll an attack (seeded), log it with its odds and every die, and apply its effects."""
+    entry = battles.roll_attack(
+        session,
+        user=user,
+        battle_id=battle_id,
+        attacker_id=body.attacker_id,
+        weapons=tuple(body.weapons),
+        target_id=body.target_id,
+        situation=body.situation.to_engine(),
+        followers=body.followers_for_service(),
+        seed=body.seed,
+        moved=body.moved,
+    )
+    return _logged(user, entry)
+
+
+@router.delete(B + "/rolls/last")
+def battle_undo(session: SessionDep, user: ApiUser, battle_id: int) -> EntryOut:
+    """Undo the last entry: every unit it changed is restored; returns the removed entry."""
+    return _logged(user, battles.undo_last(session, user=user, battle_id=battle_id))
+
+
+@router.post(B + "/units/{unit_id}/reload", status_code=201)
+def unit_reload(session: SessionDep, user: ApiUser, battle_id: int, unit_id: int) -> EntryOut:
+    """Reload the unit's Inoperative weapons (its Action)."""
+    entry = battles.reload(session, user=user, battle_id=battle_id, unit_id=unit_id)
+    return _logged(user, entry)
+
+
+@router.post(B + "/units/{unit_id}/divert", status_code=201)
+def unit_divert(session: SessionDep, user: ApiUser, battle_id: int, unit_id: int) -> EntryOut:
+    """Divert All Power this turn: one more turn of Power saved for a single weapon."""
+    entry = battles.divert_power(session, user=user, battle_id=battle_id, unit_id=unit_id)
+    return _logged(user, entry)
+
+
+@router.post(B + "/units/{unit_id}/burning", status_code=201)
+def unit_burning(
+    session: SessionDep, user: ApiUser, battle_id: int, unit_id: int, body: SeedIn | None = None
+) -> EntryOut:
+    """The Burning Roll of a unit on Fire (1d4: a 1 puts it out), seeded."""
+    seed = body.seed if body is not None else None
+    entry = battles.burning_roll(
+        session, user=user, battle_id=battle_id, unit_id=unit_id, seed=seed
+    )
+    return _logged(user, entry)
+
+
+@router.get(B + "/export", response_class=PlainTextResponse)
+def battle_export(session: SessionDep, user: ApiUser, battle_id: int) -> PlainTextResponse:
+    """The battle log as plain text for a forum post."""
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    return PlainTextResponse(battles.export_text(view))
+
+
+@router.post(B + "/share-link", status_code=201)
+def battle_share(
+    request: Request, session: SessionDep, user: ApiUser, battle_id: int
+) -> ShareLinkOut:
+    """A fresh read-only link to the log (shown once; an earlier link stops working)."""
+    token = battles.share_link(session, user=user, battle_id=battle_id)
+    return ShareLinkOut(url=battle_share_url(request, token), token=token)
+
+
+@router.delete(B + "/share-link", status_code=204)
+def battle_unshare(session: SessionDep, user: ApiUser, battle_id: int) -> Response:
+    """Revoke the read-only link at once."""
+    battles.revoke_link(session, user=user, battle_id=battle_id)
+    return Response(status_code=204)

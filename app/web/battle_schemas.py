@@ -1,0 +1,288 @@
+"""Battle input and output shapes, shared by the battle pages' forms and the JSON API.
+
+The attack form's flat fields (``weapon.2``, ``follower.0.distance``, ticked boxes) are
+turned into the same ``AttackIn`` the API takes (``attack_from_form``), so a bad value gets
+the same reason through either door.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from app.rules.brikwars.turn import MAX_ARC_TARGETS, MAX_DIVERT_TURNS, MAX_WEAPONS, TurnSituation
+from app.services import battles
+from app.web.errors import field_errors
+from app.web.schemas import Name, StrictModel
+
+MAX_FOLLOWER_ROWS = 3  # rows of the page's Arc Fire form (the API takes up to 11)
+BOOLEANS = ("firing_blind", "outnumbered", "gunner", "charge", "combined")
+
+
+class SituationIn(StrictModel):
+    """Where and how the attacker fires this turn (chapters 5 and 8)."""
+
+    distance: float | None = Field(default=None, ge=0, le=1000, description="inches")
+    height: float = Field(default=0, ge=0, le=1000, description="inches above the target")
+    visible_sections: int = Field(default=3, ge=1, le=3, description="of a minifig target")
+    firing_blind: bool = False
+    outnumbered: bool = False
+    gunnery_support: int = Field(default=0, ge=0, le=100, description="supporting Gunners")
+    gunner: bool = False
+    charge: bool = False
+    arc: int = Field(default=1, ge=1, le=MAX_ARC_TARGETS, description="points of Firing Arc")
+    burst: int = Field(default=0, ge=0, le=20, description="shots of a MachineGun Burst")
+    combined: bool = Field(default=False, description="sum the single attacks (Combined)")
+    divert_turns: int = Field(
+        default=0, ge=0, le=MAX_DIVERT_TURNS, description="turns of Power saved, spent now"
+    )
+    teamwork: float = Field(default=0, ge=0, le=1000, description="inches of Power lent")
+
+    def to_engine(self) -> TurnSituation:
+        return TurnSituation(
+            distance=None if self.distance is None else Fraction(str(self.distance)),
+            height=Fraction(str(self.height)),
+            visible_sections=self.visible_sections,
+            firing_blind=self.firing_blind,
+            outnumbered=self.outnumbered,
+            gunnery_support=self.gunnery_support,
+            gunner=self.gunner,
+            charge=self.charge,
+            arc=self.arc,
+            burst=self.burst,
+            combined=self.combined,
+            divert_turns=self.divert_turns,
+            teamwork=Fraction(str(self.teamwork)),
+        )
+
+
+class FollowerIn(StrictModel):
+    """A further target of Arc Fire, in order along the Arc."""
+
+    unit_id: int
+    distance: float | None = Field(default=None, ge=0, le=1000, description="inches")
+    spans: int = Field(default=0, ge=0, le=MAX_ARC_TARGETS, description="full points of Arc")
+
+
+class AttackIn(StrictModel):
+    attacker_id: int = Field(description="a battle unit id")
+    weapons: list[int] = Field(
+        min_length=1, max_length=MAX_WEAPONS, description="weapon indexes, in firing order"
+    )
+    target_id: int = Field(description="a battle unit id")
+    situation: SituationIn = SituationIn()
+    followers: list[FollowerIn] = Field(default=[], max_length=MAX_ARC_TARGETS - 1)
+    moved: bool = Field(
+        default=False, description="weapon or target moved since the last attack (no Homing In)"
+    )
+
+    def followers_for_service(self) -> list[battles.Follower]:
+        return [
+            (f.unit_id, None if f.distance is None else Fraction(str(f.distance)), f.spans)
+            for f in self.followers
+        ]
+
+
+class RollIn(AttackIn):
+    seed: int | None = Field(
+        default=None, ge=0, le=2**63 - 1, description="omit for a fresh random seed"
+    )
+
+
+class BattleCreate(StrictModel):
+    name: Name
+    army_ids: list[int] = Field(min_length=1, max_length=20)
+    unit_ids: list[int] | None = Field(
+        default=None, max_length=200, description="only these units of the armies (default all)"
+    )
+
+
+class SeedIn(StrictModel):
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+
+
+# ------------------------------------------------------------------------------ out
+
+
+class BattleOut(BaseModel):
+    id: int
+    name: str
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class WeaponOut(BaseModel):
+    index: int
+    name: str
+    use: str
+    range: str
+    damage: str
+    inoperative: bool
+
+
+class UnitStateOut(BaseModel):
+    size_damage: str = Field(description='inches of Size lost (exact: "1", "1.5")')
+    destroyed: bool
+    on_fire: bool
+    inoperative: list[int]
+    diverted_turns: int
+    homing_in: int
+    homed_on: int | None
+    homed_weapons: list[int]
+    limbs_lost: int
+
+
+class BattleUnitOut(BaseModel):
+    id: int
+    side: str
+    name: str
+    army_id: int | None
+    unit_id: int | None
+    size: str
+    effective_size: str
+    armour: str
+    power: str
+    state: UnitStateOut
+    badges: list[str]
+    weapons: list[WeaponOut]
+    spec: dict[str, Any] = Field(description="the copy of the unit taken when the battle began")
+
+
+class EntryOut(BaseModel):
+    seq: int
+    kind: str
+    created_at: datetime
+    actor: str | None
+    seed: int | None
+    summary: str
+    request: dict[str, Any]
+    odds: dict[str, Any] | None
+    dice: list[dict[str, Any]]
+    changes: dict[str, Any]
+
+
+class BattleDetailOut(BattleOut):
+    units: list[BattleUnitOut]
+    log: list[EntryOut]
+
+
+class OddsPreviewOut(BaseModel):
+    homing_in: int
+    odds: dict[str, Any]
+
+
+class ShareLinkOut(BaseModel):
+    url: str
+    token: str
+
+
+def unit_out(unit: battles.UnitInBattle) -> BattleUnitOut:
+    state = unit.state.to_dict()
+    state["size_damage"] = str(state["size_damage"])
+    return BattleUnitOut(
+        id=unit.row.id,
+        side=unit.row.side,
+        name=unit.row.name,
+        army_id=unit.row.army_id,
+        unit_id=unit.row.unit_id,
+        size=unit.size_text,
+        effective_size=unit.effective_size_text,
+        armour=unit.armour_text,
+        power=unit.power_text,
+        state=UnitStateOut(**state),
+        badges=unit.badges,
+        weapons=[WeaponOut(**w.__dict__) for w in unit.weapons],
+        spec=unit.row.spec,
+    )
+
+
+def entry_out(entry: battles.LogEntry) -> EntryOut:
+    row = entry.row
+    return EntryOut(
+        seq=row.seq,
+        kind=row.kind,
+        created_at=row.created_at,
+        actor=entry.actor_name,
+        seed=row.seed,
+        summary=row.summary,
+        request=row.request,
+        odds=entry.odds,
+        dice=entry.dice,
+        changes=row.changes,
+    )
+
+
+def detail_out(view: battles.BattleView) -> BattleDetailOut:
+    b = view.battle
+    return BattleDetailOut(
+        id=b.id,
+        name=b.name,
+        version=b.version,
+        created_at=b.created_at,
+        updated_at=b.updated_at,
+        units=[unit_out(u) for u in view.units],
+        log=[entry_out(e) for e in view.entries],
+    )
+
+
+# ------------------------------------------------------------------------------ the form
+
+
+def attack_from_form(form: Mapping[str, str]) -> tuple[RollIn | None, dict[str, str]]:
+    """The attack form as a ``RollIn``, or None and ``{field: reason}`` (form field names)."""
+    situation: dict[str, Any] = {}
+    for name in SituationIn.model_fields:
+        value = form.get(name, "").strip()
+        if name in BOOLEANS:
+            situation[name] = value in ("on", "true", "1")
+        elif value:
+            situation[name] = value
+    weapons = sorted(
+        int(key.split(".", 1)[1])
+        for key, value in form.items()
+        if key.startswith("weapon.") and key.split(".", 1)[1].isdigit() and value
+    )
+    followers = []
+    for k in range(MAX_FOLLOWER_ROWS):
+        unit = form.get(f"follower.{k}.unit_id", "").strip()
+        if not unit:
+            continue
+        row: dict[str, Any] = {"unit_id": unit}
+        for part in ("distance", "spans"):
+            value = form.get(f"follower.{k}.{part}", "").strip()
+            if value:
+                row[part] = value
+        followers.append(row)
+    payload: dict[str, Any] = {
+        "attacker_id": form.get("attacker_id", "").strip() or None,
+        "target_id": form.get("target_id", "").strip() or None,
+        "weapons": weapons,
+        "situation": situation,
+        "followers": followers,
+        "moved": form.get("moved") in ("on", "true", "1"),
+    }
+    seed = form.get("seed", "").strip()
+    if seed:
+        payload["seed"] = seed
+    try:
+        return RollIn.model_validate(payload), {}
+    except ValidationError as exc:
+        errors: dict[str, str] = {}
+        for err in field_errors(list(exc.errors())):
+            field = err["field"].removeprefix("situation.")
+            if field.startswith("followers."):
+                field = "followers"
+            if field in ("attacker_id", "target_id") and err["reason"] in (
+                "is required",
+                "must be a whole number",
+            ):
+                err["reason"] = "choose a unit"
+            if field == "weapons":
+                err["reason"] = "tick at least one weapon"
+            errors.setdefault(field, err["reason"])
+        return None, errors

@@ -1,0 +1,463 @@
+"""Battle pages: the list, a battle with its attack form and log, the read-only link.
+
+One template (``battles/detail.html``) renders the whole page and the blocks htmx swaps:
+"Roll it!" swaps in the result with every die and sends the units, the log and the odds out
+of band; unit actions and Undo swap their block the same way. Every mutation form includes
+the attack form's values (``hx-include``), so the odds shown are recomputed for the units as
+they now stand. Refused input comes back inline with a 422 and nothing is logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import PlainTextResponse, Response
+
+from app.rules.errors import InvalidInput
+from app.services import battles
+from app.services.errors import InvalidField
+from app.web.battle_schemas import MAX_FOLLOWER_ROWS, attack_from_form
+from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep
+from app.web.htmx import battle_share_url, is_htmx, redirect
+from app.web.templating import flash, render
+
+router = APIRouter()
+
+PAGE = "battles/detail.html"
+
+
+# ------------------------------------------------------------------------------ list
+
+
+def _list_page(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    *,
+    values: Mapping[str, str] | None = None,
+    errors: Mapping[str, str] | None = None,
+    status_code: int = 200,
+    block: str | None = None,
+) -> Response:
+    return render(
+        request,
+        "battles/list.html",
+        {
+            "battles": battles.list_battles(session, user=user),
+            "armies": battles.armies_for_battle(session, user=user),
+            "values": values or {},
+            "errors": errors or {},
+        },
+        block=block,
+        status_code=status_code,
+    )
+
+
+@router.get("/battles")
+def battle_list(request: Request, session: SessionDep, user: CurrentUser) -> Response:
+    """Your battles and the form for a new one."""
+    return _list_page(request, session, user)
+
+
+@router.post("/battles")
+def battle_create(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep
+) -> Response:
+    """Start a battle from two or more armies you may read, then open it."""
+    army_ids = [
+        int(key.split(".", 1)[1])
+        for key, value in form.items()
+        if key.startswith("army.") and key.split(".", 1)[1].isdigit() and value
+    ]
+    try:
+        battle = battles.create_battle(
+            session, user=user, name=form.get("name", ""), army_ids=army_ids
+        )
+    except (InvalidInput, InvalidField) as exc:
+        session.rollback()
+        return _list_page(
+            request,
+            session,
+            user,
+            values=form,
+            errors={exc.field: exc.reason},
+            status_code=422,
+            block="new_battle_form",
+        )
+    flash(request, f"Battle “{battle.name}” begun.", "success")
+    return redirect(request, f"/battles/{battle.id}")
+
+
+# ------------------------------------------------------------------------------ a battle
+
+
+def _first(units: list[battles.UnitInBattle], skip: battles.UnitInBattle | None = None) -> str:
+    for unit in units:
+        if not unit.state.destroyed and (skip is None or unit.row.side != skip.row.side):
+            return str(unit.row.id)
+    return ""
+
+
+def default_values(view: battles.BattleView, query: Mapping[str, str]) -> dict[str, str]:
+    """The attack form's values: the query string's (``?attacker=&target=&weapons=0,2``),
+    else the first fighting unit against the first of another side, with its first weapon."""
+    values = {k: v for k, v in query.items() if k not in ("attacker", "target", "weapons", "roll")}
+    values["attacker_id"] = query.get("attacker") or query.get("attacker_id") or _first(view.units)
+    attacker = next((u for u in view.units if str(u.row.id) == values["attacker_id"]), None)
+    values["target_id"] = (
+        query.get("target") or query.get("target_id") or _first(view.units, skip=attacker)
+    )
+    chosen = query.get("weapons")
+    if chosen is not None:
+        for part in chosen.split(","):
+            if part.strip().isdigit():
+                values[f"weapon.{int(part)}"] = "on"
+    elif attacker is not None and not any(k.startswith("weapon.") for k in values):
+        ready = next((w for w in attacker.weapons if not w.inoperative), None)
+        if ready is not None:
+            values[f"weapon.{ready.index}"] = "on"
+    if attacker is not None and "divert_turns" not in values and attacker.state.diverted_turns:
+        values["divert_turns"] = str(attacker.state.diverted_turns)
+    return values
+
+
+def odds_for(
+    session: SessionDep, user: CurrentUser, battle_id: int, values: Mapping[str, str]
+) -> tuple[battles.OddsPreview | None, str | None]:
+    """The odds of the attack the form describes, or why it cannot be rolled."""
+    attack, errors = attack_from_form(values)
+    if attack is None:
+        field, reason = next(iter(errors.items()))
+        return None, f"{field.replace('_id', '').replace('_', ' ')}: {reason}"
+    try:
+        preview = battles.attack_odds(
+            session,
+            user=user,
+            battle_id=battle_id,
+            attacker_id=attack.attacker_id,
+            weapons=tuple(attack.weapons),
+            target_id=attack.target_id,
+            situation=attack.situation.to_engine(),
+            followers=attack.followers_for_service(),
+            moved=attack.moved,
+        )
+    except InvalidInput as exc:
+        return None, exc.reason
+    return preview, None
+
+
+def battle_page(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    battle_id: int,
+    *,
+    values: Mapping[str, str],
+    errors: Mapping[str, str] | None = None,
+    result: battles.LogEntry | None = None,
+    block: str | None = None,
+    oob: tuple[str, ...] = (),
+    status_code: int = 200,
+    headers: Mapping[str, str] | None = None,
+    odds: tuple[battles.OddsPreview | None, str | None] | None = None,
+    **extra: Any,
+) -> Response:
+    """The battle page, or its blocks for htmx (``odds``: already computed for ``values``)."""
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    preview, odds_error = odds or odds_for(session, user, battle_id, values)
+    return render(
+        request,
+        PAGE,
+        {
+            "view": view,
+            "read_only": False,
+            "values": values,
+            "errors": errors or {},
+            "result": result,
+            "preview": preview,
+            "odds_error": odds_error,
+            "follower_rows": range(MAX_FOLLOWER_ROWS),
+            "new_link": None,
+            **extra,
+        },
+        block=block,
+        oob=oob,
+        status_code=status_code,
+        headers=headers,
+    )
+
+
+@router.get("/battles/{battle_id}")
+def battle_detail(
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: int
+) -> Response:
+    """A battle: units by side with their state, the attack form with its odds, the log."""
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    query = dict(request.query_params)
+    result = None
+    if query.get("roll", "").isdigit():
+        result = next((e for e in view.entries if e.row.seq == int(query["roll"])), None)
+    return battle_page(
+        request, session, user, battle_id, values=default_values(view, query), result=result
+    )
+
+
+@router.get("/battles/{battle_id}/odds")
+def battle_odds(
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: int
+) -> Response:
+    """The odds of the attack in the query string (the form's live preview; 422 if refused).
+
+    ``form=1`` (the attacker was changed): the whole attack form, with that attacker's weapons.
+    """
+    values = {k: v for k, v in request.query_params.items() if k != "csrf_token"}
+    if values.pop("form", None) is not None:
+        view = battles.battle_view(session, user=user, battle_id=battle_id)
+        values = {k: v for k, v in values.items() if not k.startswith("weapon.")}
+        values = default_values(view, values)
+        return battle_page(request, session, user, battle_id, values=values, block="attack_form")
+    odds = odds_for(session, user, battle_id, values)
+    return battle_page(
+        request,
+        session,
+        user,
+        battle_id,
+        values=values,
+        block="odds",
+        status_code=422 if odds[1] and is_htmx(request) else 200,
+        odds=odds,
+    )
+
+
+def _refused(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    battle_id: int,
+    form: Mapping[str, str],
+    errors: Mapping[str, str],
+) -> Response:
+    session.rollback()  # nothing logged
+    return battle_page(
+        request,
+        session,
+        user,
+        battle_id,
+        values=form,
+        errors=errors,
+        block="attack_form",
+        status_code=422,
+        headers={"HX-Retarget": "#attack-form", "HX-Reswap": "outerHTML"},
+    )
+
+
+@router.post("/battles/{battle_id}/rolls")
+def battle_roll(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: int
+) -> Response:
+    """Roll it: the attack resolved with the engine's seeded roll and logged with its odds."""
+    attack, errors = attack_from_form(form)
+    if attack is None:
+        return _refused(request, session, user, battle_id, form, errors)
+    try:
+        entry = battles.roll_attack(
+            session,
+            user=user,
+            battle_id=battle_id,
+            attacker_id=attack.attacker_id,
+            weapons=tuple(attack.weapons),
+            target_id=attack.target_id,
+            situation=attack.situation.to_engine(),
+            followers=attack.followers_for_service(),
+            seed=attack.seed,
+            moved=attack.moved,
+        )
+    except InvalidInput as exc:
+        return _refused(request, session, user, battle_id, form, {exc.field: exc.reason})
+    if not is_htmx(request):
+        query = {
+            "attacker": attack.attacker_id,
+            "target": attack.target_id,
+            "weapons": ",".join(map(str, attack.weapons)),
+            "roll": entry.seq,
+        }
+        return redirect(request, f"/battles/{battle_id}?{urlencode(query)}#result")
+    return battle_page(
+        request,
+        session,
+        user,
+        battle_id,
+        values=form,
+        result=battles.LogEntry(entry, user.display_name),
+        block="result",
+        oob=("units", "log", "odds"),
+    )
+
+
+def _after_action(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    battle_id: int,
+    form: Mapping[str, str],
+    message: str,
+) -> Response:
+    """After a unit action or Undo: the units and the log, and the odds for the form's values."""
+    flash(request, message, "success")
+    if not is_htmx(request):
+        return redirect(request, f"/battles/{battle_id}")
+    values = {k: v for k, v in form.items() if k != "csrf_token"}
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    return battle_page(
+        request,
+        session,
+        user,
+        battle_id,
+        values=values or default_values(view, {}),
+        block="units",
+        oob=("log", "odds", "result"),
+    )
+
+
+def _action_refused(
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: int, exc: InvalidInput
+) -> Response:
+    session.rollback()
+    flash(request, exc.reason, "error")
+    if not is_htmx(request):
+        return redirect(request, f"/battles/{battle_id}")
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    return battle_page(
+        request,
+        session,
+        user,
+        battle_id,
+        values=default_values(view, {}),
+        block="units",
+        status_code=422,
+    )
+
+
+@router.post("/battles/{battle_id}/undo")
+def battle_undo(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: int
+) -> Response:
+    """Undo the last entry: every unit it changed is as it was before."""
+    try:
+        entry = battles.undo_last(session, user=user, battle_id=battle_id)
+    except InvalidInput as exc:
+        return _action_refused(request, session, user, battle_id, exc)
+    return _after_action(request, session, user, battle_id, form, f"Undone: #{entry.seq}.")
+
+
+@router.post("/battles/{battle_id}/units/{unit_id}/reload")
+def unit_reload(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    battle_id: int,
+    unit_id: int,
+) -> Response:
+    """Reload the unit's Inoperative weapons (its Action)."""
+    try:
+        entry = battles.reload(session, user=user, battle_id=battle_id, unit_id=unit_id)
+    except InvalidInput as exc:
+        return _action_refused(request, session, user, battle_id, exc)
+    return _after_action(request, session, user, battle_id, form, entry.summary)
+
+
+@router.post("/battles/{battle_id}/units/{unit_id}/divert")
+def unit_divert(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    battle_id: int,
+    unit_id: int,
+) -> Response:
+    """Divert All Power this turn (a turn of Power saved)."""
+    try:
+        entry = battles.divert_power(session, user=user, battle_id=battle_id, unit_id=unit_id)
+    except InvalidInput as exc:
+        return _action_refused(request, session, user, battle_id, exc)
+    return _after_action(request, session, user, battle_id, form, entry.summary)
+
+
+@router.post("/battles/{battle_id}/units/{unit_id}/burning")
+def unit_burning(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    battle_id: int,
+    unit_id: int,
+) -> Response:
+    """The Burning Roll of a unit on Fire."""
+    try:
+        entry = battles.burning_roll(session, user=user, battle_id=battle_id, unit_id=unit_id)
+    except InvalidInput as exc:
+        return _action_refused(request, session, user, battle_id, exc)
+    return _after_action(request, session, user, battle_id, form, entry.summary)
+
+
+@router.get("/battles/{battle_id}/export.txt")
+def battle_export(session: SessionDep, user: CurrentUser, battle_id: int) -> Response:
+    """The log as plain text for a forum post."""
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    return PlainTextResponse(battles.export_text(view))
+
+
+@router.post("/battles/{battle_id}/links")
+def battle_link(
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: int
+) -> Response:
+    """A read-only link to the log, shown once (an earlier one stops working)."""
+    token = battles.share_link(session, user=user, battle_id=battle_id)
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    return battle_page(
+        request,
+        session,
+        user,
+        battle_id,
+        values=default_values(view, {}),
+        block="share",
+        new_link=battle_share_url(request, token),
+    )
+
+
+@router.post("/battles/{battle_id}/links/revoke")
+def battle_unlink(
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: int
+) -> Response:
+    """The read-only link stops working at once."""
+    battles.revoke_link(session, user=user, battle_id=battle_id)
+    flash(request, "Link revoked: it no longer opens the battle.", "success")
+    return redirect(request, f"/battles/{battle_id}#share")
+
+
+@router.get("/battles/shared/{token}")
+def battle_shared_page(
+    request: Request, session: SessionDep, user: OptionalUser, token: str
+) -> Response:
+    """A battle's units and log through its read-only link (no account needed)."""
+    view = battles.linked_view(session, token=token)
+    return render(
+        request,
+        PAGE,
+        {
+            "view": view,
+            "read_only": True,
+            "values": {},
+            "errors": {},
+            "result": None,
+            "preview": None,
+            "odds_error": None,
+            "follower_rows": range(0),
+            "new_link": None,
+            "shared_token": token,
+        },
+    )
