@@ -107,9 +107,10 @@ def default_values(view: battles.BattleView, query: Mapping[str, str]) -> dict[s
     values = {k: v for k, v in query.items() if k not in ("attacker", "target", "weapons", "roll")}
     values["attacker_id"] = query.get("attacker") or query.get("attacker_id") or _first(view.units)
     attacker = next((u for u in view.units if str(u.row.id) == values["attacker_id"]), None)
-    values["target_id"] = (
-        query.get("target") or query.get("target_id") or _first(view.units, skip=attacker)
-    )
+    target = query.get("target") or query.get("target_id") or ""
+    if not target or target == values["attacker_id"]:
+        target = _first(view.units, skip=attacker)
+    values["target_id"] = target
     chosen = query.get("weapons")
     if chosen is not None:
         for part in chosen.split(","):
