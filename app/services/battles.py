@@ -305,13 +305,14 @@ def create_battle(
     battle = Battle(owner_id=user.id, name=name)
     session.add(battle)
     session.flush()
+    sides = _side_names(chosen_armies)
     for position, (army, row) in enumerate(picked):
         spec = unit_from_dict(row.as_dict())
         session.add(
             BattleUnit(
                 battle_id=battle.id,
                 position=position,
-                side=army.name,
+                side=sides[army.id],
                 army_id=army.id,
                 unit_id=row.id,
                 name=row.name,
@@ -321,6 +322,56 @@ def create_battle(
         )
     session.flush()
     return battle
+
+
+def _side_names(armies: list[Army]) -> dict[int, str]:
+    """Each army's side name: its own, numbered when two armies share a name."""
+    names: dict[int, str] = {}
+    for army in armies:
+        name, n = army.name, 1
+        while name in names.values():
+            n += 1
+            name = f"{army.name} ({n})"
+        names[army.id] = name
+    return names
+
+
+@dataclass(frozen=True)
+class Duel:
+    """A battle of two saved units, with the battle unit ids to attack with."""
+
+    battle: Battle
+    attacker_id: int
+    target_id: int
+
+
+def start_duel(
+    session: Session,
+    *,
+    user: User,
+    name: str,
+    attacker: tuple[int, int],
+    target: tuple[int, int],
+) -> Duel:
+    """A battle of two saved units, each an (army id, unit id) the user may read.
+
+    For the calculator's "Roll it!": then ``roll_attack(..., attacker_id=duel.attacker_id,
+    target_id=duel.target_id, weapons=...)``, where a weapon's index is its position on the
+    unit (the order of ``builder.UnitView.weapons``).
+    """
+    battle = create_battle(
+        session,
+        user=user,
+        name=name,
+        army_ids=[attacker[0], target[0]],
+        unit_ids=[attacker[1], target[1]],
+    )
+    ids = dict(
+        session.execute(
+            select(BattleUnit.unit_id, BattleUnit.id).where(BattleUnit.battle_id == battle.id)
+        ).all()
+    )
+    return Duel(battle, ids[attacker[1]], ids[target[1]])
 
 
 # ------------------------------------------------------------------------------ the lock

@@ -433,3 +433,53 @@ def test_concurrent_rolls_are_all_logged_in_order(app) -> None:  # type: ignore[
     assert chain[-1]["after"]["size_damage"] == int(walker.size_damage)
     assert seqs == list(range(1, workers * rolls_each + 1))
     assert seeds == {n * 100 + k for n in range(workers) for k in range(rolls_each)}
+
+
+def test_a_duel_of_two_saved_units_of_one_army_then_a_roll(world: World) -> None:
+    """What the calculator's "Roll it!" calls: two saved units, then roll_attack."""
+    red = _view(world).unit(world.tank).row
+    blue = _view(world).unit(world.walker).row
+    duel = battles.start_duel(
+        world.session,
+        user=world.user,
+        name="Calculator duel",
+        attacker=(red.army_id, red.unit_id),
+        target=(blue.army_id, blue.unit_id),
+    )
+    entry = battles.roll_attack(
+        world.session,
+        user=world.user,
+        battle_id=duel.battle.id,
+        attacker_id=duel.attacker_id,
+        weapons=(0,),
+        target_id=duel.target_id,
+        situation=NEAR,
+        seed=1,
+    )
+    assert entry.seq == 1 and entry.summary.startswith("Tank attacks Walker")
+    trooper = _view(world).unit(world.trooper).row
+    same_army = battles.start_duel(
+        world.session,
+        user=world.user,
+        name="Sparring",
+        attacker=(blue.army_id, blue.unit_id),
+        target=(trooper.army_id, trooper.unit_id),
+    )
+    view = battles.battle_view(world.session, user=world.user, battle_id=same_army.battle.id)
+    assert [u.row.name for u in view.units] == ["Walker", "Trooper"]
+
+
+def test_armies_of_the_same_name_are_separate_sides(world: World) -> None:
+    one = armies.create_army(
+        world.session, user=world.user, name="Orcs", ruleset_id="brikwars", budget=50
+    )
+    two = armies.create_army(
+        world.session, user=world.user, name="Orcs", ruleset_id="brikwars", budget=50
+    )
+    for army in (one, two):
+        builder.add_unit(world.session, user=world.user, army_id=army.id, data=TROOPER)
+    battle = battles.create_battle(
+        world.session, user=world.user, name="Mirror", army_ids=[one.id, two.id]
+    )
+    view = battles.battle_view(world.session, user=world.user, battle_id=battle.id)
+    assert [s.name for s in view.sides] == ["Orcs", "Orcs (2)"]
