@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -29,6 +29,10 @@ class SituationIn(StrictModel):
     distance: float | None = Field(default=None, ge=0, le=1000, description="inches")
     height: float = Field(default=0, ge=0, le=1000, description="inches above the target")
     visible_sections: int = Field(default=3, ge=1, le=3, description="of a minifig target")
+    visible_size: float | None = Field(
+        default=None, ge=0, le=1000, description="inches of a larger target in view (cover)"
+    )
+    small: Literal["2x2", "1x1"] | None = Field(default=None, description="aiming at a part")
     firing_blind: bool = False
     outnumbered: bool = False
     gunnery_support: int = Field(default=0, ge=0, le=100, description="supporting Gunners")
@@ -47,6 +51,8 @@ class SituationIn(StrictModel):
             distance=None if self.distance is None else Fraction(str(self.distance)),
             height=Fraction(str(self.height)),
             visible_sections=self.visible_sections,
+            visible_size=None if self.visible_size is None else Fraction(str(self.visible_size)),
+            small=self.small,
             firing_blind=self.firing_blind,
             outnumbered=self.outnumbered,
             gunnery_support=self.gunnery_support,

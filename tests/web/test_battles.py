@@ -262,3 +262,20 @@ def test_api_battle_list_and_create_from_two_units(member: Member) -> None:
     assert one_army.status_code == 422  # one unit (listed twice) is not a battle
     listed = api(member, "GET", "/api/v1/battles").json()
     assert listed == []
+
+
+def test_cover_and_aiming_reach_the_engine(member: Member, battle: dict[str, int]) -> None:
+    base = f"/api/v1/battles/{battle['id']}/odds"
+    body = {"attacker_id": battle["tank"], "weapons": [0], "target_id": battle["walker"]}
+
+    def miss(**situation: object) -> float:
+        r = api(member, "POST", base, json=body | {"situation": {"distance": 2, **situation}})
+        assert r.status_code == 200, r.text
+        return r.json()["odds"]["lines"][0]["targets"][0]["miss"]
+
+    assert miss(small="1x1") > miss()
+    assert miss(visible_size=1) > miss()
+    page = member.client.get(
+        f"/battles/{battle['id']}/odds", params=_form(battle, small="2x2", visible_size="1")
+    )
+    assert '<option value="2x2" selected>' in page.text

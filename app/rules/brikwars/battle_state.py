@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from app.rules.brikwars.attacks import LoggedDie
+from app.rules.brikwars.attacks import LoggedDie, homing_in
+from app.rules.brikwars.attacks.common import MAX_MODIFIER
 from app.rules.brikwars.serialize import number_to_json
 from app.rules.brikwars.turn import MAX_DIVERT_TURNS, Effect, TurnRoll
 from app.rules.brikwars.units import UnitSpec
@@ -95,7 +96,7 @@ def require_fighting(state: UnitState, name: str, field: str) -> None:
 def homing_bonus(
     state: UnitState, *, target: int, weapons: tuple[int, ...], moved: bool = False
 ) -> int:
-    """The Homing In bonus this attack may add (ruling B3).
+    """The Homing In bonus this attack may add (rulings A18, B3).
 
     Kept only while the same weapons keep firing at the same target and neither moved.
     """
@@ -111,11 +112,16 @@ def _homing_after(
     weapons: tuple[int, ...],
     used: int,
     gunnery_support: int,
-    critical_failure: bool,
+    roll: TurnRoll,
 ) -> UnitState:
-    if critical_failure:  # "any Critical Failure cancels the Homing In bonus"
-        return replace(state, homing_in=0, homed_on=None, homed_weapons=())
-    kept = used + gunnery_support
+    """The engine's Homing In (ruling A18) over the turn's Action rolls, in order: each adds
+    this turn's Gunnery Support, a Critical Failure starts over from 0."""
+    kept = used
+    actions = [d for line in roll.lines for d in line.dice if d.purpose == "action"]
+    for die in actions:
+        kept = homing_in(min(kept, MAX_MODIFIER), gunnery_support, die.natural, die.sides)
+    if not actions:  # automatic hits: the team still learns from the attack
+        kept = used + gunnery_support
     if kept == 0:
         return replace(state, homing_in=0, homed_on=None, homed_weapons=())
     return replace(state, homing_in=kept, homed_on=target, homed_weapons=tuple(sorted(weapons)))
@@ -154,7 +160,7 @@ def attacker_after(
         weapons=weapons,
         used=homing_in,
         gunnery_support=gunnery_support,
-        critical_failure=roll.critical_failure,
+        roll=roll,
     )
 
 
