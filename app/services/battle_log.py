@@ -55,6 +55,8 @@ def odds_to_dict(odds: TurnOdds, targets: Sequence[tuple[int, str]]) -> dict[str
                 "kind": line.kind,
                 "weapons": list(line.weapons),
                 "jam": line.jam,
+                "damage": [list(pair) for pair in line.damage],
+                "steps": [[step.label, step.value] for step in line.steps],
                 "targets": [
                     {
                         "unit_id": targets[t.index][0],

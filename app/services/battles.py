@@ -366,12 +366,24 @@ def start_duel(
         army_ids=[attacker[0], target[0]],
         unit_ids=[attacker[1], target[1]],
     )
-    ids = dict(
-        session.execute(
-            select(BattleUnit.unit_id, BattleUnit.id).where(BattleUnit.battle_id == battle.id)
-        ).all()
-    )
+    ids = battle_unit_ids(session, battle.id)
     return Duel(battle, ids[attacker[1]], ids[target[1]])
+
+
+def battle_unit_ids(session: Session, battle_id: int) -> dict[int, int]:
+    """Each copied unit's battle unit id, by the saved unit it was copied from."""
+    rows = session.execute(
+        select(BattleUnit.unit_id, BattleUnit.id).where(BattleUnit.battle_id == battle_id)
+    )
+    return {unit_id: bu_id for unit_id, bu_id in rows if unit_id is not None}
+
+
+def override_bonus_die(session: Session, battle_id: int, bonus_die: str) -> None:
+    """Play a new battle with another Bonus die than its armies' (the calculator's choice)."""
+    for row in session.scalars(select(BattleUnit).where(BattleUnit.battle_id == battle_id)):
+        options = {**json.loads(row.options_json), "bonus_die": bonus_die}
+        row.options_json = json.dumps(bw.BrikWarsOptions.from_dict(options).to_dict())
+    session.flush()
 
 
 # ------------------------------------------------------------------------------ the lock

@@ -20,7 +20,7 @@ from app.db.models import Army, Unit, User
 from app.rules import brikwars as bw
 from app.rules.brikwars.turn import Ally, ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
 from app.rules.errors import InvalidInput, RulesError
-from app.services import armies, builder
+from app.services import armies, battles, builder
 from app.services.errors import NotFound
 
 
@@ -111,6 +111,7 @@ class Calculation:
     main: LoadoutResult | None = None
     compare: LoadoutResult | None = None
     compare_army: builder.ArmyView | None = None
+    unit_armies: dict[int, builder.ArmyView] = field(default_factory=dict)
 
 
 class _Views:
@@ -233,7 +234,9 @@ def calculate(session: Session, *, user: User, request: CalcRequest) -> Calculat
     if request.target_id is not None:
         calc.target_army, calc.target = views.unit(request.target_id)
     for follower in request.followers:
-        calc.followers.append((follower, views.unit(follower.unit_id)[1]))
+        army, unit = views.unit(follower.unit_id)
+        calc.followers.append((follower, unit))
+        calc.unit_armies[unit.row.id] = army
     calc.allies = _allies(views, request)
     calc.main = _loadout(views, request.attacker, calc.target, request, calc.followers, calc.allies)
     if calc.main is not None:
@@ -285,3 +288,71 @@ def unit_choices(session: Session, army_ids: list[int]) -> dict[int, list[UnitCh
     for army_id, unit_id, name, kind in rows:
         out[army_id].append(UnitChoice(unit_id, name, kind))
     return out
+
+
+# ------------------------------------------------------------------ Roll it! into a battle
+
+
+@dataclass(frozen=True)
+class RolledInBattle:
+    """A calculation rolled in a new battle: where to go and what to preselect there."""
+
+    battle_id: int
+    seq: int
+    attacker_id: int
+    target_id: int
+    weapons: tuple[int, ...]
+    followers: tuple[tuple[int, Fraction | None, int], ...]
+
+
+def roll_in_new_battle(
+    session: Session, *, user: User, request: CalcRequest, seed: int | None = None
+) -> RolledInBattle:
+    """Start a battle with copies of the calculation's units and roll its attack there, so
+    the roll is logged and the target's state carries into the next roll. Refusals raise
+    ``InvalidInput`` and create nothing (the caller rolls the transaction back)."""
+    calc = calculate(session, user=user, request=request)
+    main, target = calc.main, calc.target
+    if main is None:
+        raise InvalidInput("attacker", "choose the attacking unit")
+    if target is None:
+        raise InvalidInput("target", "choose the target")
+    if main.error is not None:
+        raise main.error
+    if main.power_problems:
+        raise InvalidInput("weapons", " ".join(main.power_problems))
+    if main.message:
+        raise InvalidInput("weapons", main.message)
+    if request.allies:
+        raise InvalidInput(
+            "allies", "a Combined Attack with other units is computed here but not rolled yet"
+        )
+    picks = [(main.army, main.unit), (calc.target_army, target)]
+    picks += [(calc.unit_armies[unit.row.id], unit) for _, unit in calc.followers]
+    battle = battles.create_battle(
+        session,
+        user=user,
+        name=f"{main.unit.row.name} vs {target.row.name}",
+        army_ids=[army.army.id for army, _ in picks if army is not None],
+        unit_ids=[unit.row.id for _, unit in picks],
+    )
+    ids = battles.battle_unit_ids(session, battle.id)
+    if request.bonus_die is not None:
+        battles.override_bonus_die(session, battle.id, request.bonus_die)
+    index = {w.row.id: i for i, w in enumerate(main.unit.weapons)}
+    weapons = tuple(index[w.row.id] for w in main.weapons)
+    followers = tuple((ids[f.unit_id], f.distance, f.spans) for f, _ in calc.followers)
+    entry = battles.roll_attack(
+        session,
+        user=user,
+        battle_id=battle.id,
+        attacker_id=ids[main.unit.row.id],
+        weapons=weapons,
+        target_id=ids[target.row.id],
+        situation=replace(request.situation, homing_in=0),  # the battle keeps Homing In
+        followers=followers,
+        seed=seed,
+    )
+    return RolledInBattle(
+        battle.id, entry.seq, ids[main.unit.row.id], ids[target.row.id], weapons, followers
+    )

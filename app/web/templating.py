@@ -22,6 +22,7 @@ from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS
 from app.services.battle_log import effect_words
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
+from app.web.charts import damage_chart
 from app.web.csrf import FIELD, csrf_token
 from app.web.htmx import is_htmx
 
@@ -74,6 +75,7 @@ def weapon_type_options(selected: str = "") -> Markup:
 
 
 env.globals["weapon_type_options"] = weapon_type_options
+env.globals["damage_chart"] = damage_chart
 env.globals["outcome_words"] = effect_words
 env.filters["battle_unit_option"] = lambda row: (str(row.id), f"{row.name} ({row.side})")
 

@@ -30,6 +30,10 @@ SAVED_ATTACK = {
     "attacker": {"army_id": "{army_id}", "unit_id": "{unit_id}", "weapon_id": "{weapon_id}"},
     "target": {"army_id": "{army_id}", "unit_id": "{unit_id}"},
 }
+DUEL = {
+    "attacker": {"unit_id": "{unit_id}", "weapon_ids": ["{weapon_id}"]},
+    "target": {"unit_id": "{scout_id}"},
+}
 ODDS = {"action": {"die": 6, "use": 4}, "damage": {"dice": 1, "sides": 6}, "armor": {"fixed": 4}}
 _ids = itertools.count(1)
 
@@ -152,7 +156,9 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
         PUBLIC,
     ),
     ("GET", "/calculator", {"attacker": "{unit_id}", "target": "{unit_id}"}, READ),
+    ("POST", "/calculator/roll", {"query": "attacker={unit_id}&target={scout_id}"}, READ),
     ("POST", API + "/calculator/odds", SAVED_ATTACK, READ),
+    ("POST", API + "/calculator/battle", DUEL, READ),
     ("POST", API + "/calculator/roll", {**SAVED_ATTACK, "seed": 3}, READ),
     ("GET", API + "/armies", {}, USER),
     ("POST", API + "/armies", {"name": "New", "budget": 10}, USER),
@@ -260,7 +266,7 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
         army2 = armies.create_army(
             s, user=owner, name="Second army", ruleset_id="brikwars", budget=100, club_id=club.id
         )
-        builder.add_unit(
+        scout = builder.add_unit(
             s,
             user=owner,
             army_id=army2.id,
@@ -296,6 +302,7 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
             "member_id": users["member"].id,
             "organiser_id": users["organiser"].id,
             "army2_id": army2.id,
+            "scout_id": scout.id,
             "battle_id": battle.id,
             "battle_attacker_id": tank_copy.id,
             "battle_unit_id": scout_copy.id,
@@ -319,8 +326,12 @@ def _fill(value: object, ids: dict[str, object]) -> object:
         return {k.format(**ids): _fill(v, ids) for k, v in value.items()}
     if isinstance(value, list):
         return [_fill(v, ids) for v in value]
+    if isinstance(value, list):
+        return [_fill(v, ids) for v in value]
     if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
         return ids[value[1:-1]]
+    if isinstance(value, str) and "{" in value:  # placeholders inside a text (a query)
+        return value.format(**ids)
     return value
 
 

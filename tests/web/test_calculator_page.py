@@ -105,9 +105,12 @@ def test_htmx_gets_the_calculator_block_and_the_url_to_push(member: Member, armi
     url = f"/calculator?attacker={armies['tank']['id']}&target={armies['minifig']['id']}&distance=3"
     r = member.client.get(url, headers={"HX-Request": "true"})
     assert r.status_code == 200
-    assert r.text.lstrip().startswith('<div id="calculator"')
+    assert r.text.lstrip().startswith('<section id="results"')  # typing swaps the results only
+    assert 'name="distance"' not in r.text
     pushed = r.headers["HX-Push-Url"]
-    assert "weapons=" in pushed and "distance=3" in pushed
+    assert "weapons=" in pushed and "distance=3" in pushed and "full" not in pushed
+    full = member.client.get(url + "&full=1", headers={"HX-Request": "true"})
+    assert full.text.lstrip().startswith('<div id="calculator"')  # a unit picker: everything
 
 
 def test_bad_inputs_are_named_in_place(member: Member, armies) -> None:
@@ -194,3 +197,57 @@ def test_a_combined_attack_with_another_unit(member: Member, armies) -> None:
     html = member.client.get(url).text
     assert 'data-kind="combined"' in html
     assert "Scorpiosaurus Rex&#39;s 1&#34; Melee Weapon (left claw)" in html
+
+
+def test_roll_it_starts_a_battle_with_the_odds_shown(member: Member, armies) -> None:
+    tank, rex = armies["tank"], armies["rex"]
+    query = (
+        f"attacker={tank['id']}&weapons={tank['weapons'][0]['id']}&target={rex['id']}&distance=2"
+    )
+    shown = member.client.get(f"/calculator?{query}").text
+    r = member.client.post(
+        "/calculator/roll", data={"query": query, "csrf_token": member.csrf}, follow_redirects=False
+    )
+    assert r.status_code == 303
+    location = r.headers["location"]
+    assert re.match(r"/battles/\d+\?attacker=\d+&target=\d+&weapons=0&roll=1&distance=2", location)
+    battle_id = int(location.split("/")[2].split("?")[0])
+    battle = api(member, "GET", f"/api/v1/battles/{battle_id}").json()
+    assert [u["name"] for u in battle["units"]] == ["Tank", "Scorpiosaurus Rex"]
+    (entry,) = battle["log"]
+    logged = entry["odds"]["lines"][0]["targets"][0]
+    assert logged["miss"] == pytest.approx(_p(shown, "miss"), abs=1e-9)
+    assert logged["size_damage"] == pytest.approx(_p(shown, "size_damage"), abs=1e-9)
+    assert entry["dice"][0]["dice"][0]["purpose"] == "action"  # line 1, its first die
+    page = member.client.get(location)
+    assert page.status_code == 200 and 'data-seq="1"' in page.text
+
+
+def test_roll_it_refuses_a_turn_over_power_and_starts_nothing(member: Member, armies) -> None:
+    rex = armies["rex"]
+    weapons = "&".join(f"weapons={w['id']}" for w in rex["weapons"])
+    query = f"attacker={rex['id']}&{weapons}&target={armies['tank']['id']}"
+    r = member.client.post("/calculator/roll", data={"query": query, "csrf_token": member.csrf})
+    assert r.status_code == 422
+    assert "Cannot roll this" in r.text and "Fire fewer weapons" in r.text
+    assert api(member, "GET", "/api/v1/battles").json() == []
+
+
+def test_roll_in_battle_over_json_repeats_with_a_seed(member: Member, armies) -> None:
+    tank, rex = armies["tank"], armies["rex"]
+    body = {
+        "attacker": {"unit_id": tank["id"], "weapon_ids": [tank["weapons"][0]["id"]]},
+        "target": {"unit_id": rex["id"]},
+        "situation": {"distance": 3},
+        "seed": 4242,
+    }
+    first = api(member, "POST", "/api/v1/calculator/battle", json=body)
+    second = api(member, "POST", "/api/v1/calculator/battle", json=body)
+    assert first.status_code == second.status_code == 201
+    a, b = first.json(), second.json()
+    assert a["battle_id"] != b["battle_id"] and a["seq"] == b["seq"] == 1
+    logs = [
+        api(member, "GET", f"/api/v1/battles/{x['battle_id']}").json()["log"][0] for x in (a, b)
+    ]
+    faces = [[(d["purpose"], d["natural"]) for d in log["dice"][0]["dice"]] for log in logs]
+    assert faces[0] == faces[1] and logs[0]["seed"] == 4242

@@ -322,3 +322,27 @@ def saved_roll(session: SessionDep, user: ApiUser, body: SavedRollIn) -> SavedRo
     seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
     rolled = calculator.roll_turn(result.turn, seed)
     return roll_out(rolled, seed, [w.row.id for w in result.unit.weapons])
+
+
+class RolledInBattleOut(BaseModel):
+    battle_id: int
+    seq: int = Field(description="the roll's number in the battle's log")
+    attacker_id: int = Field(description="the attacker's battle unit id")
+    target_id: int = Field(description="the target's battle unit id")
+    url: str = Field(description="the battle's page, showing the roll")
+
+
+@router.post("/calculator/battle", status_code=201)
+def roll_in_battle(session: SessionDep, user: ApiUser, body: SavedRollIn) -> RolledInBattleOut:
+    """Roll it!: start a battle with copies of these units and roll the turn there (logged
+    with its odds and dice; the target's state carries into the battle's next rolls)."""
+    rolled = calculator.roll_in_new_battle(
+        session, user=user, request=_request(body), seed=body.seed
+    )
+    return RolledInBattleOut(
+        battle_id=rolled.battle_id,
+        seq=rolled.seq,
+        attacker_id=rolled.attacker_id,
+        target_id=rolled.target_id,
+        url=f"/battles/{rolled.battle_id}?roll={rolled.seq}",
+    )
