@@ -88,8 +88,19 @@ def test_attack_with_this_live_odds_and_chart(page: Page, base_url: str, shot) -
     expect(log).to_have_count(3)
     expect(page.locator("#result tr.die").first).to_contain_text("action")
     rex = page.locator("#units li", has_text="Rex")
-    expect(rex).to_contain_text("Size")
+
+    def size_lost_in_log() -> int:
+        summaries = [t for t in log.locator("summary").all_inner_texts()]
+        return sum("Size Damage" in t for t in summaries)
+
+    def effective_size() -> int:
+        return int((rex.locator(".es").inner_text()).rstrip('"'))
+
+    # The target's Size Damage is what the log says (Rex is 3"; unless a roll destroyed him).
+    if "destroyed" not in " ".join(log.all_inner_texts()):
+        assert effective_size() == 3 - size_lost_in_log()
     shot(page, "battle-three-rolls")
     page.get_by_role("button", name="Undo #3").click()
     expect(log).to_have_count(2)
+    assert effective_size() == 3 - size_lost_in_log()  # two rolls cannot destroy a 3" Rex
     shot(page, "battle-undone")
