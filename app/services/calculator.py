@@ -180,7 +180,7 @@ def _loadout(
     target: builder.UnitView | None,
     request: CalcRequest,
     followers: list[tuple[Follower, builder.UnitView]],
-    allies: list[tuple[builder.UnitView, tuple[int, ...]]] = (),  # type: ignore[assignment]
+    allies: list[tuple[builder.UnitView, tuple[int, ...]]],
 ) -> LoadoutResult | None:
     if loadout.unit_id is None:
         return None
@@ -242,7 +242,9 @@ def calculate(session: Session, *, user: User, request: CalcRequest) -> Calculat
     if calc.main is not None:
         calc.attacker_army = calc.main.army
     if request.compare is not None:
-        calc.compare = _loadout(views, request.compare, calc.target, request, calc.followers)
+        calc.compare = _loadout(
+            views, request.compare, calc.target, request, calc.followers, calc.allies
+        )
         if calc.compare is not None:
             calc.compare_army = calc.compare.army
     # Armies reached through a link (a club roster) are offered in the pickers too.

@@ -483,3 +483,13 @@ def test_armies_of_the_same_name_are_separate_sides(world: World) -> None:
     )
     view = battles.battle_view(world.session, user=world.user, battle_id=battle.id)
     assert [s.name for s in view.sides] == ["Orcs", "Orcs (2)"]
+
+
+def test_a_target_in_another_battle_is_refused(world: World) -> None:
+    """A real unit of the user's other battle is not a target here; nothing is logged."""
+    other = _battle(world.session, world.user)
+    with pytest.raises(InvalidInput) as refused:
+        _attack(world, target=other.walker)
+    assert refused.value.field == "target_id"
+    assert "not a unit of this battle" in refused.value.reason
+    assert _entries(world) == 0 and _entries(other) == 0
