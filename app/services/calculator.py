@@ -20,7 +20,7 @@ from app.db.models import Army, Unit, User
 from app.rules import brikwars as bw
 from app.rules.brikwars.turn import Ally, ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
 from app.rules.errors import InvalidInput, RulesError
-from app.services import armies, battles, builder
+from app.services import battles, builder
 from app.services.errors import NotFound
 
 
@@ -230,7 +230,7 @@ def _loadout(
 def calculate(session: Session, *, user: User, request: CalcRequest) -> Calculation:
     """Resolve the picks to saved units (read access checked) and compute the odds."""
     views = _Views(session, user)
-    calc = Calculation(request, armies.list_armies(session, user=user))
+    calc = Calculation(request, battles.armies_for_battle(session, user=user))
     if request.target_id is not None:
         calc.target_army, calc.target = views.unit(request.target_id)
     for follower in request.followers:

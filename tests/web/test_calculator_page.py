@@ -251,3 +251,16 @@ def test_roll_in_battle_over_json_repeats_with_a_seed(member: Member, armies) ->
     ]
     faces = [[(d["purpose"], d["natural"]) for d in log["dice"][0]["dice"]] for log in logs]
     assert faces[0] == faces[1] and logs[0]["seed"] == 4242
+
+
+def test_a_club_members_pickers_offer_the_club_rosters(
+    member: Member, stranger: Member, armies
+) -> None:
+    from tests.web.test_clubs import club_with
+
+    club_id = club_with(member, stranger)
+    army_id = armies["army"]["id"]
+    assert "Monsters" not in stranger.client.get("/calculator").text
+    api(member, "PUT", f"/api/v1/armies/{army_id}/sharing", json={"club_id": club_id})
+    page = stranger.client.get("/calculator").text
+    assert '<optgroup label="Monsters">' in page and "Scorpiosaurus Rex (creation)" in page
