@@ -27,7 +27,8 @@ from app.db.models import Army, Battle, BattleEntry, BattleUnit, User
 from app.rules import brikwars as bw
 from app.rules.brikwars import battle_state as bs
 from app.rules.brikwars.serialize import number_to_json, unit_from_dict, unit_to_dict
-from app.rules.brikwars.turn import ArcFollower, PowerCheck, Turn, TurnSituation, weapon_label
+from app.rules.brikwars.turn import ArcFollower, PowerCheck, Turn, TurnSituation
+from app.rules.brikwars.validation import weapon_name
 from app.rules.errors import InvalidInput
 from app.services import battle_log, builder
 from app.services.errors import NotFound
@@ -69,7 +70,7 @@ class UnitInBattle:
             out.append(
                 WeaponInBattle(
                     index=i,
-                    name=weapon_label(weapon) + (f" ({weapon.label})" if weapon.label else ""),
+                    name=weapon_name(weapon),  # its label included
                     use="–" if stats.use is None else str(stats.use),
                     range="CC" if stats.range_inches is None else _inches(stats.range_inches),
                     damage="–" if stats.damage is None else str(stats.damage),

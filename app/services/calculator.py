@@ -134,12 +134,6 @@ class _Views:
         return view, view.unit(unit_id)
 
 
-def army_of_unit(session: Session, *, user: User, unit_id: int) -> int:
-    """The army of a unit the user may read (NotFound otherwise)."""
-    army, _ = _Views(session, user).unit(unit_id)
-    return army.army.id
-
-
 def _weapons(unit: builder.UnitView, ids: tuple[int, ...]) -> list[builder.WeaponView]:
     by_id = {w.row.id: w for w in unit.weapons}
     chosen = []

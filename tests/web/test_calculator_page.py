@@ -214,6 +214,10 @@ def test_roll_it_starts_a_battle_with_the_odds_shown(member: Member, armies) -> 
     battle_id = int(location.split("/")[2].split("?")[0])
     battle = api(member, "GET", f"/api/v1/battles/{battle_id}").json()
     assert [u["name"] for u in battle["units"]] == ["Tank", "Scorpiosaurus Rex"]
+    assert [w["name"] for w in battle["units"][1]["weapons"]][:2] == [
+        '5" Melee Weapon (stinger)',  # its label once
+        '1" Melee Weapon (left claw)',
+    ]
     (entry,) = battle["log"]
     logged = entry["odds"]["lines"][0]["targets"][0]
     assert logged["miss"] == pytest.approx(_p(shown, "miss"), abs=1e-9)

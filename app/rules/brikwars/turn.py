@@ -42,7 +42,7 @@ from app.rules.brikwars.attacks.build import AUTO_WEAPONS, action_die_of
 from app.rules.brikwars.attacks.common import SmallTarget
 from app.rules.brikwars.catalogue import format_number
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
-from app.rules.brikwars.units import TURRET_OF_MOUNT, UnitSpec, WeaponSpec, weapon_stats_of
+from app.rules.brikwars.units import TURRET_OF_MOUNT, UnitSpec, weapon_stats_of
 from app.rules.brikwars.validation import weapon_name
 from app.rules.errors import InvalidInput
 
@@ -389,13 +389,9 @@ class Turn:
 
     def lines(self) -> tuple[_Line, ...]:
         """The attack lines against the target as it is now."""
-        if not self.built:
+        if not self._built:
             self._built.append(_lines(self, self.target))
         return self._built[0]
-
-    @property
-    def built(self) -> bool:
-        return bool(self._built)
 
     def _require_power(self) -> None:
         check = self.power()
@@ -776,6 +772,11 @@ def _volley_line(
         *_damage_steps(first, target),
     )
 
+    # A Creation larger than 1" loses Size rather than being destroyed: a volley's
+    # "destroyed" on it is Size Damage.
+    hit = [a.target for a in volley.targets] if isinstance(volley, ArcFire) else [volley.target]
+    sized = [t.takes_size_damage for t in hit]
+
     def odds() -> LineOdds:
         o: VolleyOdds = volley.odds()
         targets = tuple(
@@ -784,8 +785,8 @@ def _volley_line(
                 t.miss,
                 t.no_effect,
                 t.something_bad,
-                t.destroyed - _size_share(t),
-                _size_share(t),
+                0.0 if sized[t.index] else t.destroyed,
+                t.destroyed if sized[t.index] else 0.0,
                 t.on_fire,
             )
             for t in o.targets
@@ -793,11 +794,6 @@ def _volley_line(
         return LineOdds(
             (index,), kind, label, targets, (), 0.0, o.inoperative, o.truncation_bound, steps
         )
-
-    def _size_share(t: object) -> float:
-        # a Creation larger than 1" loses Size rather than being destroyed by one hit
-        tgt = volley.targets[t.index].target if isinstance(volley, ArcFire) else volley.target  # type: ignore[attr-defined]
-        return t.destroyed if tgt.takes_size_damage else 0.0  # type: ignore[attr-defined]
 
     def roll(rng: random.Random) -> LineRoll:
         r = volley.roll(rng)
@@ -865,8 +861,3 @@ def _explosive_line(
         return LineRoll((index,), "explosive", name, r.dice, (effect,), natural_action=natural)
 
     return _Line((index,), "explosive", name, steps, odds, roll)
-
-
-def weapon_label(weapon: WeaponSpec) -> str:
-    """A weapon's name as the pages show it ("3\" Gun (left)")."""
-    return weapon_name(weapon)
