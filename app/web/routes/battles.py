@@ -9,13 +9,14 @@ they now stand. Refused input comes back inline with a 422 and nothing is logged
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 
+from app.db.models import BattleEntry
 from app.rules.errors import InvalidInput
 from app.services import battles
 from app.services.errors import InvalidField
@@ -354,6 +355,26 @@ def battle_undo(
     return _after_action(request, session, user, battle_id, form, f"Undone: #{entry.seq}.")
 
 
+UnitAction = Callable[..., BattleEntry]
+
+
+def _unit_action(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    battle_id: int,
+    unit_id: int,
+    action: UnitAction,
+) -> Response:
+    """One of a unit's logged actions (Reload, Divert, Burning Roll), refused in place."""
+    try:
+        entry = action(session, user=user, battle_id=battle_id, unit_id=unit_id)
+    except InvalidInput as exc:
+        return _action_refused(request, session, user, battle_id, exc)
+    return _after_action(request, session, user, battle_id, form, entry.summary)
+
+
 @router.post("/battles/{battle_id}/units/{unit_id}/reload")
 def unit_reload(
     request: Request,
@@ -364,11 +385,7 @@ def unit_reload(
     unit_id: int,
 ) -> Response:
     """Reload the unit's Inoperative weapons (its Action)."""
-    try:
-        entry = battles.reload(session, user=user, battle_id=battle_id, unit_id=unit_id)
-    except InvalidInput as exc:
-        return _action_refused(request, session, user, battle_id, exc)
-    return _after_action(request, session, user, battle_id, form, entry.summary)
+    return _unit_action(request, session, user, form, battle_id, unit_id, battles.reload)
 
 
 @router.post("/battles/{battle_id}/units/{unit_id}/divert")
@@ -381,11 +398,7 @@ def unit_divert(
     unit_id: int,
 ) -> Response:
     """Divert All Power this turn (a turn of Power saved)."""
-    try:
-        entry = battles.divert_power(session, user=user, battle_id=battle_id, unit_id=unit_id)
-    except InvalidInput as exc:
-        return _action_refused(request, session, user, battle_id, exc)
-    return _after_action(request, session, user, battle_id, form, entry.summary)
+    return _unit_action(request, session, user, form, battle_id, unit_id, battles.divert_power)
 
 
 @router.post("/battles/{battle_id}/units/{unit_id}/burning")
@@ -398,11 +411,7 @@ def unit_burning(
     unit_id: int,
 ) -> Response:
     """The Burning Roll of a unit on Fire."""
-    try:
-        entry = battles.burning_roll(session, user=user, battle_id=battle_id, unit_id=unit_id)
-    except InvalidInput as exc:
-        return _action_refused(request, session, user, battle_id, exc)
-    return _after_action(request, session, user, battle_id, form, entry.summary)
+    return _unit_action(request, session, user, form, battle_id, unit_id, battles.burning_roll)
 
 
 @router.get("/battles/{battle_id}/export.txt")
