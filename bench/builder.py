@@ -4,13 +4,7 @@ test client, whose thread hand-offs add several ms to every request): the page o
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
-import httpx
-
-from bench.common import ROOT, Row, free_port, median, serve, timed
+from bench.common import Row, median, served_app, timed
 
 UNITS = 200
 SMALL = 20
@@ -41,80 +35,53 @@ def _units() -> list[dict[str, object]]:
 
 
 def run() -> list[Row]:
-    folder = Path(tempfile.mkdtemp(prefix="brikforge-bench-"))
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{folder / 'bench.db'}",
-        "SECRET_KEY": "bench-secret",
-        "ARGON2_MEMORY_KIB": "1024",
-        "ARGON2_TIME_COST": "1",
-    }
-    from alembic import command
-    from alembic.config import Config
+    with served_app("bench@example.com") as (client, headers):
+        army = client.post(
+            "/api/v1/armies", json={"name": "Horde", "budget": 100000}, headers=headers
+        ).json()
+        unit_ids = []
+        for body in _units():
+            r = client.post(f"/api/v1/armies/{army['id']}/units", json=body, headers=headers)
+            assert r.status_code == 201, r.text
+            unit_ids.append(r.json()["id"])
 
-    os.environ["DATABASE_URL"] = env["DATABASE_URL"]
-    from app.settings import get_settings
+        def page() -> None:
+            assert client.get(f"/armies/{army['id']}").status_code == 200
 
-    get_settings.cache_clear()
-    command.upgrade(Config(toml_file=str(ROOT / "pyproject.toml")), "head")
-    port = free_port()
-    server = serve(["app.main:create_app", "--factory"], port, env)
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-            login = client.post(
-                "/api/v1/auth/register",
-                json={"email": "bench@example.com", "password": "benchmark!", "display_name": "B"},
+        page_ms = timed(page, repeat=25)
+        targets = iter(unit_ids * 2)
+
+        def add_weapon() -> None:
+            r = client.post(
+                f"/armies/{army['id']}/units/{next(targets)}/weapons",
+                data={"type": "gun", "size": "1"},
+                headers={**headers, "HX-Request": "true"},
             )
-            headers = {"X-CSRF-Token": login.json()["csrf_token"]}
-            army = client.post(
-                "/api/v1/armies", json={"name": "Horde", "budget": 100000}, headers=headers
-            ).json()
-            unit_ids = []
-            for body in _units():
-                r = client.post(f"/api/v1/armies/{army['id']}/units", json=body, headers=headers)
-                assert r.status_code == 201, r.text
-                unit_ids.append(r.json()["id"])
+            assert r.status_code == 200, r.text[:200]
 
-            def page() -> None:
-                assert client.get(f"/armies/{army['id']}").status_code == 200
+        add_ms = timed(add_weapon, repeat=50)
 
-            page_ms = timed(page, repeat=25)
-            targets = iter(unit_ids * 2)
-
-            def add_weapon() -> None:
-                r = client.post(
-                    f"/armies/{army['id']}/units/{next(targets)}/weapons",
-                    data={"type": "gun", "size": "1"},
-                    headers={**headers, "HX-Request": "true"},
-                )
-                assert r.status_code == 200, r.text[:200]
-
-            add_ms = timed(add_weapon, repeat=50)
-
-            # A club-sized army, the usual case for the weapon-add target.
-            small = client.post(
-                "/api/v1/armies", json={"name": "Squad", "budget": 1000}, headers=headers
-            ).json()
-            small_ids = [
-                client.post(
-                    f"/api/v1/armies/{small['id']}/units", json=body, headers=headers
-                ).json()["id"]
-                for body in _units()[:SMALL]
+        # A club-sized army, the usual case for the weapon-add target.
+        small = client.post(
+            "/api/v1/armies", json={"name": "Squad", "budget": 1000}, headers=headers
+        ).json()
+        small_ids = [
+            client.post(f"/api/v1/armies/{small['id']}/units", json=body, headers=headers).json()[
+                "id"
             ]
-            small_targets = iter(small_ids * 5)
+            for body in _units()[:SMALL]
+        ]
+        small_targets = iter(small_ids * 5)
 
-            def add_weapon_small() -> None:
-                r = client.post(
-                    f"/armies/{small['id']}/units/{next(small_targets)}/weapons",
-                    data={"type": "gun", "size": "1"},
-                    headers={**headers, "HX-Request": "true"},
-                )
-                assert r.status_code == 200, r.text[:200]
+        def add_weapon_small() -> None:
+            r = client.post(
+                f"/armies/{small['id']}/units/{next(small_targets)}/weapons",
+                data={"type": "gun", "size": "1"},
+                headers={**headers, "HX-Request": "true"},
+            )
+            assert r.status_code == 200, r.text[:200]
 
-            small_ms = timed(add_weapon_small, repeat=50)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+        small_ms = timed(add_weapon_small, repeat=50)
     note = "one uvicorn worker on 127.0.0.1, keep-alive client"
     return [
         Row(

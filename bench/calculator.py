@@ -4,14 +4,9 @@ the target and five more). Each request changes the distance, as a player typing
 
 from __future__ import annotations
 
-import os
-import tempfile
 from itertools import cycle
-from pathlib import Path
 
-import httpx
-
-from bench.common import ROOT, Row, free_port, median, serve, timed
+from bench.common import Row, median, served_app, timed
 
 TANK = {
     "name": "Tank",
@@ -30,73 +25,46 @@ WALKER = {
 
 
 def run() -> list[Row]:
-    folder = Path(tempfile.mkdtemp(prefix="brikforge-bench-"))
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{folder / 'bench.db'}",
-        "SECRET_KEY": "bench-secret",
-        "ARGON2_MEMORY_KIB": "1024",
-        "ARGON2_TIME_COST": "1",
-    }
-    from alembic import command
-    from alembic.config import Config
-
-    os.environ["DATABASE_URL"] = env["DATABASE_URL"]
-    from app.settings import get_settings
-
-    get_settings.cache_clear()
-    command.upgrade(Config(toml_file=str(ROOT / "pyproject.toml")), "head")
-    port = free_port()
-    server = serve(["app.main:create_app", "--factory"], port, env)
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-            login = client.post(
-                "/api/v1/auth/register",
-                json={"email": "calc@example.com", "password": "benchmark!", "display_name": "C"},
-            )
-            headers = {"X-CSRF-Token": login.json()["csrf_token"]}
-            army = client.post(
-                "/api/v1/armies", json={"name": "Column", "budget": 100000}, headers=headers
-            ).json()
-            url = f"/api/v1/armies/{army['id']}/units"
-            tank = client.post(url, json=TANK, headers=headers).json()
-            walker = client.post(url, json=WALKER, headers=headers).json()
-            troopers = [
-                client.post(
-                    url, json={"name": f"Pvt {i}", "kind": "minifig"}, headers=headers
-                ).json()["id"]
-                for i in range(5)
+    with served_app("calc@example.com") as (client, headers):
+        army = client.post(
+            "/api/v1/armies", json={"name": "Column", "budget": 100000}, headers=headers
+        ).json()
+        url = f"/api/v1/armies/{army['id']}/units"
+        tank = client.post(url, json=TANK, headers=headers).json()
+        walker = client.post(url, json=WALKER, headers=headers).json()
+        troopers = [
+            client.post(url, json={"name": f"Pvt {i}", "kind": "minifig"}, headers=headers).json()[
+                "id"
             ]
-            gun, mg = (w["id"] for w in tank["weapons"])
-            distances = cycle([f"{d / 2:g}" for d in range(2, 42)])
-            htmx = {"HX-Request": "true"}
+            for i in range(5)
+        ]
+        gun, mg = (w["id"] for w in tank["weapons"])
+        distances = cycle([f"{d / 2:g}" for d in range(2, 42)])
+        htmx = {"HX-Request": "true"}
 
-            def typical() -> None:
-                r = client.get(
-                    f"/calculator?attacker={tank['id']}&weapons={gun}&target={walker['id']}"
-                    f"&distance={next(distances)}",
-                    headers=htmx,
-                )
-                assert r.status_code == 200 and "data-p" in r.text, r.text[:300]
-
-            followers = "".join(
-                f"&follower={t}&follower_distance={4 + i}&follower_spans=0"
-                for i, t in enumerate(troopers)
+        def typical() -> None:
+            r = client.get(
+                f"/calculator?attacker={tank['id']}&weapons={gun}&target={walker['id']}"
+                f"&distance={next(distances)}",
+                headers=htmx,
             )
+            assert r.status_code == 200 and "data-p" in r.text, r.text[:300]
 
-            def arc() -> None:
-                r = client.get(
-                    f"/calculator?attacker={tank['id']}&weapons={mg}&target={walker['id']}"
-                    f"&arc=3&distance={next(distances)}{followers}",
-                    headers=htmx,
-                )
-                assert r.status_code == 200 and "arc-targets" in r.text, r.text[:300]
+        followers = "".join(
+            f"&follower={t}&follower_distance={4 + i}&follower_spans=0"
+            for i, t in enumerate(troopers)
+        )
 
-            typical_ms = timed(typical, repeat=60)
-            arc_ms = timed(arc, repeat=40)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+        def arc() -> None:
+            r = client.get(
+                f"/calculator?attacker={tank['id']}&weapons={mg}&target={walker['id']}"
+                f"&arc=3&distance={next(distances)}{followers}",
+                headers=htmx,
+            )
+            assert r.status_code == 200 and "arc-targets" in r.text, r.text[:300]
+
+        typical_ms = timed(typical, repeat=60)
+        arc_ms = timed(arc, repeat=40)
     note = (
         "htmx GET round trip; one uvicorn worker on 127.0.0.1, keep-alive client; distance varied"
     )

@@ -9,9 +9,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,3 +99,37 @@ def fresh_sqlite_app():  # type: ignore[no-untyped-def]
     from app.main import create_app
 
     return create_app(get_settings())
+
+
+@contextmanager
+def served_app(email: str) -> Iterator[tuple[httpx.Client, dict[str, str]]]:
+    """A migrated throw-away SQLite database, the app on one uvicorn worker, and a client
+    signed up as ``email`` with its CSRF header (cheap argon2)."""
+    folder = Path(tempfile.mkdtemp(prefix="brikforge-bench-"))
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{folder / 'bench.db'}",
+        "SECRET_KEY": "bench-secret",
+        "ARGON2_MEMORY_KIB": "1024",
+        "ARGON2_TIME_COST": "1",
+    }
+    from alembic import command
+    from alembic.config import Config
+
+    os.environ["DATABASE_URL"] = env["DATABASE_URL"]
+    from app.settings import get_settings
+
+    get_settings.cache_clear()
+    command.upgrade(Config(toml_file=str(ROOT / "pyproject.toml")), "head")
+    port = free_port()
+    server = serve(["app.main:create_app", "--factory"], port, env)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            login = client.post(
+                "/api/v1/auth/register",
+                json={"email": email, "password": "benchmark!", "display_name": "Bench"},
+            )
+            yield client, {"X-CSRF-Token": login.json()["csrf_token"]}
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
