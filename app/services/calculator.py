@@ -82,11 +82,8 @@ class LoadoutResult:
 
     @property
     def expected_destroying(self) -> float | None:
-        """Expected destroying hits on the target (destroyed, or 1" of Size Damage), one per
-        line at most: the sum over the lines of P(the line destroys or takes Size)."""
-        if self.odds is None:
-            return None
-        return sum(ln.main.destroyed + ln.main.size_damage for ln in self.odds.lines)
+        """The engine's expected destroying hits of this turn on the target."""
+        return None if self.odds is None else self.odds.expected_destroying
 
     @property
     def per_10_cp(self) -> float | None:

@@ -291,6 +291,12 @@ class TurnOdds:
     any_destroying: float
     truncation_bound: float
 
+    @property
+    def expected_destroying(self) -> float:
+        """Expected destroying hits on the main target (destroyed, or 1" of Size Damage), at
+        most one per line: the sum of each line's chance (ruling C1)."""
+        return sum(ln.main.destroyed + ln.main.size_damage for ln in self.lines)
+
 
 @dataclass(frozen=True)
 class Effect:

@@ -259,3 +259,15 @@ def test_an_ally_over_its_power_or_without_a_direct_attack_is_refused():
     with pytest.raises(InvalidInput) as err:
         Turn(tank(), (0,), minifig(), allies=(Ally(weak, ()),))
     assert err.value.field == "allies"
+
+
+def test_expected_destroying_hits_sum_the_lines():
+    odds = Turn(
+        tank(),
+        (0, 2),
+        UnitSpec(name="W", size=3, structure_level=2),
+        TurnSituation(distance=Fraction(1)),
+    ).odds()
+    by_hand = sum(ln.main.destroyed + ln.main.size_damage for ln in odds.lines)
+    assert len(odds.lines) == 2 and odds.expected_destroying == pytest.approx(by_hand)
+    assert odds.expected_destroying >= odds.any_destroying  # one per line vs at least one
