@@ -19,6 +19,7 @@ from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
 from app.web.csrf import csrf_protect
 from app.web.errors import install_error_handlers
+from app.web.openapi import build_openapi
 from app.web.routes import (
     account,
     armies,
@@ -121,5 +122,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if router is not api_attacks.router:
             app.include_router(router, prefix=API_PREFIX, dependencies=csrf)
 
+    app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     return app

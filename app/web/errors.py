@@ -1,6 +1,8 @@
 """Every domain error mapped to one HTTP answer, once, for pages and the API alike.
 
-API paths (``/api/``) get JSON ``{"detail": ...}``; pages get an HTML page, or a
+API paths (``/api/``) get one JSON shape for every error,
+``{"detail": [{"field": ..., "reason": ...}, ...]}`` (``ErrorBody`` in
+``app/web/error_schema.py``, documented on every operation); pages get an HTML page, or a
 fragment for htmx. Routes never raise HTTPException for domain cases.
 """
 
@@ -12,6 +14,7 @@ from urllib.parse import quote
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -92,10 +95,31 @@ def _page_error(request: Request, status: int, title: str, message: str) -> Resp
     )
 
 
-def _answer(request: Request, status: int, detail: Any, title: str, message: str) -> Response:
+def error_json(
+    status: int,
+    detail: list[dict[str, Any]],
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
+    """The API's one error shape: ``{"detail": [{"field", "reason"}, ...], **extra}``."""
+    return JSONResponse({"detail": detail, **extra}, status_code=status, headers=headers)
+
+
+def _answer(
+    request: Request,
+    status: int,
+    field: str,
+    reason: str,
+    title: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+) -> Response:
     if is_api(request):
-        return JSONResponse({"detail": detail}, status_code=status)
-    return _page_error(request, status, title, message)
+        return error_json(status, [{"field": field, "reason": reason}], headers)
+    response = _page_error(request, status, title, message)
+    if headers:
+        response.headers.update(headers)
+    return response
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -110,69 +134,69 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(InvalidField)
     async def _invalid_field(request: Request, exc: InvalidField) -> Response:
-        detail = [{"field": exc.field, "reason": exc.reason}]
-        return _answer(request, 422, detail, "Invalid input", f"{exc.field} {exc.reason}")
+        return _answer(
+            request, 422, exc.field, exc.reason, "Invalid input", f"{exc.field} {exc.reason}"
+        )
 
     @app.exception_handler(InvalidInput)
     async def _invalid_input(request: Request, exc: InvalidInput) -> Response:
-        detail = [{"field": exc.field, "reason": exc.reason}]
-        return _answer(request, 422, detail, "Invalid input", str(exc))
+        return _answer(request, 422, exc.field, exc.reason, "Invalid input", str(exc))
 
     @app.exception_handler(TooMuchWork)
     async def _too_much_work(request: Request, exc: TooMuchWork) -> Response:
-        return _answer(request, 422, str(exc), "Too much work", str(exc))
+        field = getattr(exc, "field", None) or "body"
+        return _answer(request, 422, field, str(exc), "Too much work", str(exc))
 
     @app.exception_handler(RulesError)
     async def _rules_error(request: Request, exc: RulesError) -> Response:
-        return _answer(request, 422, str(exc), "Not allowed by the rules", str(exc))
+        return _answer(request, 422, "body", str(exc), "Not allowed by the rules", str(exc))
 
     @app.exception_handler(NotFound)
     async def _not_found(request: Request, exc: NotFound) -> Response:
-        return _answer(request, 404, str(exc), "Not found", "There is nothing at this address.")
+        return _answer(
+            request, 404, exc.what, str(exc), "Not found", "There is nothing at this address."
+        )
 
     @app.exception_handler(Forbidden)
     async def _forbidden(request: Request, exc: Forbidden) -> Response:
-        return _answer(request, 403, str(exc), "Not yours to change", str(exc))
+        return _answer(request, 403, "permission", str(exc), "Not yours to change", str(exc))
 
     @app.exception_handler(StaleVersion)
     async def _stale(request: Request, exc: StaleVersion) -> Response:
         if is_api(request):
-            return JSONResponse(
-                {
-                    "detail": str(exc),
-                    "current_version": exc.current_version,
-                    "latest_change": exc.latest_change,
-                },
-                status_code=409,
+            return error_json(
+                409,
+                [{"field": "version", "reason": str(exc)}],
+                current_version=exc.current_version,
+                latest_change=exc.latest_change,
             )
         return _page_error(request, 409, "Changed elsewhere", str(exc))
 
     @app.exception_handler(StaleDataError)
     async def _stale_race(request: Request, exc: StaleDataError) -> Response:
-        return _answer(request, 409, STALE_MESSAGE, "Changed elsewhere", STALE_MESSAGE)
+        return _answer(request, 409, "version", STALE_MESSAGE, "Changed elsewhere", STALE_MESSAGE)
 
     @app.exception_handler(InvalidCredentials)
     async def _bad_login(request: Request, exc: InvalidCredentials) -> Response:
-        return _answer(request, 401, str(exc), "Not logged in", str(exc))
+        return _answer(request, 401, "password", str(exc), "Not logged in", str(exc))
 
     @app.exception_handler(TooManyAttempts)
     async def _throttled(request: Request, exc: TooManyAttempts) -> Response:
-        response = _answer(request, 429, str(exc), "Too many attempts", str(exc))
-        response.headers["Retry-After"] = str(exc.retry_after_seconds)
-        return response
+        retry = {"Retry-After": str(exc.retry_after_seconds)}
+        return _answer(request, 429, "email", str(exc), "Too many attempts", str(exc), retry)
 
     @app.exception_handler(CsrfError)
     async def _csrf(request: Request, exc: CsrfError) -> Response:
         message = "the form expired or came from another site (CSRF check failed); reload the page"
-        return _answer(request, 403, message, "Request refused", message)
+        return _answer(request, 403, "csrf_token", message, "Request refused", message)
 
     @app.exception_handler(NotAuthenticated)
     async def _anonymous(request: Request, exc: NotAuthenticated) -> Response:
         if is_api(request):
-            return JSONResponse(
-                {"detail": "not authenticated"},
-                status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
+            return error_json(
+                401,
+                [{"field": "authorization", "reason": "not authenticated"}],
+                {"WWW-Authenticate": "Bearer"},
             )
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         login = f"/login?next={quote(target, safe='/')}"
@@ -182,8 +206,42 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        headers = dict(exc.headers or {})  # a 405 keeps its Allow header
         if exc.status_code == 404:
-            return _answer(request, 404, "not found", "Not found", "There is nothing here.")
+            return _answer(request, 404, "path", "not found", "Not found", "There is nothing here.")
         if exc.status_code == 405:
-            return _answer(request, 405, "method not allowed", "Not allowed", "Method not allowed.")
-        return _answer(request, exc.status_code, exc.detail, "Error", str(exc.detail))
+            return _answer(
+                request,
+                405,
+                "method",
+                "method not allowed",
+                "Not allowed",
+                "This address does not take that method.",
+                headers,
+            )
+        return _answer(
+            request, exc.status_code, "request", str(exc.detail), "Error", str(exc.detail), headers
+        )
+
+    @app.exception_handler(DBAPIError)
+    async def _database_down(request: Request, exc: DBAPIError) -> Response:
+        # Only an unreachable or busy database is a 503; any other database error (a
+        # constraint, a value out of range) is a bug, answered as a 500 below.
+        if not (exc.connection_invalidated or isinstance(exc, OperationalError)):
+            raise exc
+        message = "the database is unavailable or busy; try again shortly"
+        return _answer(
+            request,
+            503,
+            "database",
+            message,
+            "Service unavailable",
+            message,
+            {"Retry-After": "5"},
+        )
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> Response:
+        # A 500 is always a bug; it is still answered in the shape the client reads.
+        message = "internal error (a bug): it has been logged"
+        return _answer(request, 500, "server", message, "Something broke", message)

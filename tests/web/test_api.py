@@ -36,7 +36,9 @@ def test_api_login_failures_are_401_then_429(app, member: Member) -> None:  # ty
     c = TestClient(app)
     for _ in range(5):
         r = c.post("/api/v1/auth/login", json={"email": member.email, "password": "wrong!!!"})
-        assert r.status_code == 401 and r.json() == {"detail": "email or password is incorrect"}
+        assert r.status_code == 401 and r.json() == {
+            "detail": [{"field": "password", "reason": "email or password is incorrect"}]
+        }
     r = c.post("/api/v1/auth/login", json={"email": member.email, "password": PASSWORD})
     assert r.status_code == 429 and "Retry-After" in r.headers
 
@@ -102,7 +104,8 @@ def test_stale_api_update_is_409(app, member: Member) -> None:  # type: ignore[n
     r = bot.patch(f"/api/v1/armies/{army['id']}", json={"version": 1, "name": "C"})
     assert r.status_code == 409
     body = r.json()
-    assert body["detail"].startswith("this army was changed elsewhere; reload")
+    assert body["detail"][0]["field"] == "version"
+    assert body["detail"][0]["reason"].startswith("this army was changed elsewhere; reload")
     assert body["current_version"] == 2
     assert body["latest_change"].endswith("renamed “A” to “B”")  # the winning change, named
     assert bot.get(f"/api/v1/armies/{army['id']}").json()["name"] == "B"

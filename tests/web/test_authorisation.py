@@ -71,6 +71,7 @@ ATTACK_FORM = {
 ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", "/", {}, PUBLIC),
     ("GET", "/healthz", {}, PUBLIC),
+    ("HEAD", "/healthz", {}, PUBLIC),
     ("GET", "/register", {}, PUBLIC),
     ("POST", "/register", {}, {r: 422 for r in ROLES}),
     ("GET", "/login", {}, PUBLIC),
@@ -350,8 +351,9 @@ def _call(
         if method in ("GET", "DELETE"):
             return client.request(method, url, headers=headers, follow_redirects=False)
         return client.request(method, url, json=body, headers=headers, follow_redirects=False)
-    if method == "GET":
-        return client.get(url, params={k: str(v) for k, v in body.items()}, follow_redirects=False)
+    if method in ("GET", "HEAD"):
+        params = {k: str(v) for k, v in body.items()}
+        return client.request(method, url, params=params, follow_redirects=False)
     data = {"csrf_token": csrf, **{k: str(v) for k, v in body.items()}}
     return client.post(url, data=data, follow_redirects=False)
 

@@ -325,7 +325,18 @@ def history_restore(
     return army_out(builder.army_view(session, user=user, army_id=army_id))
 
 
-@router.get("/armies/{army_id}/export", response_model=None)
+EXPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The export document (``format=json``) or the forum text (``format=text``)",
+        "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "text/plain": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+@router.get("/armies/{army_id}/export", response_model=None, responses=EXPORT_RESPONSES)
 def army_export(
     session: SessionDep, user: ApiUser, army_id: int, format: Literal["json", "text"] = "json"
 ) -> Response:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 
-from app.web.deps import OptionalUser, SessionDep
+from app.web.deps import OptionalUser
 from app.web.htmx import redirect
 from app.web.templating import render
 
@@ -21,8 +22,20 @@ def home(request: Request, user: OptionalUser) -> Response:
     return render(request, "home.html")
 
 
-@router.get("/healthz", include_in_schema=False)
-def healthz(session: SessionDep) -> Response:
-    """Liveness and database reachability, for docker compose."""
-    session.execute(text("SELECT 1"))
-    return PlainTextResponse("ok")
+@router.api_route("/healthz", methods=["GET", "HEAD"], include_in_schema=False)
+def healthz(request: Request) -> Response:
+    """Liveness and database reachability, for docker compose and load balancers.
+
+    200 ``{"status": "ok"}``, or 503 with the reason while the database is unreachable.
+    """
+    try:
+        with request.app.state.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except DBAPIError as exc:
+        reason = f"database unreachable ({type(exc.orig).__name__})"
+        return JSONResponse(
+            {"status": "unavailable", "detail": [{"field": "database", "reason": reason}]},
+            status_code=503,
+            headers={"Retry-After": "5"},
+        )
+    return JSONResponse({"status": "ok"})

@@ -1,0 +1,91 @@
+"""One error shape for the API, a health check that tells the truth, no plain-text 500s."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.settings import get_settings
+from app.web.openapi import ErrorBody
+from tests.web.conftest import Member
+
+UNREACHABLE = "postgresql://postgres@127.0.0.1:1/nowhere"  # nothing listens on port 1
+
+
+@pytest.fixture
+def database_down():  # type: ignore[no-untyped-def]
+    settings = get_settings().model_copy(update={"database_url": UNREACHABLE})
+    app = create_app(settings)
+    yield TestClient(app, raise_server_exceptions=False)
+    app.state.engine.dispose()
+
+
+def test_healthz_answers_get_and_head(app) -> None:  # type: ignore[no-untyped-def]
+    client = TestClient(app)
+    r = client.get("/healthz")
+    assert r.status_code == 200 and r.json() == {"status": "ok"}
+    head = client.head("/healthz")
+    assert head.status_code == 200 and head.content == b""
+
+
+def test_healthz_is_a_503_with_a_reason_while_the_database_is_down(database_down) -> None:  # type: ignore[no-untyped-def]
+    r = database_down.get("/healthz")
+    assert r.status_code == 503 and r.headers["retry-after"] == "5"
+    body = r.json()
+    assert body["status"] == "unavailable"
+    assert body["detail"][0]["field"] == "database"
+    assert "unreachable" in body["detail"][0]["reason"]
+    assert database_down.head("/healthz").status_code == 503
+
+
+def test_api_errors_stay_json_while_the_database_is_down(database_down) -> None:  # type: ignore[no-untyped-def]
+    r = database_down.get("/api/v1/me", headers={"Authorization": "Bearer bf_whatever"})
+    assert r.status_code == 503 and r.headers["content-type"] == "application/json"
+    assert ErrorBody.model_validate(r.json()).detail[0].field == "database"
+    page = database_down.get("/shared/some-link")  # a page that must read the database
+    assert page.status_code == 503 and page.headers["content-type"].startswith("text/html")
+    assert "unavailable" in page.text
+
+
+def test_a_405_names_the_allowed_methods(app) -> None:  # type: ignore[no-untyped-def]
+    r = TestClient(app).put("/api/v1/brikwars/odds", json={})
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert ErrorBody.model_validate(r.json()).detail[0].field == "method"
+    page = TestClient(app).put("/login")
+    assert page.status_code == 405 and "GET" in page.headers["allow"]
+
+
+def test_every_api_error_has_the_documented_shape(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    anonymous = TestClient(app)
+    answers = [
+        anonymous.get("/api/v1/me"),  # 401
+        member.client.get("/api/v1/armies/999999"),  # 404
+        anonymous.post("/api/v1/brikwars/odds", json={"damage": {}}),  # request 422
+        anonymous.post(  # a rules 422 (the engine's InvalidInput)
+            "/api/v1/brikwars/explosion-odds",
+            json={"dice": 2, "variant": "nonsense", "armor": {"fixed": 2}},
+        ),
+        anonymous.post(  # a login failure
+            "/api/v1/auth/login", json={"email": member.email, "password": "not it at all"}
+        ),
+    ]
+    assert [r.status_code for r in answers] == [401, 404, 422, 422, 401]
+    for r in answers:
+        body = ErrorBody.model_validate(r.json())
+        assert body.detail and all(item.field and item.reason for item in body.detail), r.json()
+
+
+def test_the_openapi_documents_the_error_shape_on_every_operation(app) -> None:  # type: ignore[no-untyped-def]
+    doc = TestClient(app).get("/api/v1/openapi.json").json()
+    assert "HTTPValidationError" not in doc["components"]["schemas"]
+    for path, operations in doc["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            for status in ("422", "429", "503"):
+                schema = responses[status]["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorBody"}, (method, path)
+            if not path.startswith("/api/v1/brikwars/"):
+                assert {"401", "403", "404", "409"} <= set(responses), (method, path)
+    export = doc["paths"]["/api/v1/armies/{army_id}/export"]["get"]["responses"]["200"]
+    assert set(export["content"]) == {"application/json", "text/plain"}
