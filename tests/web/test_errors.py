@@ -89,3 +89,13 @@ def test_the_openapi_documents_the_error_shape_on_every_operation(app) -> None: 
                 assert {"401", "403", "404", "409"} <= set(responses), (method, path)
     export = doc["paths"]["/api/v1/armies/{army_id}/export"]["get"]["responses"]["200"]
     assert set(export["content"]) == {"application/json", "text/plain"}
+
+
+def test_an_unreadable_body_is_a_422_not_a_400(app) -> None:  # type: ignore[no-untyped-def]
+    r = TestClient(app).post(
+        "/api/v1/brikwars/odds",
+        content=b"\xff\xfe\x00",
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 422
+    assert ErrorBody.model_validate(r.json()).detail[0].field == "body"
