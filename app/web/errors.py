@@ -30,6 +30,7 @@ from app.web.htmx import is_htmx
 from app.web.templating import render
 
 STALE_MESSAGE = "this army was changed elsewhere; reload"
+BODY_PARSE_ERROR = "There was an error parsing the body"
 
 
 def is_api(request: Request) -> bool:
@@ -182,6 +183,11 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and exc.detail == BODY_PARSE_ERROR:
+            # FastAPI's answer when json.loads fails other than by syntax: an integer of more
+            # than 4300 digits (Python's limit), a body that is not UTF-8...
+            detail = [{"field": "body", "reason": "is not valid JSON (or has a number too long)"}]
+            return _answer(request, 422, detail, "Invalid input", detail[0]["reason"])
         if exc.status_code == 404:
             return _answer(request, 404, "not found", "Not found", "There is nothing here.")
         if exc.status_code == 405:
