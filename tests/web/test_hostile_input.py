@@ -406,3 +406,24 @@ def test_a_recently_used_token_is_not_written_and_its_use_is_committed_apart(
         event.remove(app.state.engine, "before_cursor_execute", record)
     writes = [s for s in statements if not s.lstrip().upper().startswith(("SELECT", "BEGIN"))]
     assert writes == []
+
+
+def test_the_bounds_reach_the_openapi_schema(app) -> None:  # type: ignore[no-untyped-def]
+    """Bounds are standard JSON Schema (minimum/maximum), not pydantic's ge/le left over."""
+    schema = app.openapi()
+    leftovers: list[str] = []
+
+    def walk(node: object, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("ge", "le", "gt", "lt", "min_length", "max_length"):
+                    leftovers.append(f"{path}/{key}")
+                walk(value, f"{path}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{path}/{i}")
+
+    walk(schema, "")
+    assert leftovers == []
+    army = schema["paths"]["/api/v1/armies/{army_id}"]["patch"]["parameters"][0]["schema"]
+    assert army["minimum"] == 1 and army["maximum"] == 2**31 - 1
