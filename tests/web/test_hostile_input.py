@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, func, select
 from starlette.routing import Route
 
-from app.db.models import ApiToken, Army, Club, Unit, User
+from app.db.models import ApiToken, Army, Battle, Club, Unit, User
 from tests.web.conftest import PASSWORD, Member, page_csrf
 
 HUGE_IDS = [2**31, 2**63, 2**70, -1, 0]
@@ -349,7 +349,12 @@ def test_army_unit_club_notes_with_nul_are_422_and_save_nothing(app, member: Mem
     assert "name" in fields(r)
     r = member.htmx("/clubs", {"name": NUL})
     assert r.status_code == 422 and "control characters" in r.text
+    r = api(member, "POST", "/api/v1/battles", json={"name": NUL, "army_ids": [army_id]})
+    assert "name" in fields(r)
+    r = member.htmx("/battles", {"name": NUL, f"army.{army_id}": "on"})
+    assert r.status_code == 422 and "control characters" in r.text
     assert count(app, Army) == 1 and count(app, Unit) == 0 and count(app, Club) == 0
+    assert count(app, Battle) == 0
     with app.state.sessionmaker() as s:
         assert s.scalar(select(Army.notes)) == "a\n\tb"
 
