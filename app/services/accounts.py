@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app.db.base import utcnow
 from app.db.models import ApiToken, LoginFailure, User
@@ -17,6 +18,9 @@ from app.services.passwords import dummy_hash, hash_password, verify_password
 from app.settings import get_settings
 
 TOKEN_PREFIX = "bf_"  # noqa: S105  (a public marker, not a secret)
+TOKEN_USE_RESOLUTION = timedelta(minutes=1)
+"""``last_used_at`` is written at most this often per token (a write per request would put
+every API read behind the database's write lock)."""
 
 
 def register(session: Session, *, email: str, password: str, display_name: str) -> User:
@@ -105,12 +109,41 @@ def revoke_api_token(session: Session, *, user: User, token_id: int) -> None:
     session.delete(token)
 
 
-def user_for_token(session: Session, plain: str) -> User | None:
-    """The user a bearer token belongs to, or None; records when it was last used."""
+def token_for(session: Session, plain: str) -> ApiToken | None:
+    """The token a bearer value names, or None (read only: nothing is written)."""
     if not plain.startswith(TOKEN_PREFIX):
         return None
-    token = session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(plain)))
-    if token is None:
-        return None
-    token.last_used_at = utcnow()
-    return session.get(User, token.user_id)
+    return session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(plain)))
+
+
+def user_for_token(session: Session, plain: str) -> User | None:
+    """The user a bearer token belongs to, or None (read only; see ``record_token_use``)."""
+    token = token_for(session, plain)
+    return None if token is None else session.get(User, token.user_id)
+
+
+def token_use_due(token: ApiToken, now: datetime) -> bool:
+    """Whether ``last_used_at`` is older than ``TOKEN_USE_RESOLUTION`` (so worth a write)."""
+    last = token.last_used_at
+    if last is not None and last.tzinfo is None:  # SQLite hands back naive UTC
+        last = last.replace(tzinfo=UTC)
+    return last is None or now - last >= TOKEN_USE_RESOLUTION
+
+
+def record_token_use(session: Session, *, token: ApiToken, now: datetime) -> None:
+    """Write ``last_used_at`` (guarded, so racing requests write it once) on ``session``.
+
+    The caller gives a session of its own, committed at once: the write must not share the
+    request's transaction, which would hold the database's write lock (all of it on SQLite)
+    for as long as the request works. ``token`` (loaded elsewhere) is updated in memory only.
+    """
+    stale = now - TOKEN_USE_RESOLUTION
+    session.execute(
+        update(ApiToken)
+        .where(
+            ApiToken.id == token.id,
+            or_(ApiToken.last_used_at.is_(None), ApiToken.last_used_at < stale),
+        )
+        .values(last_used_at=now)
+    )
+    set_committed_value(token, "last_used_at", now)

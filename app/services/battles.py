@@ -30,6 +30,7 @@ from app.rules.brikwars.serialize import number_to_json, unit_from_dict, unit_to
 from app.rules.brikwars.turn import ArcFollower, PowerCheck, Turn, TurnSituation
 from app.rules.brikwars.validation import weapon_name
 from app.rules.errors import InvalidInput
+from app.rules.text import plain_text
 from app.services import battle_log, builder
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for, battle_armies, battle_for
@@ -281,6 +282,7 @@ def create_battle(
     name = name.strip()
     if not 1 <= len(name) <= 120:
         raise InvalidInput("name", "must be 1 to 120 characters")
+    plain_text(name, "name")
     army_ids = list(dict.fromkeys(army_ids))
     if not army_ids:
         raise InvalidInput("army_ids", "choose the armies that fight")

@@ -18,6 +18,7 @@ from app.db.models import Army, User
 from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS
+from app.rules.text import control_character_reason
 from app.services import builder
 from app.services.errors import ServiceError
 
@@ -125,11 +126,16 @@ def parse_document(raw: bytes) -> dict[str, Any]:
     name = doc.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > 120:
         problems.append(("name", "must be text of 1 to 120 characters"))
+    elif (reason := control_character_reason(name)) is not None:
+        problems.append(("name", reason))
     budget = doc.get("budget")
     if not isinstance(budget, int) or isinstance(budget, bool) or not 0 < budget <= 1_000_000:
         problems.append(("budget", "must be a whole number from 1 to 1000000"))
-    if not isinstance(doc.get("notes", ""), str) or len(doc.get("notes", "")) > 10_000:
+    notes = doc.get("notes", "")
+    if not isinstance(notes, str) or len(notes) > 10_000:
         problems.append(("notes", "must be text of at most 10000 characters"))
+    elif (reason := control_character_reason(notes, multiline=True)) is not None:
+        problems.append(("notes", reason))
     try:
         bw.BrikWarsOptions.from_dict(doc.get("house_rules") or {})
     except InvalidInput as exc:

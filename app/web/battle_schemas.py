@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from app.rules.brikwars.turn import MAX_ARC_TARGETS, MAX_DIVERT_TURNS, MAX_WEAPONS, TurnSituation
 from app.services import battles
 from app.web.errors import field_errors
+from app.web.inputs import MAX_WEAPON_INDEX, Id, Inches, Int, NoBool, Seed, parse_index
 from app.web.schemas import Name, StrictModel
 
 MAX_FOLLOWER_ROWS = 3  # rows of the page's Arc Fire form (the API takes up to 11)
@@ -26,25 +27,25 @@ BOOLEANS = ("firing_blind", "outnumbered", "gunner", "charge", "combined")
 class SituationIn(StrictModel):
     """Where and how the attacker fires this turn (chapters 5 and 8)."""
 
-    distance: float | None = Field(default=None, ge=0, le=1000, description="inches")
-    height: float = Field(default=0, ge=0, le=1000, description="inches above the target")
-    visible_sections: int = Field(default=3, ge=1, le=3, description="of a minifig target")
-    visible_size: float | None = Field(
-        default=None, ge=0, le=1000, description="inches of a larger target in view (cover)"
+    distance: Inches | None = Field(default=None, description="inches")
+    height: Inches = Field(default=0, description="inches above the target")
+    visible_sections: Int = Field(default=3, ge=1, le=3, description="of a minifig target")
+    visible_size: Inches | None = Field(
+        default=None, description="inches of a larger target in view (cover)"
     )
     small: Literal["2x2", "1x1"] | None = Field(default=None, description="aiming at a part")
     firing_blind: bool = False
     outnumbered: bool = False
-    gunnery_support: int = Field(default=0, ge=0, le=100, description="supporting Gunners")
+    gunnery_support: Int = Field(default=0, ge=0, le=100, description="supporting Gunners")
     gunner: bool = False
     charge: bool = False
-    arc: int = Field(default=1, ge=1, le=MAX_ARC_TARGETS, description="points of Firing Arc")
-    burst: int = Field(default=0, ge=0, le=20, description="shots of a MachineGun Burst")
+    arc: Int = Field(default=1, ge=1, le=MAX_ARC_TARGETS, description="points of Firing Arc")
+    burst: Int = Field(default=0, ge=0, le=20, description="shots of a MachineGun Burst")
     combined: bool = Field(default=False, description="sum the single attacks (Combined)")
-    divert_turns: int = Field(
+    divert_turns: Int = Field(
         default=0, ge=0, le=MAX_DIVERT_TURNS, description="turns of Power saved, spent now"
     )
-    teamwork: float = Field(default=0, ge=0, le=1000, description="inches of Power lent")
+    teamwork: Inches = Field(default=0, description="inches of Power lent")
 
     def to_engine(self) -> TurnSituation:
         return TurnSituation(
@@ -69,17 +70,17 @@ class SituationIn(StrictModel):
 class FollowerIn(StrictModel):
     """A further target of Arc Fire, in order along the Arc."""
 
-    unit_id: int
-    distance: float | None = Field(default=None, ge=0, le=1000, description="inches")
-    spans: int = Field(default=0, ge=0, le=MAX_ARC_TARGETS, description="full points of Arc")
+    unit_id: Id
+    distance: Inches | None = Field(default=None, description="inches")
+    spans: Int = Field(default=0, ge=0, le=MAX_ARC_TARGETS, description="full points of Arc")
 
 
 class AttackIn(StrictModel):
-    attacker_id: int = Field(description="a battle unit id")
-    weapons: list[int] = Field(
+    attacker_id: Id = Field(description="a battle unit id")
+    weapons: list[Annotated[int, Field(ge=0, le=MAX_WEAPON_INDEX), NoBool]] = Field(
         min_length=1, max_length=MAX_WEAPONS, description="weapon indexes, in firing order"
     )
-    target_id: int = Field(description="a battle unit id")
+    target_id: Id = Field(description="a battle unit id")
     situation: SituationIn = SituationIn()
     followers: list[FollowerIn] = Field(default=[], max_length=MAX_ARC_TARGETS - 1)
     moved: bool = Field(
@@ -94,21 +95,19 @@ class AttackIn(StrictModel):
 
 
 class RollIn(AttackIn):
-    seed: int | None = Field(
-        default=None, ge=0, le=2**63 - 1, description="omit for a fresh random seed"
-    )
+    seed: Seed | None = Field(default=None, description="omit for a fresh random seed")
 
 
 class BattleCreate(StrictModel):
     name: Name
-    army_ids: list[int] = Field(min_length=1, max_length=20)
-    unit_ids: list[int] | None = Field(
+    army_ids: list[Id] = Field(min_length=1, max_length=20)
+    unit_ids: list[Id] | None = Field(
         default=None, max_length=200, description="only these units of the armies (default all)"
     )
 
 
 class SeedIn(StrictModel):
-    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    seed: Seed | None = None
 
 
 # ------------------------------------------------------------------------------ out
@@ -249,9 +248,11 @@ def attack_from_form(form: Mapping[str, str]) -> tuple[RollIn | None, dict[str, 
         elif value:
             situation[name] = value
     weapons = sorted(
-        int(key.split(".", 1)[1])
+        index
         for key, value in form.items()
-        if key.startswith("weapon.") and key.split(".", 1)[1].isdigit() and value
+        if key.startswith("weapon.")
+        and value
+        and (index := parse_index(key.split(".", 1)[1])) is not None
     )
     followers = []
     for k in range(MAX_FOLLOWER_ROWS):

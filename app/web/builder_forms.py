@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.web.csrf import FIELD
+from app.web.inputs import MAX_ID, parse_index
 
 _IGNORED = {FIELD, "version"}
 
@@ -32,15 +33,16 @@ def nested(form: Mapping[str, str]) -> dict[str, Any]:
     if isinstance(out.get("specialties"), dict):
         group = out["specialties"]
         out["specialties"] = [k for k, v in group.items() if k != "_present" and v]
-    if "mind_die" in out and isinstance(out["mind_die"], str) and out["mind_die"].isdigit():
-        out["mind_die"] = int(out["mind_die"])
+    if "mind_die" in out and isinstance(out["mind_die"], str):
+        die = parse_index(out["mind_die"], 100)
+        out["mind_die"] = out["mind_die"] if die is None else die
     return out
 
 
 def form_version(form: Mapping[str, str]) -> int | None:
     """The row version the page was rendered with (None when the form did not send one)."""
     value = form.get("version", "")
-    return int(value) if value.isdigit() else None
+    return parse_index(value, MAX_ID)
 
 
 def house_rules(form: Mapping[str, str], booleans: list[str]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ had to refuse, each with its reason (shown inline; the rest of the page still co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import fields, replace
 from fractions import Fraction
@@ -16,7 +17,9 @@ from urllib.parse import urlencode
 from app.rules.brikwars.options import BONUS_DIE_CHOICES
 from app.rules.brikwars.turn import MAX_ARC_TARGETS, MAX_DIVERT_TURNS, TurnSituation
 from app.rules.errors import InvalidInput
+from app.rules.numbers import NOT_A_NUMBER, exact_number
 from app.services.calculator import CalcRequest, Follower, Loadout
+from app.web.inputs import parse_id
 
 MAX_INCHES = 1000
 MAX_ALLIES = 11
@@ -56,19 +59,20 @@ class Params:
 
 def _inches(text: str, low: float, high: float) -> Fraction:
     try:
-        value = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise InvalidInput("", "needs a number of inches, like 6 or 2.5") from None
+        value = exact_number(text, "")
+    except InvalidInput as err:
+        if err.reason == NOT_A_NUMBER:
+            raise InvalidInput("", "needs a number of inches, like 6 or 2.5") from None
+        raise
     if not low <= value <= high:
         raise InvalidInput("", f"must be from {low:g} to {high:g} inches")
     return value
 
 
 def _whole(text: str, low: float, high: float) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise InvalidInput("", "needs a whole number") from None
+    if re.fullmatch(r"[+-]?[0-9]{1,9}", text) is None:
+        raise InvalidInput("", "needs a whole number")
+    value = int(text)
     if not low <= value <= high:
         raise InvalidInput("", f"must be from {low:g} to {high:g}")
     return value
@@ -77,8 +81,8 @@ def _whole(text: str, low: float, high: float) -> int:
 def _id(text: str) -> int | None:
     if not text:
         return None
-    value = int(text)
-    if value <= 0:
+    value = parse_id(text)
+    if value is None:
         raise ValueError(text)
     return value
 

@@ -6,8 +6,10 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from app.db.base import utcnow
 from app.db.models import User
 from app.services import accounts
 from app.services.errors import NotAuthenticated
@@ -52,11 +54,27 @@ def current_user(request: Request, session: SessionDep) -> User:
     return user
 
 
+def _token_user(request: Request, session: Session, plain: str) -> User | None:
+    """The token's user; its ``last_used_at`` is written (at most once a minute) in a short
+    transaction of its own, never in the request's (which would hold the write lock)."""
+    token = accounts.token_for(session, plain)
+    if token is None:
+        return None
+    now = utcnow()
+    if accounts.token_use_due(token, now):
+        try:
+            with request.app.state.sessionmaker.begin() as own:
+                accounts.record_token_use(own, token=token, now=now)
+        except OperationalError:
+            pass  # bookkeeping only: a busy database must not fail the request
+    return accounts.get_user(session, token.user_id)
+
+
 def api_user(request: Request, session: SessionDep) -> User:
     """The API caller: a personal bearer token, or the browser's session cookie."""
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
-        user = accounts.user_for_token(session, auth[7:].strip())
+        user = _token_user(request, session, auth[7:].strip())
     else:
         user = _session_user(request, session)
     if user is None:

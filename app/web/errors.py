@@ -209,8 +209,10 @@ def install_error_handlers(app: FastAPI) -> None:
         headers = dict(exc.headers or {})  # a 405 keeps its Allow header
         if exc.status_code == 404:
             return _answer(request, 404, "path", "not found", "Not found", "There is nothing here.")
-        if exc.status_code == 400:  # a body that is not even text (bad UTF-8, bad form)
-            reason = "could not be read (send UTF-8 JSON or a form)"
+        if exc.status_code == 400:
+            # FastAPI's answer when json.loads fails other than by syntax (a body that is not
+            # UTF-8, an integer of more than 4300 digits: Python's limit) or a form is unreadable
+            reason = "is not valid JSON (or has a number too long)"
             return _answer(request, 422, "body", reason, "Invalid input", f"The body {reason}.")
         if exc.status_code == 405:
             return _answer(

@@ -12,11 +12,14 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, StringConstraints
 
 from app.rules.registry import DEFAULT_RULESET
+from app.web.inputs import Id, MultiLine, NoBool, SingleLine, Version
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
-Notes = Annotated[str, StringConstraints(max_length=10_000)]
-Budget = Annotated[int, Field(gt=0, le=1_000_000, description="Point budget in CP")]
-Password = Annotated[str, StringConstraints(min_length=8, max_length=128)]
+Name = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120), SingleLine
+]
+Notes = Annotated[str, StringConstraints(max_length=10_000), MultiLine]
+Budget = Annotated[int, Field(gt=0, le=1_000_000, description="Point budget in CP"), NoBool]
+Password = Annotated[str, StringConstraints(min_length=8, max_length=128), SingleLine]
 
 
 class StrictModel(BaseModel):
@@ -24,26 +27,28 @@ class StrictModel(BaseModel):
 
 
 class RegisterIn(StrictModel):
-    email: EmailStr = Field(max_length=254)
+    email: Annotated[EmailStr, SingleLine] = Field(max_length=254)
     password: Password
     display_name: Name
 
 
 class LoginIn(StrictModel):
-    email: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=254)]
-    password: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+    email: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=254), SingleLine
+    ]
+    password: Annotated[str, StringConstraints(min_length=1, max_length=128), SingleLine]
 
 
 class ArmyCreate(StrictModel):
     name: Name
-    ruleset_id: Annotated[str, StringConstraints(max_length=32)] = DEFAULT_RULESET
+    ruleset_id: Annotated[str, StringConstraints(max_length=32), SingleLine] = DEFAULT_RULESET
     budget: Budget
     notes: Notes = ""
-    club_id: int | None = Field(default=None, description="Share with this club at once")
+    club_id: Id | None = Field(default=None, description="Share with this club at once")
 
 
 class ArmyUpdate(StrictModel):
-    version: int = Field(description="The version you loaded; a stale one gets a 409")
+    version: Version = Field(description="The version you loaded; a stale one gets a 409")
     name: Name | None = None
     budget: Budget | None = None
     notes: Notes | None = None

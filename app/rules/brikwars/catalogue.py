@@ -13,13 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.errors import InvalidInput
+from app.rules.numbers import exact_number
 
 Category = Literal["close_combat", "ranged", "explosive", "armour", "equipment", "turret"]
 SizedBy = Literal["inches", "bricks", "fixed"]
@@ -37,22 +37,11 @@ MAX_SIZE = 100
 def to_fraction(value: object, field_name: str) -> Fraction:
     """An exact number from an int, Fraction, Decimal, float or numeric string.
 
-    Floats go through ``str`` so that ``1.5`` is exactly 3/2 and ``0.1`` is 1/10.
-    Booleans, NaN, infinities and non-numbers raise ``InvalidInput(field_name, ...)``.
+    The format is bounded (``app.rules.numbers.exact_number``: at most 20 characters, steps
+    of 1/100 or fractions like 1/3); booleans, NaN, infinities and non-numbers raise
+    ``InvalidInput(field_name, ...)``.
     """
-    if isinstance(value, bool) or value is None:
-        raise InvalidInput(field_name, "must be a number")
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float | Decimal | str):
-        try:
-            number = Fraction(str(value).strip())
-        except (ValueError, ZeroDivisionError):
-            raise InvalidInput(field_name, "must be a number") from None
-        return number
-    raise InvalidInput(field_name, "must be a number")
+    return exact_number(value, field_name)
 
 
 def positive_size(value: object, field_name: str = "size") -> Fraction:

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from app.rules.brikwars.units import Explosive, Payload, UnitSpec, WeaponSpec
 from app.rules.errors import InvalidInput
+from app.rules.numbers import number_text
 
 T = TypeVar("T")
 
@@ -37,22 +38,7 @@ _PAYLOAD_KEYS = ("explosive", "per_launch", "object_size")
 
 def number_to_json(number: Fraction | int) -> int | str:
     """An int when whole; else a decimal string when exact ("1.5"), or "a/b"."""
-    number = Fraction(number)
-    if number.denominator == 1:
-        return int(number)
-    den = number.denominator
-    for prime in (2, 5):
-        while den % prime == 0:
-            den //= prime
-    if den != 1:
-        return f"{number.numerator}/{number.denominator}"
-    digits = 0
-    while (number * 10**digits).denominator != 1:
-        digits += 1
-    scaled = abs(int(number * 10**digits))
-    whole, frac = divmod(scaled, 10**digits)
-    sign = "-" if number < 0 else ""
-    return f"{sign}{whole}.{frac:0{digits}d}"
+    return number_text(number)
 
 
 def _mapping(data: object, path: str) -> Mapping[str, Any]:

@@ -32,6 +32,7 @@ from app.rules.brikwars.catalogue import (
 )
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.errors import InvalidInput
+from app.rules.text import plain_text
 
 Kind = Literal["minifig", "hero", "creation"]
 Propulsion = Literal["ground", "water", "flying", "none"]
@@ -190,8 +191,7 @@ class WeaponSpec:
                 raise InvalidInput("payload", f"{entry.name} takes no Payload")
             if not isinstance(self.payload, Payload):
                 raise InvalidInput("payload", "must be a Payload")
-        if not isinstance(self.label, str):
-            raise InvalidInput("label", "must be text")
+        plain_text(self.label, "label")
 
     @property
     def entry(self) -> WeaponType:
@@ -364,8 +364,7 @@ class UnitSpec:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        if not isinstance(self.name, str):
-            raise InvalidInput("name", "must be text")
+        plain_text(self.name, "name")
         if self.kind not in KINDS:
             raise InvalidInput("kind", f"must be one of {', '.join(KINDS)}")
         if self.propulsion not in PROPULSIONS:

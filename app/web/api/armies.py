@@ -8,6 +8,7 @@ from fastapi.responses import Response
 from app.rules.registry import RULESETS
 from app.services import armies
 from app.web.deps import ApiUser, SessionDep
+from app.web.inputs import Id
 from app.web.schemas import ArmyCreate, ArmyOut, ArmyUpdate, RulesetOut
 
 router = APIRouter(tags=["armies"])
@@ -32,7 +33,7 @@ def army_create(session: SessionDep, user: ApiUser, body: ArmyCreate) -> ArmyOut
 
 
 @router.patch("/armies/{army_id}")
-def army_update(session: SessionDep, user: ApiUser, army_id: int, body: ArmyUpdate) -> ArmyOut:
+def army_update(session: SessionDep, user: ApiUser, army_id: Id, body: ArmyUpdate) -> ArmyOut:
     """Change name, budget or notes; send the version you loaded (409 if stale)."""
     army = armies.update_army(
         session,
@@ -45,7 +46,7 @@ def army_update(session: SessionDep, user: ApiUser, army_id: int, body: ArmyUpda
 
 
 @router.delete("/armies/{army_id}", status_code=204)
-def army_delete(session: SessionDep, user: ApiUser, army_id: int) -> Response:
+def army_delete(session: SessionDep, user: ApiUser, army_id: Id) -> Response:
     """Delete an army."""
     armies.delete_army(session, user=user, army_id=army_id)
     return Response(status_code=204)

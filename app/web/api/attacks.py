@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
 from app.rules.errors import InvalidInput
+from app.web.inputs import Line, NoBool, Seed
 
 router = APIRouter(tags=["attacks"])
 T = TypeVar("T")
@@ -38,8 +39,8 @@ def _cheap(dice: int, armour_dice: int, deflection: int) -> bool:
 
 DieSides = Literal[4, 6, 8, 10, 12, 20]
 ActionDie = Literal[4, 6, 8, 10, 12]
-DiceCount = Annotated[int, Field(ge=1, le=100)]
-Modifier = Annotated[int, Field(ge=-1000, le=1000)]
+DiceCount = Annotated[int, Field(ge=1, le=100), NoBool]
+Modifier = Annotated[int, Field(ge=-1000, le=1000), NoBool]
 
 
 class _In(BaseModel):
@@ -48,7 +49,7 @@ class _In(BaseModel):
 
 class ActionIn(_In):
     die: ActionDie = Field(description="The Action die: 4, 6, 8, 10 or 12")
-    use: Annotated[int, Field(ge=0, le=100)] = Field(description="The weapon's Use")
+    use: Annotated[int, Field(ge=0, le=100), NoBool] = Field(description="The weapon's Use")
     modifier: Modifier = 0
 
 
@@ -63,7 +64,7 @@ class DamageIn(_In):
 class ArmourIn(_In):
     """Either ``{"fixed": 4}`` or ``{"dice": 3, "sides": 10}`` (optionally plus ``fixed``)."""
 
-    fixed: Annotated[int, Field(ge=0, le=1000)] | None = None
+    fixed: Annotated[int, Field(ge=0, le=1000), NoBool] | None = None
     dice: DiceCount | None = None
     sides: DieSides | None = None
 
@@ -85,24 +86,24 @@ class OddsIn(_In):
     action: ActionIn | None = Field(None, description="No action: an automatic hit")
     damage: DamageIn
     armor: ArmourIn
-    deflection: Annotated[int, Field(ge=0, le=100)] = 0
+    deflection: Annotated[int, Field(ge=0, le=100), NoBool] = 0
     options: dict[str, Any] | None = None
 
 
 class RollIn(OddsIn):
-    seed: Annotated[int, Field(ge=0, le=2**63 - 1)]
+    seed: Seed
 
 
 class ExplosionIn(_In):
     dice: DiceCount = Field(description="d10s, or the Explosive Size in bricks with a variant")
     sides: DieSides = 10
-    variant: str | None = Field(
+    variant: Line | None = Field(
         None, description="incendiary, armor_piercing, concussion or phased (replaces sides)"
     )
     over_the_top: bool = False
     damage_modifier: Modifier = 0
     armor: ArmourIn
-    deflection: Annotated[int, Field(ge=0, le=100)] = 0
+    deflection: Annotated[int, Field(ge=0, le=100), NoBool] = 0
     options: dict[str, Any] | None = None
 
 

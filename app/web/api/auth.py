@@ -9,6 +9,7 @@ from app.services import accounts
 from app.services.errors import NotAuthenticated
 from app.web.csrf import csrf_token
 from app.web.deps import ApiUser, SessionDep, client_address
+from app.web.inputs import Id
 from app.web.routes.auth import start_session
 from app.web.schemas import (
     LoginIn,
@@ -78,7 +79,7 @@ def token_create(session: SessionDep, user: ApiUser, body: TokenCreate) -> Token
 
 
 @router.delete("/tokens/{token_id}", status_code=204)
-def token_revoke(session: SessionDep, user: ApiUser, token_id: int) -> Response:
+def token_revoke(session: SessionDep, user: ApiUser, token_id: Id) -> Response:
     """Revoke a token."""
     accounts.revoke_api_token(session, user=user, token_id=token_id)
     return Response(status_code=204)

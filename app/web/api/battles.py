@@ -22,6 +22,7 @@ from app.web.battle_schemas import (
 )
 from app.web.deps import ApiUser, SessionDep
 from app.web.htmx import battle_share_url
+from app.web.inputs import Id, Line
 
 router = APIRouter(tags=["battles"])
 B = "/battles/{battle_id}"
@@ -51,20 +52,20 @@ def battle_create(session: SessionDep, user: ApiUser, body: BattleCreate) -> Bat
 
 
 @router.get("/battles/shared/{token}")
-def battle_shared(session: SessionDep, token: str) -> BattleDetailOut:
+def battle_shared(session: SessionDep, token: Line) -> BattleDetailOut:
     """A battle's units and log through its read-only link (no account needed)."""
     return detail_out(battles.linked_view(session, token=token))
 
 
 @router.get(B)
-def battle_detail(session: SessionDep, user: ApiUser, battle_id: int) -> BattleDetailOut:
+def battle_detail(session: SessionDep, user: ApiUser, battle_id: Id) -> BattleDetailOut:
     """A battle: units by side with their state, and the whole log."""
     return detail_out(battles.battle_view(session, user=user, battle_id=battle_id))
 
 
 @router.post(B + "/odds")
 def battle_odds(
-    session: SessionDep, user: ApiUser, battle_id: int, body: AttackIn
+    session: SessionDep, user: ApiUser, battle_id: Id, body: AttackIn
 ) -> OddsPreviewOut:
     """The exact odds of an attack as the units now stand (nothing is logged)."""
     preview = battles.attack_odds(
@@ -82,7 +83,7 @@ def battle_odds(
 
 
 @router.post(B + "/rolls", status_code=201)
-def battle_roll(session: SessionDep, user: ApiUser, battle_id: int, body: RollIn) -> EntryOut:
+def battle_roll(session: SessionDep, user: ApiUser, battle_id: Id, body: RollIn) -> EntryOut:
     """Roll an attack (seeded), log it with its odds and every die, and apply its effects."""
     entry = battles.roll_attack(
         session,
@@ -100,20 +101,20 @@ def battle_roll(session: SessionDep, user: ApiUser, battle_id: int, body: RollIn
 
 
 @router.delete(B + "/rolls/last")
-def battle_undo(session: SessionDep, user: ApiUser, battle_id: int) -> EntryOut:
+def battle_undo(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
     """Undo the last entry: every unit it changed is restored; returns the removed entry."""
     return _logged(user, battles.undo_last(session, user=user, battle_id=battle_id))
 
 
 @router.post(B + "/units/{unit_id}/reload", status_code=201)
-def unit_reload(session: SessionDep, user: ApiUser, battle_id: int, unit_id: int) -> EntryOut:
+def unit_reload(session: SessionDep, user: ApiUser, battle_id: Id, unit_id: Id) -> EntryOut:
     """Reload the unit's Inoperative weapons (its Action)."""
     entry = battles.reload(session, user=user, battle_id=battle_id, unit_id=unit_id)
     return _logged(user, entry)
 
 
 @router.post(B + "/units/{unit_id}/divert", status_code=201)
-def unit_divert(session: SessionDep, user: ApiUser, battle_id: int, unit_id: int) -> EntryOut:
+def unit_divert(session: SessionDep, user: ApiUser, battle_id: Id, unit_id: Id) -> EntryOut:
     """Divert All Power this turn: one more turn of Power saved for a single weapon."""
     entry = battles.divert_power(session, user=user, battle_id=battle_id, unit_id=unit_id)
     return _logged(user, entry)
@@ -121,7 +122,7 @@ def unit_divert(session: SessionDep, user: ApiUser, battle_id: int, unit_id: int
 
 @router.post(B + "/units/{unit_id}/burning", status_code=201)
 def unit_burning(
-    session: SessionDep, user: ApiUser, battle_id: int, unit_id: int, body: SeedIn | None = None
+    session: SessionDep, user: ApiUser, battle_id: Id, unit_id: Id, body: SeedIn | None = None
 ) -> EntryOut:
     """The Burning Roll of a unit on Fire (1d4: a 1 puts it out), seeded."""
     seed = body.seed if body is not None else None
@@ -132,7 +133,7 @@ def unit_burning(
 
 
 @router.get(B + "/export", response_class=PlainTextResponse)
-def battle_export(session: SessionDep, user: ApiUser, battle_id: int) -> PlainTextResponse:
+def battle_export(session: SessionDep, user: ApiUser, battle_id: Id) -> PlainTextResponse:
     """The battle log as plain text for a forum post."""
     view = battles.battle_view(session, user=user, battle_id=battle_id)
     return PlainTextResponse(battles.export_text(view))
@@ -140,7 +141,7 @@ def battle_export(session: SessionDep, user: ApiUser, battle_id: int) -> PlainTe
 
 @router.post(B + "/share-link", status_code=201)
 def battle_share(
-    request: Request, session: SessionDep, user: ApiUser, battle_id: int
+    request: Request, session: SessionDep, user: ApiUser, battle_id: Id
 ) -> ShareLinkOut:
     """A fresh read-only link to the log (shown once; an earlier link stops working)."""
     token = battles.share_link(session, user=user, battle_id=battle_id)
@@ -148,7 +149,7 @@ def battle_share(
 
 
 @router.delete(B + "/share-link", status_code=204)
-def battle_unshare(session: SessionDep, user: ApiUser, battle_id: int) -> Response:
+def battle_unshare(session: SessionDep, user: ApiUser, battle_id: Id) -> Response:
     """Revoke the read-only link at once."""
     battles.revoke_link(session, user=user, battle_id=battle_id)
     return Response(status_code=204)

@@ -28,6 +28,7 @@ from app.web.api.builder_schemas import (
     WeaponStatsOut,
 )
 from app.web.deps import ApiUser, SessionDep
+from app.web.inputs import Id
 
 router = APIRouter(tags=["builder"])
 
@@ -124,7 +125,7 @@ def army_out(view: builder.ArmyView) -> ArmyDetailOut:
     )
 
 
-def _unit(session: SessionDep, user: ApiUser, army_id: int, unit_id: int) -> UnitOut:
+def _unit(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> UnitOut:
     return unit_out(builder.army_view(session, user=user, army_id=army_id).unit(unit_id))
 
 
@@ -133,27 +134,27 @@ def _body(model: Any) -> dict[str, Any]:
 
 
 @router.get("/armies/{army_id}")
-def army_get(session: SessionDep, user: ApiUser, army_id: int) -> ArmyDetailOut:
+def army_get(session: SessionDep, user: ApiUser, army_id: Id) -> ArmyDetailOut:
     """An army with its total cost, findings and units with every derived figure."""
     return army_out(builder.army_view(session, user=user, army_id=army_id))
 
 
 @router.post("/armies/{army_id}/units", status_code=201)
-def unit_add(session: SessionDep, user: ApiUser, army_id: int, body: UnitIn) -> UnitOut:
+def unit_add(session: SessionDep, user: ApiUser, army_id: Id, body: UnitIn) -> UnitOut:
     """Add a unit (with weapons, if given) at the end of the army."""
     unit = builder.add_unit(session, user=user, army_id=army_id, data=_body(body))
     return _unit(session, user, army_id, unit.id)
 
 
 @router.get("/armies/{army_id}/units/{unit_id}")
-def unit_get(session: SessionDep, user: ApiUser, army_id: int, unit_id: int) -> UnitOut:
+def unit_get(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> UnitOut:
     """One unit with its derived figures."""
     return _unit(session, user, army_id, unit_id)
 
 
 @router.patch("/armies/{army_id}/units/{unit_id}")
 def unit_update(
-    session: SessionDep, user: ApiUser, army_id: int, unit_id: int, body: UnitPatch
+    session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, body: UnitPatch
 ) -> UnitOut:
     """Change a unit's own fields; send the version you loaded (409 if stale)."""
     builder.update_unit(
@@ -168,14 +169,14 @@ def unit_update(
 
 
 @router.delete("/armies/{army_id}/units/{unit_id}", status_code=204)
-def unit_delete(session: SessionDep, user: ApiUser, army_id: int, unit_id: int) -> Response:
+def unit_delete(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> Response:
     """Remove a unit and its weapons."""
     builder.delete_unit(session, user=user, army_id=army_id, unit_id=unit_id)
     return Response(status_code=204)
 
 
 @router.post("/armies/{army_id}/units/{unit_id}/duplicate", status_code=201)
-def unit_duplicate(session: SessionDep, user: ApiUser, army_id: int, unit_id: int) -> UnitOut:
+def unit_duplicate(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> UnitOut:
     """Copy a unit with its weapons, right after it."""
     copy = builder.duplicate_unit(session, user=user, army_id=army_id, unit_id=unit_id)
     return _unit(session, user, army_id, copy.id)
@@ -183,7 +184,7 @@ def unit_duplicate(session: SessionDep, user: ApiUser, army_id: int, unit_id: in
 
 @router.post("/armies/{army_id}/units/{unit_id}/move")
 def unit_move(
-    session: SessionDep, user: ApiUser, army_id: int, unit_id: int, body: MoveIn
+    session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, body: MoveIn
 ) -> ArmyDetailOut:
     """Move a unit one place up (-1) or down (1); returns the army in its new order."""
     builder.move_unit(session, user=user, army_id=army_id, unit_id=unit_id, offset=body.offset)
@@ -192,7 +193,7 @@ def unit_move(
 
 @router.post("/armies/{army_id}/units/{unit_id}/weapons", status_code=201)
 def weapon_add(
-    session: SessionDep, user: ApiUser, army_id: int, unit_id: int, body: WeaponIn
+    session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, body: WeaponIn
 ) -> WeaponOut:
     """Give a unit a weapon; errors name the field (``ammo.xsize``...)."""
     weapon = builder.add_weapon(
@@ -205,9 +206,9 @@ def weapon_add(
 def weapon_update(
     session: SessionDep,
     user: ApiUser,
-    army_id: int,
-    unit_id: int,
-    weapon_id: int,
+    army_id: Id,
+    unit_id: Id,
+    weapon_id: Id,
     body: WeaponPatch,
 ) -> WeaponOut:
     """Change a weapon; send the version you loaded (409 if stale)."""
@@ -225,7 +226,7 @@ def weapon_update(
 
 @router.delete("/armies/{army_id}/units/{unit_id}/weapons/{weapon_id}", status_code=204)
 def weapon_delete(
-    session: SessionDep, user: ApiUser, army_id: int, unit_id: int, weapon_id: int
+    session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, weapon_id: Id
 ) -> Response:
     """Take a weapon off a unit."""
     builder.delete_weapon(session, user=user, army_id=army_id, unit_id=unit_id, weapon_id=weapon_id)
@@ -234,7 +235,7 @@ def weapon_delete(
 
 @router.post("/armies/{army_id}/units/{unit_id}/weapon-preview")
 def weapon_preview(
-    session: SessionDep, user: ApiUser, army_id: int, unit_id: int, body: WeaponIn
+    session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, body: WeaponIn
 ) -> WeaponPreviewOut:
     """What a weapon would be on this unit (stats, hold class, findings); nothing is saved."""
     preview = builder.preview_weapon(
@@ -247,7 +248,7 @@ def weapon_preview(
 
 @router.put("/armies/{army_id}/house-rules")
 def house_rules_set(
-    session: SessionDep, user: ApiUser, army_id: int, body: HouseRulesIn
+    session: SessionDep, user: ApiUser, army_id: Id, body: HouseRulesIn
 ) -> ArmyDetailOut:
     """Replace the army's house rules (missing options take their defaults)."""
     builder.set_house_rules(

@@ -7,11 +7,14 @@ are refused). Numbers may be sent as JSON numbers or exact strings ("1.5", "1/3"
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Number = int | float | str
+from app.web.inputs import Int, Line, NoBool, SingleLine, Version
+
+Number = Annotated[int | float | str, NoBool]
+"""A JSON number or an exact string; the engine bounds it (``app.rules.numbers``)."""
 
 
 class _In(BaseModel):
@@ -20,7 +23,7 @@ class _In(BaseModel):
 
 class ExplosiveIn(_In):
     xsize: Number
-    variant: str | None = None
+    variant: Line | None = None
     rounds: Number | None = None
 
 
@@ -31,46 +34,46 @@ class PayloadIn(_In):
 
 
 class WeaponIn(_In):
-    type: str
+    type: Line
     size: Number | None = None
     xsize: Number | None = None
-    mount: str | None = None
-    variant: str | None = None
+    mount: Line | None = None
+    variant: Line | None = None
     ammo: ExplosiveIn | None = None
     payload: PayloadIn | None = None
-    label: str | None = Field(default=None, max_length=60)
+    label: Annotated[str, Field(max_length=60), SingleLine] | None = None
 
 
 class WeaponPatch(WeaponIn):
     """Only what changes; a new ``type`` starts the weapon afresh."""
 
-    version: int = Field(description="The version you loaded; a stale one gets a 409")
-    type: str | None = None  # type: ignore[assignment]
+    version: Version = Field(description="The version you loaded; a stale one gets a 409")
+    type: Line | None = None  # type: ignore[assignment]
 
 
 class UnitIn(_In):
-    name: str = Field(min_length=1, max_length=120)
+    name: Annotated[str, Field(min_length=1, max_length=120), SingleLine]
     kind: Literal["minifig", "hero", "creation"] = "creation"
     size: Number | None = None
     structure_level: Number | None = None
-    propulsion: str | None = None
+    propulsion: Line | None = None
     move: Number | None = None
-    mind_die: int | None = None
-    specialties: list[str] | None = None
+    mind_die: Int | None = None
+    specialties: list[Line] | None = None
     size_damage: Number | None = None
     weapons: list[WeaponIn] = Field(default_factory=list, max_length=100)
 
 
 class UnitPatch(_In):
-    version: int = Field(description="The version you loaded; a stale one gets a 409")
-    name: str | None = Field(default=None, min_length=1, max_length=120)
+    version: Version = Field(description="The version you loaded; a stale one gets a 409")
+    name: Annotated[str, Field(min_length=1, max_length=120), SingleLine] | None = None
     kind: Literal["minifig", "hero", "creation"] | None = None
     size: Number | None = None
     structure_level: Number | None = None
-    propulsion: str | None = None
+    propulsion: Line | None = None
     move: Number | None = None
-    mind_die: int | None = None
-    specialties: list[str] | None = None
+    mind_die: Int | None = None
+    specialties: list[Line] | None = None
     size_damage: Number | None = None
 
 
@@ -79,16 +82,16 @@ class MoveIn(_In):
 
 
 class HouseRulesIn(_In):
-    version: int = Field(description="The army version you loaded")
+    version: Version = Field(description="The army version you loaded")
     options: dict[str, Any]
 
 
 class WeaponStatsIn(_In):
-    type: str
+    type: Line
     size: Number | None = None
     xsize: Number | None = None
-    action_die: int | None = None
-    variant: str | None = None
+    action_die: Int | None = None
+    variant: Line | None = None
 
 
 class DamageOut(BaseModel):
@@ -130,7 +133,7 @@ class WeaponOut(BaseModel):
     id: int
     position: int
     version: int
-    type: str
+    type: Line
     name: str
     spec: dict[str, Any]
     stats: WeaponStatsOut

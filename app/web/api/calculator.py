@@ -19,6 +19,7 @@ from app.services import calculator
 from app.services.errors import NotFound
 from app.web.api.attacks import DieOut
 from app.web.deps import ApiUser, SessionDep
+from app.web.inputs import Id, Inches, Int, Seed
 
 router = APIRouter(tags=["calculator"])
 
@@ -28,49 +29,49 @@ class _In(BaseModel):
 
 
 class AttackerIn(_In):
-    unit_id: int
-    weapon_ids: list[int] = Field(
+    unit_id: Id
+    weapon_ids: list[Id] = Field(
         default_factory=list, max_length=12, description="the weapons fired this turn"
     )
-    weapon_id: int | None = Field(default=None, description="one weapon (same as weapon_ids)")
-    army_id: int | None = Field(default=None, description="optional: the unit's army")
+    weapon_id: Id | None = Field(default=None, description="one weapon (same as weapon_ids)")
+    army_id: Id | None = Field(default=None, description="optional: the unit's army")
 
 
 class TargetIn(_In):
-    unit_id: int
-    army_id: int | None = None
+    unit_id: Id
+    army_id: Id | None = None
 
 
 class FollowerIn(_In):
-    unit_id: int
-    distance: float | None = Field(default=None, ge=0, le=1000)
-    spans: int = Field(default=0, ge=0, le=20)
+    unit_id: Id
+    distance: Inches | None = Field(default=None)
+    spans: Int = Field(default=0, ge=0, le=20)
 
 
 class SituationIn(_In):
-    distance: float | None = Field(default=None, ge=0, le=1000, description="inches")
-    height: float = Field(default=0, ge=0, le=1000, description="inches above the target")
-    visible_sections: int = Field(default=3, ge=1, le=3, description="of a minifig target")
-    visible_size: float | None = Field(
-        default=None, ge=0, le=1000, description="inches of a larger target visible (cover)"
+    distance: Inches | None = Field(default=None, description="inches")
+    height: Inches = Field(default=0, description="inches above the target")
+    visible_sections: Int = Field(default=3, ge=1, le=3, description="of a minifig target")
+    visible_size: Inches | None = Field(
+        default=None, description="inches of a larger target visible (cover)"
     )
     small: str | None = Field(default=None, pattern="^(2x2|1x1)$", description="aimed part")
     firing_blind: bool = False
     outnumbered: bool = False
-    gunnery_support: int = Field(default=0, ge=0, le=100)
-    homing_in: int = Field(default=0, ge=0, le=100, description="Gunnery bonus kept")
+    gunnery_support: Int = Field(default=0, ge=0, le=100)
+    homing_in: Int = Field(default=0, ge=0, le=100, description="Gunnery bonus kept")
     gunner: bool = False
     charge: bool = False
-    arc: int = Field(default=1, ge=1, le=12, description="points of Arc")
-    burst: int = Field(default=0, ge=0, le=20, description="MachineGun Burst shots")
+    arc: Int = Field(default=1, ge=1, le=12, description="points of Arc")
+    burst: Int = Field(default=0, ge=0, le=20, description="MachineGun Burst shots")
     combined: bool = Field(default=False, description="one Combined Attack of the weapons")
-    divert_turns: int = Field(default=0, ge=0, le=20, description="turns of Power saved")
-    teamwork: float = Field(default=0, ge=0, le=1000, description="Power lent, inches")
+    divert_turns: Int = Field(default=0, ge=0, le=20, description="turns of Power saved")
+    teamwork: Inches = Field(default=0, description="Power lent, inches")
 
 
 class AllyIn(_In):
-    unit_id: int
-    weapon_ids: list[int] = Field(
+    unit_id: Id
+    weapon_ids: list[Id] = Field(
         default_factory=list, max_length=12, description="omit: its first weapon"
     )
 
@@ -87,7 +88,7 @@ class SavedAttackIn(_In):
 
 
 class SavedRollIn(SavedAttackIn):
-    seed: int | None = Field(default=None, description="omit for a fresh random seed")
+    seed: Seed | None = Field(default=None, description="omit for a fresh random seed")
 
 
 class StepOut(BaseModel):
@@ -325,10 +326,10 @@ def saved_roll(session: SessionDep, user: ApiUser, body: SavedRollIn) -> SavedRo
 
 
 class RolledInBattleOut(BaseModel):
-    battle_id: int
+    battle_id: Id
     seq: int = Field(description="the roll's number in the battle's log")
-    attacker_id: int = Field(description="the attacker's battle unit id")
-    target_id: int = Field(description="the target's battle unit id")
+    attacker_id: Id = Field(description="the attacker's battle unit id")
+    target_id: Id = Field(description="the target's battle unit id")
     url: str = Field(description="the battle's page, showing the roll")
 
 

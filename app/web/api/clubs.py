@@ -16,6 +16,7 @@ from app.web.api.builder import army_out
 from app.web.api.builder_schemas import ArmyDetailOut
 from app.web.deps import ApiUser, SessionDep
 from app.web.htmx import invite_url, share_url
+from app.web.inputs import Float, Id, Line
 from app.web.schemas import ClubCreate
 
 router = APIRouter(tags=["clubs and sharing"])
@@ -26,7 +27,7 @@ class _In(BaseModel):
 
 
 class MemberOut(BaseModel):
-    user_id: int
+    user_id: Id
     display_name: str
     role: str
 
@@ -64,7 +65,7 @@ class InviteOut(BaseModel):
 
 
 class JoinIn(_In):
-    token: str
+    token: Line
 
 
 class RoleIn(_In):
@@ -72,7 +73,7 @@ class RoleIn(_In):
 
 
 class TransferIn(_In):
-    member_id: int
+    member_id: Id
 
 
 class OptionsIn(_In):
@@ -80,12 +81,12 @@ class OptionsIn(_In):
 
 
 class SharingIn(_In):
-    club_id: int | None
-    editor_ids: list[int] = []
+    club_id: Id | None
+    editor_ids: list[Id] = []
 
 
 class SharingOut(BaseModel):
-    club_id: int | None
+    club_id: Id | None
     editor_ids: list[int]
     links: list[int]
 
@@ -127,11 +128,11 @@ def club_create(session: SessionDep, user: ApiUser, body: ClubCreate) -> ClubOut
 def club_get(
     session: SessionDep,
     user: ApiUser,
-    club_id: int,
-    name: str = "",
-    owner: str = "",
-    min_cost: float | None = None,
-    max_cost: float | None = None,
+    club_id: Id,
+    name: Line = "",
+    owner: Line = "",
+    min_cost: Float | None = None,
+    max_cost: Float | None = None,
     page: int = 1,
     page_size: int = 20,
 ) -> ClubDetailOut:
@@ -171,7 +172,7 @@ def club_get(
 
 
 @router.post("/clubs/{club_id}/invites", status_code=201)
-def invite_create(request: Request, session: SessionDep, user: ApiUser, club_id: int) -> InviteOut:
+def invite_create(request: Request, session: SessionDep, user: ApiUser, club_id: Id) -> InviteOut:
     """An invitation link, valid for a week; the token is in this answer only."""
     invite, token = clubs.create_invite(session, user=user, club_id=club_id)
     url = invite_url(request, token)
@@ -179,7 +180,7 @@ def invite_create(request: Request, session: SessionDep, user: ApiUser, club_id:
 
 
 @router.get("/clubs/{club_id}/invites")
-def invite_list(session: SessionDep, user: ApiUser, club_id: int) -> list[InviteOut]:
+def invite_list(session: SessionDep, user: ApiUser, club_id: Id) -> list[InviteOut]:
     """Open invitations (their tokens are never shown again)."""
     return [
         InviteOut(id=i.id, expires_at=i.expires_at)
@@ -188,7 +189,7 @@ def invite_list(session: SessionDep, user: ApiUser, club_id: int) -> list[Invite
 
 
 @router.delete("/clubs/{club_id}/invites/{invite_id}", status_code=204)
-def invite_revoke(session: SessionDep, user: ApiUser, club_id: int, invite_id: int) -> Response:
+def invite_revoke(session: SessionDep, user: ApiUser, club_id: Id, invite_id: Id) -> Response:
     """Revoke an invitation."""
     clubs.revoke_invite(session, user=user, club_id=club_id, invite_id=invite_id)
     return Response(status_code=204)
@@ -205,14 +206,14 @@ def club_join(session: SessionDep, user: ApiUser, body: JoinIn) -> ClubOut:
 
 
 @router.post("/clubs/{club_id}/leave", status_code=204)
-def club_leave(session: SessionDep, user: ApiUser, club_id: int) -> Response:
+def club_leave(session: SessionDep, user: ApiUser, club_id: Id) -> Response:
     """Leave a club."""
     clubs.leave(session, user=user, club_id=club_id)
     return Response(status_code=204)
 
 
 @router.delete("/clubs/{club_id}/members/{member_id}", status_code=204)
-def member_remove(session: SessionDep, user: ApiUser, club_id: int, member_id: int) -> Response:
+def member_remove(session: SessionDep, user: ApiUser, club_id: Id, member_id: Id) -> Response:
     """Remove a member."""
     clubs.remove_member(session, user=user, club_id=club_id, member_id=member_id)
     return Response(status_code=204)
@@ -220,7 +221,7 @@ def member_remove(session: SessionDep, user: ApiUser, club_id: int, member_id: i
 
 @router.patch("/clubs/{club_id}/members/{member_id}", status_code=204)
 def member_role(
-    session: SessionDep, user: ApiUser, club_id: int, member_id: int, body: RoleIn
+    session: SessionDep, user: ApiUser, club_id: Id, member_id: Id, body: RoleIn
 ) -> Response:
     """Make a member an organiser, or an organiser a member (owner only)."""
     clubs.set_role(session, user=user, club_id=club_id, member_id=member_id, role=body.role)
@@ -228,7 +229,7 @@ def member_role(
 
 
 @router.post("/clubs/{club_id}/transfer", status_code=204)
-def club_transfer(session: SessionDep, user: ApiUser, club_id: int, body: TransferIn) -> Response:
+def club_transfer(session: SessionDep, user: ApiUser, club_id: Id, body: TransferIn) -> Response:
     """Hand the club to another member."""
     clubs.transfer_ownership(session, user=user, club_id=club_id, member_id=body.member_id)
     return Response(status_code=204)
@@ -236,7 +237,7 @@ def club_transfer(session: SessionDep, user: ApiUser, club_id: int, body: Transf
 
 @router.put("/clubs/{club_id}/house-rules")
 def club_house_rules(
-    session: SessionDep, user: ApiUser, club_id: int, body: OptionsIn
+    session: SessionDep, user: ApiUser, club_id: Id, body: OptionsIn
 ) -> dict[str, Any]:
     """Pin the house rules new armies of the club start with."""
     return clubs.pin_house_rules(
@@ -245,7 +246,7 @@ def club_house_rules(
 
 
 @router.get("/armies/{army_id}/sharing")
-def sharing_get(session: SessionDep, user: ApiUser, army_id: int) -> SharingOut:
+def sharing_get(session: SessionDep, user: ApiUser, army_id: Id) -> SharingOut:
     """How the army is shared (owner only)."""
     state = sharing.sharing_state(session, user=user, army_id=army_id)
     return SharingOut(
@@ -254,7 +255,7 @@ def sharing_get(session: SessionDep, user: ApiUser, army_id: int) -> SharingOut:
 
 
 @router.put("/armies/{army_id}/sharing")
-def sharing_put(session: SessionDep, user: ApiUser, army_id: int, body: SharingIn) -> SharingOut:
+def sharing_put(session: SessionDep, user: ApiUser, army_id: Id, body: SharingIn) -> SharingOut:
     """Share with a club (or make private) and choose the editors."""
     sharing.share(
         session, user=user, army_id=army_id, club_id=body.club_id, editor_ids=body.editor_ids
@@ -263,41 +264,41 @@ def sharing_put(session: SessionDep, user: ApiUser, army_id: int, body: SharingI
 
 
 @router.post("/armies/{army_id}/share-links", status_code=201)
-def link_create(request: Request, session: SessionDep, user: ApiUser, army_id: int) -> LinkOut:
+def link_create(request: Request, session: SessionDep, user: ApiUser, army_id: Id) -> LinkOut:
     """A read-only link; the token is in this answer only."""
     link, token = sharing.create_link(session, user=user, army_id=army_id)
     return LinkOut(id=link.id, token=token, url=share_url(request, token))
 
 
 @router.delete("/armies/{army_id}/share-links/{link_id}", status_code=204)
-def link_revoke(session: SessionDep, user: ApiUser, army_id: int, link_id: int) -> Response:
+def link_revoke(session: SessionDep, user: ApiUser, army_id: Id, link_id: Id) -> Response:
     """Revoke a read-only link."""
     sharing.revoke_link(session, user=user, army_id=army_id, link_id=link_id)
     return Response(status_code=204)
 
 
 @router.get("/shared/{token}")
-def shared_get(session: SessionDep, token: str) -> ArmyDetailOut:
+def shared_get(session: SessionDep, token: Line) -> ArmyDetailOut:
     """An army by its read-only link (no account needed)."""
     return army_out(sharing.linked_view(session, token=token))
 
 
 @router.post("/shared/{token}/fork", status_code=201)
-def shared_fork(session: SessionDep, user: ApiUser, token: str) -> ArmyDetailOut:
+def shared_fork(session: SessionDep, user: ApiUser, token: Line) -> ArmyDetailOut:
     """Copy a linked army into your armies."""
     copy = sharing.fork_link(session, user=user, token=token)
     return army_out(builder.army_view(session, user=user, army_id=copy.id))
 
 
 @router.post("/armies/{army_id}/fork", status_code=201)
-def army_fork(session: SessionDep, user: ApiUser, army_id: int) -> ArmyDetailOut:
+def army_fork(session: SessionDep, user: ApiUser, army_id: Id) -> ArmyDetailOut:
     """Copy an army you may read into your armies."""
     copy = sharing.fork_army(session, user=user, army_id=army_id)
     return army_out(builder.army_view(session, user=user, army_id=copy.id))
 
 
 @router.get("/armies/{army_id}/history")
-def history_list(session: SessionDep, user: ApiUser, army_id: int) -> list[RevisionOut]:
+def history_list(session: SessionDep, user: ApiUser, army_id: Id) -> list[RevisionOut]:
     """Every saved change, newest first."""
     return [
         RevisionOut(id=r.id, created_at=r.created_at, by=who, summary=r.summary)
@@ -307,7 +308,7 @@ def history_list(session: SessionDep, user: ApiUser, army_id: int) -> list[Revis
 
 @router.get("/armies/{army_id}/history/{revision_id}")
 def history_get(
-    session: SessionDep, user: ApiUser, army_id: int, revision_id: int
+    session: SessionDep, user: ApiUser, army_id: Id, revision_id: Id
 ) -> RevisionDetailOut:
     """One revision with the army as it then stood."""
     rev = history.revision(session, user=user, army_id=army_id, revision_id=revision_id)
@@ -318,7 +319,7 @@ def history_get(
 
 @router.post("/armies/{army_id}/history/{revision_id}/restore")
 def history_restore(
-    session: SessionDep, user: ApiUser, army_id: int, revision_id: int
+    session: SessionDep, user: ApiUser, army_id: Id, revision_id: Id
 ) -> ArmyDetailOut:
     """Restore a revision (recorded as a new revision)."""
     history.restore(session, user=user, army_id=army_id, revision_id=revision_id)
@@ -338,7 +339,7 @@ EXPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 @router.get("/armies/{army_id}/export", response_model=None, responses=EXPORT_RESPONSES)
 def army_export(
-    session: SessionDep, user: ApiUser, army_id: int, format: Literal["json", "text"] = "json"
+    session: SessionDep, user: ApiUser, army_id: Id, format: Literal["json", "text"] = "json"
 ) -> Response:
     """The army as a versioned JSON document, or as forum text (``?format=text``)."""
     view = builder.army_view(session, user=user, army_id=army_id)
@@ -350,7 +351,7 @@ def army_export(
 async def _body_limited(request: Request) -> bytes:
     """The request body, refused past the import size limit without reading it all."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > transfer.MAX_BYTES:
+    if declared.isascii() and declared.isdigit() and int(declared[:12]) > transfer.MAX_BYTES:
         return b"\0" * (transfer.MAX_BYTES + 1)
     body = b""
     async for chunk in request.stream():

@@ -9,6 +9,7 @@ from app.db.models import User
 from app.services import accounts
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.forms import validate_form
+from app.web.inputs import Id
 from app.web.schemas import TokenCreate
 from app.web.templating import flash, render
 
@@ -57,7 +58,7 @@ def token_create(
 
 @router.post("/account/tokens/{token_id}/revoke")
 def token_revoke(
-    request: Request, session: SessionDep, user: CurrentUser, token_id: int
+    request: Request, session: SessionDep, user: CurrentUser, token_id: Id
 ) -> Response:
     """Revoke a token at once."""
     accounts.revoke_api_token(session, user=user, token_id=token_id)

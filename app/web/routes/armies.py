@@ -13,6 +13,7 @@ from app.services.permissions import Access
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.forms import validate_form
 from app.web.htmx import redirect
+from app.web.inputs import Id
 from app.web.routes.builder import builder_page
 from app.web.schemas import ArmyCreate, ArmyUpdate
 from app.web.templating import flash, render
@@ -72,7 +73,7 @@ def _army_page(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    army_id: int,
+    army_id: Id,
     *,
     values: dict[str, str] | None = None,
     errors: dict[str, str] | None = None,
@@ -94,14 +95,14 @@ def _army_page(
 
 
 @router.get("/armies/{army_id}")
-def army_detail(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+def army_detail(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """The army builder."""
     return _army_page(request, session, user, army_id)
 
 
 @router.post("/armies/{army_id}")
 def army_update(
-    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: int
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: Id
 ) -> Response:
     """Save the army's name, budget and notes (refused if the page was stale)."""
     data, errors = validate_form(ArmyUpdate, form)
@@ -127,7 +128,7 @@ def army_update(
 
 @router.get("/armies/{army_id}/delete")
 def army_delete_confirm(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id
 ) -> Response:
     """Ask before deleting."""
     army = armies.get_army(session, user=user, army_id=army_id, access=Access.DELETE)
@@ -135,7 +136,7 @@ def army_delete_confirm(
 
 
 @router.post("/armies/{army_id}/delete")
-def army_delete(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+def army_delete(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Delete the army for good."""
     name = armies.delete_army(session, user=user, army_id=army_id)
     flash(request, f"Army “{name}” deleted.", "success")

@@ -11,6 +11,7 @@ from app.web.csrf import rotate_csrf_token
 from app.web.deps import SESSION_USER_KEY, FormDep, OptionalUser, SessionDep, client_address
 from app.web.forms import validate_form
 from app.web.htmx import redirect
+from app.web.inputs import Id
 from app.web.schemas import LoginIn, RegisterIn
 from app.web.templating import flash, render
 
@@ -24,7 +25,7 @@ def safe_next(target: str | None) -> str:
     return "/armies"
 
 
-def start_session(request: Request, user_id: int) -> None:
+def start_session(request: Request, user_id: Id) -> None:
     request.session.clear()
     request.session[SESSION_USER_KEY] = user_id
     rotate_csrf_token(request)

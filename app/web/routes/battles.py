@@ -23,6 +23,7 @@ from app.services.errors import InvalidField
 from app.web.battle_schemas import MAX_FOLLOWER_ROWS, attack_from_form
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep
 from app.web.htmx import battle_share_url, is_htmx, redirect
+from app.web.inputs import Id, parse_id, parse_index
 from app.web.templating import flash, render
 
 router = APIRouter()
@@ -69,9 +70,9 @@ def battle_create(
 ) -> Response:
     """Start a battle from two or more armies you may read, then open it."""
     army_ids = [
-        int(key.split(".", 1)[1])
+        army_id
         for key, value in form.items()
-        if key.startswith("army.") and key.split(".", 1)[1].isdigit() and value
+        if key.startswith("army.") and value and (army_id := parse_id(key.split(".", 1)[1]))
     ]
     try:
         battle = battles.create_battle(
@@ -115,8 +116,8 @@ def default_values(view: battles.BattleView, query: Mapping[str, str]) -> dict[s
     chosen = query.get("weapons")
     if chosen is not None:
         for part in chosen.split(","):
-            if part.strip().isdigit():
-                values[f"weapon.{int(part)}"] = "on"
+            if (index := parse_index(part)) is not None:
+                values[f"weapon.{index}"] = "on"
     elif attacker is not None and not any(k.startswith("weapon.") for k in values):
         ready = next((w for w in attacker.weapons if not w.inoperative), None)
         if ready is not None:
@@ -127,7 +128,7 @@ def default_values(view: battles.BattleView, query: Mapping[str, str]) -> dict[s
 
 
 def odds_for(
-    session: SessionDep, user: CurrentUser, battle_id: int, values: Mapping[str, str]
+    session: SessionDep, user: CurrentUser, battle_id: Id, values: Mapping[str, str]
 ) -> tuple[battles.OddsPreview | None, str | None]:
     """The odds of the attack the form describes, or why it cannot be rolled."""
     attack, errors = attack_from_form(values)
@@ -155,7 +156,7 @@ def battle_page(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    battle_id: int,
+    battle_id: Id,
     *,
     values: Mapping[str, str],
     errors: Mapping[str, str] | None = None,
@@ -194,14 +195,14 @@ def battle_page(
 
 @router.get("/battles/{battle_id}")
 def battle_detail(
-    request: Request, session: SessionDep, user: CurrentUser, battle_id: int
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:
     """A battle: units by side with their state, the attack form with its odds, the log."""
     view = battles.battle_view(session, user=user, battle_id=battle_id)
     query = dict(request.query_params)
     result = None
-    if query.get("roll", "").isdigit():
-        result = next((e for e in view.entries if e.row.seq == int(query["roll"])), None)
+    if (seq := parse_id(query.get("roll"))) is not None:
+        result = next((e for e in view.entries if e.row.seq == seq), None)
     return battle_page(
         request, session, user, battle_id, values=default_values(view, query), result=result
     )
@@ -209,7 +210,7 @@ def battle_detail(
 
 @router.get("/battles/{battle_id}/odds")
 def battle_odds(
-    request: Request, session: SessionDep, user: CurrentUser, battle_id: int
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:
     """The odds of the attack in the query string (the form's live preview; 422 if refused).
 
@@ -238,7 +239,7 @@ def _refused(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    battle_id: int,
+    battle_id: Id,
     form: Mapping[str, str],
     errors: Mapping[str, str],
 ) -> Response:
@@ -258,7 +259,7 @@ def _refused(
 
 @router.post("/battles/{battle_id}/rolls")
 def battle_roll(
-    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: int
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: Id
 ) -> Response:
     """Roll it: the attack resolved with the engine's seeded roll and logged with its odds."""
     attack, errors = attack_from_form(form)
@@ -303,7 +304,7 @@ def _after_action(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    battle_id: int,
+    battle_id: Id,
     form: Mapping[str, str],
     message: str,
 ) -> Response:
@@ -325,7 +326,7 @@ def _after_action(
 
 
 def _action_refused(
-    request: Request, session: SessionDep, user: CurrentUser, battle_id: int, exc: InvalidInput
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id, exc: InvalidInput
 ) -> Response:
     session.rollback()
     flash(request, exc.reason, "error")
@@ -345,7 +346,7 @@ def _action_refused(
 
 @router.post("/battles/{battle_id}/undo")
 def battle_undo(
-    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: int
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: Id
 ) -> Response:
     """Undo the last entry: every unit it changed is as it was before."""
     try:
@@ -363,8 +364,8 @@ def _unit_action(
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
-    battle_id: int,
-    unit_id: int,
+    battle_id: Id,
+    unit_id: Id,
     action: UnitAction,
 ) -> Response:
     """One of a unit's logged actions (Reload, Divert, Burning Roll), refused in place."""
@@ -381,8 +382,8 @@ def unit_reload(
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
-    battle_id: int,
-    unit_id: int,
+    battle_id: Id,
+    unit_id: Id,
 ) -> Response:
     """Reload the unit's Inoperative weapons (its Action)."""
     return _unit_action(request, session, user, form, battle_id, unit_id, battles.reload)
@@ -394,8 +395,8 @@ def unit_divert(
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
-    battle_id: int,
-    unit_id: int,
+    battle_id: Id,
+    unit_id: Id,
 ) -> Response:
     """Divert All Power this turn (a turn of Power saved)."""
     return _unit_action(request, session, user, form, battle_id, unit_id, battles.divert_power)
@@ -407,15 +408,15 @@ def unit_burning(
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
-    battle_id: int,
-    unit_id: int,
+    battle_id: Id,
+    unit_id: Id,
 ) -> Response:
     """The Burning Roll of a unit on Fire."""
     return _unit_action(request, session, user, form, battle_id, unit_id, battles.burning_roll)
 
 
 @router.get("/battles/{battle_id}/export.txt")
-def battle_export(session: SessionDep, user: CurrentUser, battle_id: int) -> Response:
+def battle_export(session: SessionDep, user: CurrentUser, battle_id: Id) -> Response:
     """The log as plain text for a forum post."""
     view = battles.battle_view(session, user=user, battle_id=battle_id)
     return PlainTextResponse(battles.export_text(view))
@@ -423,7 +424,7 @@ def battle_export(session: SessionDep, user: CurrentUser, battle_id: int) -> Res
 
 @router.post("/battles/{battle_id}/links")
 def battle_link(
-    request: Request, session: SessionDep, user: CurrentUser, battle_id: int
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:
     """A read-only link to the log, shown once (an earlier one stops working)."""
     token = battles.share_link(session, user=user, battle_id=battle_id)
@@ -441,7 +442,7 @@ def battle_link(
 
 @router.post("/battles/{battle_id}/links/revoke")
 def battle_unlink(
-    request: Request, session: SessionDep, user: CurrentUser, battle_id: int
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:
     """The read-only link stops working at once."""
     battles.revoke_link(session, user=user, battle_id=battle_id)

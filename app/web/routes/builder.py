@@ -21,6 +21,7 @@ from app.services.errors import StaleVersion
 from app.web.builder_forms import form_version, house_rules, nested
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.htmx import is_htmx
+from app.web.inputs import Id
 from app.web.templating import render
 
 router = APIRouter()
@@ -45,7 +46,7 @@ def builder_page(
     view: builder.ArmyView,
     *,
     block: str | None = None,
-    unit_id: int | None = None,
+    unit_id: Id | None = None,
     form: FormState | None = None,
     oob: tuple[str, ...] = (),
     status_code: int = 200,
@@ -75,8 +76,8 @@ def _done(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    army_id: int,
-    unit_id: int | None,
+    army_id: Id,
+    unit_id: Id | None,
     oob: tuple[str, ...] = (),
 ) -> Response:
     """After a change: the fresh block for htmx, a redirect for a plain form."""
@@ -92,12 +93,12 @@ def _refused(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    army_id: int,
+    army_id: Id,
     *,
     scope: str,
     form: dict[str, str],
     exc: InvalidInput | StaleVersion,
-    unit_id: int | None = None,
+    unit_id: Id | None = None,
 ) -> Response:
     """The failing form again, with the reason inline (422) or the conflict (409)."""
     session.rollback()  # nothing half-saved
@@ -125,7 +126,7 @@ def _refused(
 
 @router.post("/armies/{army_id}/units")
 def unit_add(
-    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: int
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: Id
 ) -> Response:
     """Add a unit at the end of the army."""
     try:
@@ -139,7 +140,7 @@ def unit_add(
 
 @router.get("/armies/{army_id}/units/{unit_id}")
 def unit_page(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
     """One unit with its editor open (the page behind each unit's name)."""
     view = builder.army_view(session, user=user, army_id=army_id)
@@ -156,7 +157,7 @@ def unit_page(
 
 @router.get("/armies/{army_id}/units/{unit_id}/editor")
 def unit_editor(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
     """A unit's editor, fetched when its panel is first opened (the unit page without htmx)."""
     view = builder.army_view(session, user=user, army_id=army_id)
@@ -172,8 +173,8 @@ def unit_update(
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
-    army_id: int,
-    unit_id: int,
+    army_id: Id,
+    unit_id: Id,
 ) -> Response:
     """Save a unit's own fields."""
     try:
@@ -201,7 +202,7 @@ def unit_update(
 
 @router.post("/armies/{army_id}/units/{unit_id}/duplicate")
 def unit_duplicate(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
     """Copy a unit with its weapons, right after it."""
     builder.duplicate_unit(session, user=user, army_id=army_id, unit_id=unit_id)
@@ -214,8 +215,8 @@ def unit_move(
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
-    army_id: int,
-    unit_id: int,
+    army_id: Id,
+    unit_id: Id,
 ) -> Response:
     """Move a unit one place up or down."""
     offset = -1 if form.get("offset") == "-1" else 1
@@ -225,7 +226,7 @@ def unit_move(
 
 @router.post("/armies/{army_id}/units/{unit_id}/delete")
 def unit_delete(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
     """Remove a unit."""
     builder.delete_unit(session, user=user, army_id=army_id, unit_id=unit_id)
@@ -238,8 +239,8 @@ def weapon_add(
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
-    army_id: int,
-    unit_id: int,
+    army_id: Id,
+    unit_id: Id,
 ) -> Response:
     """Give a unit a weapon."""
     try:
@@ -264,9 +265,9 @@ def weapon_update(
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
-    army_id: int,
-    unit_id: int,
-    weapon_id: int,
+    army_id: Id,
+    unit_id: Id,
+    weapon_id: Id,
 ) -> Response:
     """Change a weapon."""
     try:
@@ -298,9 +299,9 @@ def weapon_delete(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
-    army_id: int,
-    unit_id: int,
-    weapon_id: int,
+    army_id: Id,
+    unit_id: Id,
+    weapon_id: Id,
 ) -> Response:
     """Take a weapon off a unit."""
     builder.delete_weapon(session, user=user, army_id=army_id, unit_id=unit_id, weapon_id=weapon_id)
@@ -309,7 +310,7 @@ def weapon_delete(
 
 @router.get("/armies/{army_id}/units/{unit_id}/weapon-preview")
 def weapon_preview(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, unit_id: int
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
     """What a weapon would be on this unit, before it is added."""
     data = nested(dict(request.query_params))
@@ -325,7 +326,7 @@ def weapon_preview(
 
 @router.post("/armies/{army_id}/house-rules")
 def house_rules_update(
-    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: int
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: Id
 ) -> Response:
     """Switch the army's house rules; every figure is recomputed."""
     try:

@@ -10,6 +10,8 @@ from fastapi.responses import Response
 
 from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
+from app.rules.numbers import exact_number
+from app.rules.text import control_character_reason
 from app.services import clubs, sharing
 from app.services.errors import InvalidField
 from app.services.permissions import MANAGERS, club_for
@@ -17,6 +19,7 @@ from app.web.builder_forms import house_rules
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.forms import validate_form
 from app.web.htmx import invite_url, redirect
+from app.web.inputs import Id, Line, parse_id
 from app.web.schemas import ClubCreate
 from app.web.templating import flash, render
 
@@ -56,16 +59,19 @@ def club_create(
 
 def _cost(text: str | None) -> Fraction | None:
     try:
-        return Fraction(text) if text else None
-    except (ValueError, ZeroDivisionError):
+        return exact_number(text, "cost") if text else None
+    except InvalidInput:
         return None
 
 
 def _club_page(
-    request: Request, session: SessionDep, user: CurrentUser, club_id: int, **extra: Any
+    request: Request, session: SessionDep, user: CurrentUser, club_id: Id, **extra: Any
 ) -> Response:
     club, role = club_for(session, user=user, club_id=club_id)
     params = request.query_params
+    for field in ("name", "owner"):
+        if (reason := control_character_reason(params.get(field, ""))) is not None:
+            raise InvalidField(field, reason)
     rosters = sharing.club_rosters(
         session,
         club_id=club.id,
@@ -74,7 +80,7 @@ def _club_page(
         min_cost=_cost(params.get("min_cost")),
         max_cost=_cost(params.get("max_cost")),
     )
-    page = max(1, int(params["page"])) if params.get("page", "").isdigit() else 1
+    page = parse_id(params.get("page")) or 1
     pages = max(1, -(-len(rosters) // PAGE_SIZE))
     context = {
         "club": club,
@@ -102,14 +108,14 @@ def _club_page(
 
 
 @router.get("/clubs/{club_id}")
-def club_detail(request: Request, session: SessionDep, user: CurrentUser, club_id: int) -> Response:
+def club_detail(request: Request, session: SessionDep, user: CurrentUser, club_id: Id) -> Response:
     """A club: members, invitations, rosters (searchable), pinned house rules."""
     return _club_page(request, session, user, club_id)
 
 
 @router.post("/clubs/{club_id}/invites")
 def invite_create(
-    request: Request, session: SessionDep, user: CurrentUser, club_id: int
+    request: Request, session: SessionDep, user: CurrentUser, club_id: Id
 ) -> Response:
     """Make an invitation link (shown once, valid for a week)."""
     _, token = clubs.create_invite(session, user=user, club_id=club_id)
@@ -119,7 +125,7 @@ def invite_create(
 
 @router.post("/clubs/{club_id}/invites/{invite_id}/revoke")
 def invite_revoke(
-    request: Request, session: SessionDep, user: CurrentUser, club_id: int, invite_id: int
+    request: Request, session: SessionDep, user: CurrentUser, club_id: Id, invite_id: Id
 ) -> Response:
     """Revoke an invitation link at once."""
     clubs.revoke_invite(session, user=user, club_id=club_id, invite_id=invite_id)
@@ -128,27 +134,27 @@ def invite_revoke(
 
 
 @router.get("/clubs/join/{token}")
-def join_page(request: Request, session: SessionDep, user: CurrentUser, token: str) -> Response:
+def join_page(request: Request, session: SessionDep, user: CurrentUser, token: Line) -> Response:
     """An invitation: which club, and a button to join."""
     _, club = clubs.invite_for(session, token=token)
     return render(request, "clubs/join.html", {"club": club, "token": token})
 
 
 @router.post("/clubs/join/{token}")
-def join(request: Request, session: SessionDep, user: CurrentUser, token: str) -> Response:
+def join(request: Request, session: SessionDep, user: CurrentUser, token: Line) -> Response:
     """Join the club."""
     club = clubs.join(session, user=user, token=token)
     flash(request, f"Welcome to {club.name}!", "success")
     return redirect(request, f"/clubs/{club.id}")
 
 
-def _club_action(request: Request, club_id: int, message: str) -> Response:
+def _club_action(request: Request, club_id: Id, message: str) -> Response:
     flash(request, message, "success")
     return redirect(request, f"/clubs/{club_id}")
 
 
 @router.post("/clubs/{club_id}/leave")
-def leave(request: Request, session: SessionDep, user: CurrentUser, club_id: int) -> Response:
+def leave(request: Request, session: SessionDep, user: CurrentUser, club_id: Id) -> Response:
     """Leave the club (your rosters stop being shared with it)."""
     try:
         clubs.leave(session, user=user, club_id=club_id)
@@ -161,7 +167,7 @@ def leave(request: Request, session: SessionDep, user: CurrentUser, club_id: int
 
 @router.post("/clubs/{club_id}/members/{member_id}/remove")
 def member_remove(
-    request: Request, session: SessionDep, user: CurrentUser, club_id: int, member_id: int
+    request: Request, session: SessionDep, user: CurrentUser, club_id: Id, member_id: Id
 ) -> Response:
     """Remove a member."""
     clubs.remove_member(session, user=user, club_id=club_id, member_id=member_id)
@@ -174,8 +180,8 @@ def member_role(
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
-    club_id: int,
-    member_id: int,
+    club_id: Id,
+    member_id: Id,
 ) -> Response:
     """Make a member an organiser, or an organiser a member."""
     clubs.set_role(
@@ -186,19 +192,19 @@ def member_role(
 
 @router.post("/clubs/{club_id}/transfer")
 def transfer(
-    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, club_id: int
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, club_id: Id
 ) -> Response:
     """Hand the club to another member."""
-    member = form.get("member_id", "")
-    if not member.isdigit():
+    member = parse_id(form.get("member_id"))
+    if member is None:
         raise InvalidField("member_id", "choose a member")
-    clubs.transfer_ownership(session, user=user, club_id=club_id, member_id=int(member))
+    clubs.transfer_ownership(session, user=user, club_id=club_id, member_id=member)
     return _club_action(request, club_id, "Ownership transferred; you are now an organiser.")
 
 
 @router.post("/clubs/{club_id}/house-rules")
 def club_house_rules(
-    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, club_id: int
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, club_id: Id
 ) -> Response:
     """Pin the house rules that the club's new armies start with."""
     try:

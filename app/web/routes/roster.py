@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from app.services import builder, history, transfer
 from app.web.deps import CurrentUser, SessionDep
 from app.web.htmx import redirect
+from app.web.inputs import Id
 from app.web.templating import flash, render
 
 router = APIRouter()
@@ -55,9 +56,7 @@ def import_army(
 
 
 @router.get("/armies/{army_id}/history")
-def history_page(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int
-) -> Response:
+def history_page(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Every saved change, newest first."""
     view = builder.army_view(session, user=user, army_id=army_id)
     return render(
@@ -73,7 +72,7 @@ def history_page(
 
 @router.get("/armies/{army_id}/history/{revision_id}")
 def revision_page(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, revision_id: int
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, revision_id: Id
 ) -> Response:
     """The army as it stood at one revision."""
     view = builder.army_view(session, user=user, army_id=army_id)
@@ -83,7 +82,7 @@ def revision_page(
 
 @router.post("/armies/{army_id}/history/{revision_id}/restore")
 def revision_restore(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, revision_id: int
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, revision_id: Id
 ) -> Response:
     """Make the army what it was at this revision (recorded as a new revision)."""
     history.restore(session, user=user, army_id=army_id, revision_id=revision_id)
@@ -93,7 +92,7 @@ def revision_restore(
 
 @router.get("/armies/{army_id}/print")
 def print_sheet(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, cards: bool = False
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, cards: bool = False
 ) -> Response:
     """A roster sheet for A4 paper (with one stat card per unit if asked)."""
     view = builder.army_view(session, user=user, army_id=army_id)
@@ -101,14 +100,14 @@ def print_sheet(
 
 
 @router.get("/armies/{army_id}/export.txt")
-def export_text(session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+def export_text(session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """The army as plain text for a forum post."""
     view = builder.army_view(session, user=user, army_id=army_id)
     return PlainTextResponse(transfer.export_text(view))
 
 
 @router.get("/armies/{army_id}/export.json")
-def export_json(session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+def export_json(session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """The army as a versioned JSON document (a download)."""
     view = builder.army_view(session, user=user, army_id=army_id)
     rows = builder.load_rows(session, view.army.id)

@@ -10,6 +10,7 @@ from app.services.errors import InvalidField
 from app.services.permissions import Access, army_for
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep
 from app.web.htmx import redirect, share_url
+from app.web.inputs import Id, Line, parse_id
 from app.web.routes.builder import FormState
 from app.web.templating import flash, render
 
@@ -17,7 +18,7 @@ router = APIRouter()
 
 
 def _sharing_page(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, **extra: object
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, **extra: object
 ) -> Response:
     army = army_for(session, user=user, army_id=army_id, access=Access.SHARE)
     state = sharing.sharing_state(session, user=user, army_id=army_id)
@@ -39,30 +40,26 @@ def _sharing_page(
 
 
 @router.get("/armies/{army_id}/sharing")
-def sharing_page(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int
-) -> Response:
+def sharing_page(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Who may see and edit the army."""
     return _sharing_page(request, session, user, army_id)
 
 
 @router.post("/armies/{army_id}/sharing")
 def sharing_save(
-    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: int
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: Id
 ) -> Response:
     """Share with a club (or make private) and choose editors."""
     club = form.get("club_id", "")
     editors = [
-        int(k.split(".", 1)[1])
-        for k in form
-        if k.startswith("editor.") and k.split(".", 1)[1].isdigit()
+        editor for k in form if k.startswith("editor.") and (editor := parse_id(k.split(".", 1)[1]))
     ]
     try:
         sharing.share(
             session,
             user=user,
             army_id=army_id,
-            club_id=int(club) if club.isdigit() else None,
+            club_id=parse_id(club),
             editor_ids=editors,
         )
     except InvalidField as exc:
@@ -73,7 +70,7 @@ def sharing_save(
 
 
 @router.post("/armies/{army_id}/links")
-def link_create(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+def link_create(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Make a read-only link (shown once)."""
     _, token = sharing.create_link(session, user=user, army_id=army_id)
     url = share_url(request, token)
@@ -82,7 +79,7 @@ def link_create(request: Request, session: SessionDep, user: CurrentUser, army_i
 
 @router.post("/armies/{army_id}/links/{link_id}/revoke")
 def link_revoke(
-    request: Request, session: SessionDep, user: CurrentUser, army_id: int, link_id: int
+    request: Request, session: SessionDep, user: CurrentUser, army_id: Id, link_id: Id
 ) -> Response:
     """Revoke a read-only link at once."""
     sharing.revoke_link(session, user=user, army_id=army_id, link_id=link_id)
@@ -91,7 +88,7 @@ def link_revoke(
 
 
 @router.post("/armies/{army_id}/fork")
-def army_fork(request: Request, session: SessionDep, user: CurrentUser, army_id: int) -> Response:
+def army_fork(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Copy an army you may read into your own armies."""
     copy = sharing.fork_army(session, user=user, army_id=army_id)
     flash(request, f"Forked into your armies as “{copy.name}”.", "success")
@@ -99,7 +96,7 @@ def army_fork(request: Request, session: SessionDep, user: CurrentUser, army_id:
 
 
 @router.get("/shared/{token}")
-def shared_page(request: Request, session: SessionDep, user: OptionalUser, token: str) -> Response:
+def shared_page(request: Request, session: SessionDep, user: OptionalUser, token: Line) -> Response:
     """An army opened by its read-only link (no account needed)."""
     view = sharing.linked_view(session, token=token)
     return render(
@@ -119,7 +116,7 @@ def shared_page(request: Request, session: SessionDep, user: OptionalUser, token
 
 
 @router.post("/shared/{token}/fork")
-def shared_fork(request: Request, session: SessionDep, user: CurrentUser, token: str) -> Response:
+def shared_fork(request: Request, session: SessionDep, user: CurrentUser, token: Line) -> Response:
     """Copy a linked army into your own armies."""
     copy = sharing.fork_link(session, user=user, token=token)
     flash(request, f"Forked into your armies as “{copy.name}”.", "success")
