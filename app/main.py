@@ -31,6 +31,7 @@ from app.web.routes import (
     roster,
     sharing,
 )
+from app.web.session_cookie import LoginCookieMiddleware
 
 API_PREFIX = "/api/v1"
 STATELESS_PREFIX = f"{API_PREFIX}/brikwars/"
@@ -69,10 +70,13 @@ def served_routes() -> set[tuple[str, str]]:
 
 
 class StatelessCalculators(SessionMiddleware):
-    """Sessions for everything but the public, stateless rules calculators.
+    """The signed state cookie for everything but the public, stateless rules calculators.
 
-    ``/api/v1/brikwars/`` (odds, rolls, weapon stats, the catalogue) needs no login and
-    keeps no state, and it is the API's busiest path: it skips the cookie handling.
+    It carries no authority: flash messages and a visitor's CSRF token (the log-in
+    and sign-up forms). Logins are server-side sessions (``app.services.sessions``)
+    whose cookie only holds a random token. ``/api/v1/brikwars/`` (odds, rolls,
+    weapon stats, the catalogue) needs no login and keeps no state, and it is the
+    API's busiest path: it skips the cookie handling.
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -99,9 +103,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessionmaker = make_sessionmaker(engine)
 
     app.add_middleware(
+        LoginCookieMiddleware,
+        max_age=settings.session_max_age_seconds,
+        secure=settings.secure_cookies,
+    )
+    app.add_middleware(
         StatelessCalculators,
         secret_key=settings.secret_key,
-        session_cookie="brikforge_session",
+        session_cookie="brikforge_state",
         max_age=settings.session_max_age_seconds,
         same_site="lax",
         https_only=settings.secure_cookies,

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models import ApiToken, LoginFailure, User
+from app.services import sessions
 from app.services.errors import InvalidCredentials, InvalidField, NotFound, TooManyAttempts
 from app.services.passwords import dummy_hash, hash_password, verify_password
 from app.settings import get_settings
@@ -71,6 +72,24 @@ def log_in(session: Session, *, email: str, password: str, client_address: str) 
         return LoginResult(user, None)
     session.add(LoginFailure(email=email, client_address=client_address, created_at=now))
     return LoginResult(None, InvalidCredentials())
+
+
+def change_password(
+    session: Session,
+    *,
+    user: User,
+    current_password: str,
+    new_password: str,
+    keep_session_id: int | None,
+) -> int:
+    """Set a new password (the current one must be given) and end every other session.
+
+    Returns how many sessions ended.
+    """
+    if not verify_password(user.password_hash, current_password):
+        raise InvalidField("current_password", "is not your password")
+    user.password_hash = hash_password(new_password)
+    return sessions.end_all(session, user=user, keep=keep_session_id)
 
 
 def get_user(session: Session, user_id: int) -> User | None:

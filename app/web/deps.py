@@ -6,13 +6,14 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.db.models import User
-from app.services import accounts
+from app.services import accounts, sessions
 from app.services.errors import NotAuthenticated
-
-SESSION_USER_KEY = "user_id"
+from app.services.sessions import ActiveSession
+from app.web.session_cookie import COOKIE
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -32,33 +33,69 @@ def get_session(request: Request) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
-def _session_user(request: Request, session: Session) -> User | None:
-    user_id = request.session.get(SESSION_USER_KEY)
-    return accounts.get_user(session, user_id) if isinstance(user_id, int) else None
+def login_session(request: Request) -> ActiveSession | None:
+    """The live login session the request's cookie opens, looked up once per request.
+
+    Read (and its "last seen" written, at most once a minute) in a short session of
+    its own, committed at once: the write never holds SQLite's lock while the request
+    runs, and the request's own session starts after it.
+    """
+    if hasattr(request.state, "login"):
+        return request.state.login  # type: ignore[no-any-return]
+    token = request.cookies.get(COOKIE)
+    active = None
+    if token:
+        with request.app.state.sessionmaker() as db:
+            active = sessions.find(db, token)
+            if active is not None and sessions.touch_due(active):
+                try:
+                    sessions.touch(db, session_id=active.id)
+                    db.commit()
+                except OperationalError:  # busy: "last seen" is a hint, not worth a failure
+                    db.rollback()
+    request.state.login = active
+    return active
 
 
-def optional_user(request: Request, session: SessionDep) -> User | None:
+LoginDep = Annotated[ActiveSession | None, Depends(login_session)]
+
+
+def bearer_user(request: Request, session: SessionDep) -> User | None:
+    """The owner of a valid personal token sent to the API, else None.
+
+    Only API routes authenticate by token: a page ignores the header.
+    """
+    auth = request.headers.get("authorization", "")
+    if not request.url.path.startswith("/api/") or not auth.lower().startswith("bearer "):
+        return None
+    return accounts.user_for_token(session, auth[7:].strip())
+
+
+BearerUser = Annotated[User | None, Depends(bearer_user)]
+
+
+def optional_user(request: Request, session: SessionDep, login: LoginDep) -> User | None:
     """The logged-in user, if any (pages that also serve visitors)."""
-    user = _session_user(request, session)
+    user = accounts.get_user(session, login.user_id) if login is not None else None
     request.state.user = user
     return user
 
 
-def current_user(request: Request, session: SessionDep) -> User:
+def current_user(request: Request, user: Annotated[User | None, Depends(optional_user)]) -> User:
     """The logged-in user of a page; visitors are sent to the login page."""
-    user = optional_user(request, session)
     if user is None:
         raise NotAuthenticated
     return user
 
 
-def api_user(request: Request, session: SessionDep) -> User:
+def api_user(
+    request: Request, session: SessionDep, login: LoginDep, token_user: BearerUser
+) -> User:
     """The API caller: a personal bearer token, or the browser's session cookie."""
-    auth = request.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        user = accounts.user_for_token(session, auth[7:].strip())
+    if request.headers.get("authorization", "").lower().startswith("bearer "):
+        user = token_user
     else:
-        user = _session_user(request, session)
+        user = accounts.get_user(session, login.user_id) if login is not None else None
     if user is None:
         raise NotAuthenticated
     request.state.user = user

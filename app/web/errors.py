@@ -164,7 +164,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CsrfError)
     async def _csrf(request: Request, exc: CsrfError) -> Response:
         message = "the form expired or came from another site (CSRF check failed); reload the page"
-        return _answer(request, 403, message, "Request refused", message)
+        # A refused request changes nothing, cookies included: rendering the page must
+        # not mint a token into an empty state cookie and so send a Set-Cookie.
+        state = dict(request.session) if "session" in request.scope else None
+        response = _answer(request, 403, message, "Request refused", message)
+        if state is not None:
+            request.session.clear()
+            request.session.update(state)
+        return response
 
     @app.exception_handler(NotAuthenticated)
     async def _anonymous(request: Request, exc: NotAuthenticated) -> Response:

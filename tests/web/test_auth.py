@@ -115,6 +115,56 @@ def test_login_redirects_only_to_local_paths(app, member: Member) -> None:  # ty
         assert r.headers["location"] == expected
 
 
+OFF_SITE_TARGETS = (
+    "//evil.test",
+    "/\\evil.test",
+    "/\\evil.test/owned",
+    "\\/evil.test",
+    "/\t/evil.test",
+    "/\n/evil.test",
+    "/\r/evil.test",
+    "/ /evil.test",
+    "/\x00/evil.test",
+    "/\x7f/evil.test",
+    "/\u3000/evil.test",
+    "https://evil.test",
+    "http:/evil.test",
+    "javascript:alert(1)",
+    "evil.test",
+    "/%09/evil.test".replace("%09", "\t"),  # what the query string decodes to
+    "",
+)
+
+
+def test_safe_next_accepts_only_same_site_paths() -> None:
+    from app.web.routes.auth import safe_next
+
+    for target in OFF_SITE_TARGETS:
+        assert safe_next(target) == "/armies", repr(target)
+    for target in ("/armies/7", "/clubs?page=2", "/armies/7#units", "/a/%5Cb"):
+        assert safe_next(target) == target
+
+
+def test_login_next_from_the_query_string_never_leaves_the_site(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    # The query string is percent-decoded: /%5Cevil.test is /\evil.test to the browser.
+    for raw in ("/%5Cevil.test/owned", "/%09/evil.test", "%2F%2Fevil.test", "/%5C%5Cevil.test"):
+        r = member.client.get(f"/login?next={raw}", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/armies", raw
+        fresh = TestClient(app)
+        page = fresh.get(f"/login?next={raw}")
+        r = fresh.post(
+            "/login",
+            data={
+                "csrf_token": page_csrf(fresh),
+                "email": member.email,
+                "password": PASSWORD,
+                "next": page.url.params["next"],
+            },
+            follow_redirects=False,
+        )
+        assert r.headers["location"] == "/armies", raw
+
+
 def test_throttle_per_account_after_five_failures(app, member: Member) -> None:  # type: ignore[no-untyped-def]
     for _ in range(5):
         # Each failure from a different client address: only the account counter trips.
@@ -160,3 +210,48 @@ def test_forms_without_csrf_token_are_refused(app, member: Member) -> None:  # t
         fresh.post("/login", data={"email": member.email, "password": PASSWORD}).status_code == 403
     )
     assert member.client.get("/armies").text.count("Army “X”") == 0
+
+
+def _token(member: Member) -> str:
+    r = member.client.post(
+        "/api/v1/tokens", json={"name": "bot"}, headers={"X-CSRF-Token": member.csrf}
+    )
+    assert r.status_code == 201
+    return str(r.json()["token"])
+
+
+def test_a_junk_bearer_header_does_not_skip_the_csrf_check(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    junk = {"Authorization": "Bearer junk"}
+    r = member.client.post("/armies", data={"name": "X", "budget": "10"}, headers=junk)
+    assert r.status_code == 403 and "CSRF" in r.text
+    r = member.client.post("/api/v1/armies", json={"name": "X", "budget": 10}, headers=junk)
+    assert r.status_code in (401, 403)
+    # A real token does not let a cookie-authenticated page form skip it either.
+    real = {"Authorization": f"Bearer {_token(member)}"}
+    r = member.client.post("/armies", data={"name": "X", "budget": "10"}, headers=real)
+    assert r.status_code == 403
+    assert member.client.get("/armies").text.count("Army “X”") == 0
+
+
+def test_a_valid_bearer_token_without_a_cookie_needs_no_csrf_token(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    bot = TestClient(app)
+    headers = {"Authorization": f"Bearer {_token(member)}"}
+    r = bot.post("/api/v1/armies", json={"name": "By token", "budget": 10}, headers=headers)
+    assert r.status_code == 201, r.text
+    assert "brikforge_session" not in bot.cookies
+
+
+def test_a_refused_csrf_check_leaves_the_session_alone(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    cookies = dict(member.client.cookies)
+    r = member.client.post("/armies", data={"name": "X", "budget": "10"})
+    assert r.status_code == 403 and "set-cookie" not in r.headers
+    assert dict(member.client.cookies) == cookies
+    assert page_csrf(member.client, "/armies") == member.csrf
+    # A cross-site form POST arrives without the (SameSite=Lax) cookies: its answer must
+    # not set any cookie, which would replace the victim's session in the browser.
+    cross_site = TestClient(app)
+    r = cross_site.post("/armies", data={"name": "X", "budget": "10"})
+    assert r.status_code == 403 and "set-cookie" not in r.headers
+    r = cross_site.post("/account/sessions/end-all", data={})
+    assert r.status_code == 403 and "set-cookie" not in r.headers
+    assert member.client.get("/armies").status_code == 200

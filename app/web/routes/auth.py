@@ -2,32 +2,71 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from sqlalchemy.orm import Session
 
-from app.services import accounts
+from app.db.models import User
+from app.services import accounts, sessions
 from app.services.errors import InvalidField, TooManyAttempts
-from app.web.csrf import rotate_csrf_token
-from app.web.deps import SESSION_USER_KEY, FormDep, OptionalUser, SessionDep, client_address
+from app.services.sessions import ActiveSession
+from app.web.csrf import SESSION_KEY
+from app.web.deps import FormDep, OptionalUser, SessionDep, client_address
 from app.web.forms import validate_form
 from app.web.htmx import redirect
 from app.web.schemas import LoginIn, RegisterIn
+from app.web.session_cookie import clear_login_cookie, set_login_cookie
 from app.web.templating import flash, render
 
 router = APIRouter()
 
 
 def safe_next(target: str | None) -> str:
-    """Only same-site paths are followed after login (no open redirect)."""
-    if target and target.startswith("/") and not target.startswith("//"):
-        return target
-    return "/armies"
+    """Only same-site paths are followed after login (no open redirect).
+
+    Browsers read a backslash as a slash and drop tabs and newlines, so ``/\\evil``
+    and ``/<TAB>/evil`` leave the site: only printable ASCII without spaces or
+    backslashes is followed (a header must be ASCII anyway), and nothing urllib
+    sees a scheme or host in.
+    """
+    if (
+        not target
+        or not target.startswith("/")
+        or target.startswith("//")
+        or any(c == "\\" or not "!" <= c <= "~" for c in target)
+    ):
+        return "/armies"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return "/armies"
+    return target
 
 
-def start_session(request: Request, user_id: int) -> None:
-    request.session.clear()
-    request.session[SESSION_USER_KEY] = user_id
-    rotate_csrf_token(request)
+def start_session(request: Request, session: Session, user: User) -> None:
+    """Log this browser in: a new server-side session (any it had ends) and its cookie."""
+    previous = getattr(request.state, "login", None)
+    if previous is not None:
+        sessions.forget(session, session_id=previous.id)
+    row, token = sessions.start(
+        session,
+        user=user,
+        user_agent=request.headers.get("user-agent", ""),
+        client_address=client_address(request),
+    )
+    request.state.login = ActiveSession(row.id, row.user_id, row.csrf_token, row.last_seen_at)
+    request.session.pop(SESSION_KEY, None)  # the visitor's token is done with
+    set_login_cookie(request, token)
+
+
+def end_session(request: Request, session: Session) -> None:
+    """Log this browser out: its session row goes, and so does the cookie."""
+    login = getattr(request.state, "login", None)
+    if login is not None:
+        sessions.forget(session, session_id=login.id)
+    request.state.login = None
+    clear_login_cookie(request)
 
 
 @router.get("/register")
@@ -50,7 +89,7 @@ def register(request: Request, session: SessionDep, form: FormDep) -> Response:
         except InvalidField as exc:
             errors = {exc.field: exc.reason}
         else:
-            start_session(request, user.id)
+            start_session(request, session, user)
             flash(request, f"Welcome to BrikForge, {user.display_name}!", "success")
             return redirect(request, "/armies")
     values = {k: v for k, v in form.items() if k != "password"}
@@ -85,7 +124,7 @@ def login(request: Request, session: SessionDep, form: FormDep) -> Response:
             client_address=client_address(request),
         )
         if result.user is not None:
-            start_session(request, result.user.id)
+            start_session(request, session, result.user)
             return redirect(request, safe_next(next_url))
         error, status = str(result.error), 401
         if isinstance(result.error, TooManyAttempts):
@@ -107,8 +146,8 @@ def login(request: Request, session: SessionDep, form: FormDep) -> Response:
 
 
 @router.post("/logout")
-def logout(request: Request) -> Response:
-    """End the session."""
-    request.session.clear()
+def logout(request: Request, session: SessionDep) -> Response:
+    """End the session (server-side: a copy of the cookie opens nothing)."""
+    end_session(request, session)
     flash(request, "You are logged out.")
     return redirect(request, "/login")
