@@ -31,6 +31,7 @@ from app.web.routes import (
     roster,
     sharing,
 )
+from app.web.security_headers import SecurityHeadersMiddleware
 from app.web.session_cookie import LoginCookieMiddleware
 
 API_PREFIX = "/api/v1"
@@ -115,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         same_site="lax",
         https_only=settings.secure_cookies,
     )
+    app.add_middleware(SecurityHeadersMiddleware, docs_path=app.docs_url)
     install_error_handlers(app)
 
     # Each router straight onto the app: a nested router adds a matching pass per request.
