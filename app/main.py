@@ -7,6 +7,7 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.db.session import make_engine, make_sessionmaker
 from app.settings import PROJECT_ROOT, Settings, get_settings
@@ -117,6 +118,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         https_only=settings.secure_cookies,
     )
     app.add_middleware(SecurityHeadersMiddleware, docs_path=app.docs_url)
+    if settings.trusted_proxy_list:
+        # Outermost: the client address is the proxy's word only when a trusted proxy
+        # relays it. Run uvicorn with --no-proxy-headers: by default it believes any
+        # X-Forwarded-For from 127.0.0.1, which is every local process.
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxy_list)
     install_error_handlers(app)
 
     # Each router straight onto the app: a nested router adds a matching pass per request.

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.db.models import User
+from app.db.models import LoginFailure, User
 from tests.web.conftest import PASSWORD, Member, page_csrf, sign_up
 
 
@@ -165,26 +167,99 @@ def test_login_next_from_the_query_string_never_leaves_the_site(app, member: Mem
         assert r.headers["location"] == "/armies", raw
 
 
-def test_throttle_per_account_after_five_failures(app, member: Member) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(5):
-        # Each failure from a different client address: only the account counter trips.
-        fresh = TestClient(app, client=(f"10.0.0.{_ + 1}", 50000))
-        assert _login(fresh, member.email, "wrong password").status_code == 401
-    late = TestClient(app, client=("10.0.0.99", 50000))
-    r = _login(late, member.email, PASSWORD)  # even the right password waits
+def _age_failures(app, seconds: int) -> None:  # type: ignore[no-untyped-def]
+    """Move every recorded login failure ``seconds`` into the past (time passing)."""
+    with app.state.sessionmaker() as s:
+        for row in s.scalars(select(LoginFailure)):
+            row.created_at -= timedelta(seconds=seconds)
+        s.commit()
+
+
+def test_an_attacker_elsewhere_cannot_lock_the_owner_out(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    attacker = TestClient(app, client=("10.6.6.6", 50000))
+    answers = [_login(attacker, member.email, "wrong password").status_code for _ in range(20)]
+    assert answers[:5] == [401] * 5 and set(answers[5:]) == {429}
+    r = _login(attacker, member.email, PASSWORD)  # even the right password waits, there
     assert r.status_code == 429 and "too many failed logins" in r.text
     assert int(r.headers["Retry-After"]) > 0
+    owner = TestClient(app, client=("10.0.0.7", 50000))
+    assert _login(owner, member.email, PASSWORD).status_code == 204
+    # The owner's success does not reset the attacker's count.
+    assert _login(attacker, member.email, "wrong password").status_code == 429
 
 
-def test_throttle_per_client_address(app) -> None:  # type: ignore[no-untyped-def]
+def test_backoff_doubles_per_failure_up_to_the_cap(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    from app.settings import get_settings
+
+    attacker = TestClient(app, client=("10.6.6.7", 50000))
+    for _ in range(5):
+        assert _login(attacker, member.email, "wrong password").status_code == 401
+    waits = []
+    for _ in range(12):
+        r = _login(attacker, member.email, "wrong password")
+        assert r.status_code == 429
+        wait = int(r.headers["Retry-After"])
+        waits.append(wait)
+        _age_failures(app, wait)  # wait it out: the next try is checked, and fails
+        assert _login(attacker, member.email, "wrong password").status_code == 401
+    assert waits[:4] == [2, 4, 8, 16]
+    assert max(waits) == waits[-1] == get_settings().login_backoff_max_seconds
+
+
+def test_throttle_per_client_address_across_accounts(app) -> None:  # type: ignore[no-untyped-def]
+    from app.settings import get_settings
+
+    limit = get_settings().login_address_max_failures
     with TestClient(app) as c:
         victim = sign_up(c)
-    attacker = TestClient(app, client=("10.9.9.9", 1234))
-    for i in range(5):
-        assert _login(attacker, f"guess{i}@example.com", "nope nope").status_code == 401
-    assert _login(attacker, victim.email, PASSWORD).status_code == 429
+    sprayer = TestClient(app, client=("10.9.9.9", 1234))
+    for i in range(limit):
+        assert _login(sprayer, f"guess{i}@example.com", "nope nope").status_code == 401
+    r = _login(sprayer, "another@example.com", "nope nope")
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
     elsewhere = TestClient(app, client=("10.9.9.10", 1234))
     assert _login(elsewhere, victim.email, PASSWORD).status_code == 204
+
+
+def test_x_forwarded_for_from_an_untrusted_peer_is_ignored(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    attacker = TestClient(app, client=("10.6.6.8", 50000))
+    for i in range(8):
+        r = client_post_login(attacker, member.email, {"X-Forwarded-For": f"192.0.2.{i}"})
+        assert r.status_code == (401 if i < 5 else 429), i
+    with app.state.sessionmaker() as s:
+        assert set(s.scalars(select(LoginFailure.client_address))) == {"10.6.6.8"}
+    spoofed = TestClient(app, client=("127.0.0.1", 50000))
+    r = spoofed.post(
+        "/api/v1/auth/login",
+        json={"email": member.email, "password": PASSWORD},
+        headers={"X-Forwarded-For": "198.51.100.1"},
+    )
+    assert r.status_code == 200
+    sessions = spoofed.get("/api/v1/auth/sessions").json()
+    assert [x["client_address"] for x in sessions if x["current"]] == ["127.0.0.1"]
+
+
+def test_x_forwarded_for_from_a_trusted_proxy_is_the_client(member: Member) -> None:
+    from app.main import create_app
+    from app.settings import Settings
+
+    proxied = create_app(Settings(trusted_proxies="10.0.0.1, 10.0.1.0/24"))
+    with TestClient(proxied, client=("10.0.1.5", 4000)) as proxy:
+        r = proxy.post(
+            "/api/v1/auth/login",
+            json={"email": member.email, "password": PASSWORD},
+            headers={"X-Forwarded-For": "198.51.100.7"},
+        )
+        assert r.status_code == 200
+        sessions = proxy.get("/api/v1/auth/sessions").json()
+    assert [x["client_address"] for x in sessions if x["current"]] == ["198.51.100.7"]
+    proxied.state.engine.dispose()
+
+
+def client_post_login(client: TestClient, email: str, headers: dict[str, str]):  # type: ignore[no-untyped-def]
+    return client.post(
+        "/api/v1/auth/login", json={"email": email, "password": "wrong password"}, headers=headers
+    )
 
 
 def test_failures_under_the_limit_do_not_throttle(app, member: Member) -> None:  # type: ignore[no-untyped-def]
