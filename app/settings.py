@@ -44,6 +44,16 @@ class Settings(BaseSettings):
     # One address failing this often over any accounts (spraying) waits out this window.
     login_address_max_failures: int = 30
     login_address_window_seconds: int = 15 * 60
+    # Sign-ups from one client address in the window.
+    signup_max_per_address: int = 10
+    signup_window_seconds: int = 3600
+    # What one account may have (a 422 past it).
+    max_armies_per_user: int = 500
+    max_battles_per_user: int = 200
+    max_clubs_per_user: int = 20
+    max_api_tokens_per_user: int = 20
+    max_share_links_per_army: int = 20
+    max_open_invitations_per_club: int = 50
     # Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses or networks,
     # comma-separated, "*" for any); none by default: the peer's own address counts.
     trusted_proxies: str = ""

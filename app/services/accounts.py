@@ -12,8 +12,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
-from app.db.models import ApiToken, LoginFailure, User
-from app.services import sessions
+from app.db.models import ApiToken, LoginFailure, SignupAttempt, User
+from app.services import quotas, sessions
 from app.services.errors import InvalidCredentials, InvalidField, NotFound, TooManyAttempts
 from app.services.passwords import dummy_hash, hash_password, verify_password
 from app.settings import get_settings
@@ -21,8 +21,21 @@ from app.settings import get_settings
 TOKEN_PREFIX = "bf_"  # noqa: S105  (a public marker, not a secret)
 
 
-def register(session: Session, *, email: str, password: str, display_name: str) -> User:
-    """Create an account; the email must not be taken (case-insensitive)."""
+def register(
+    session: Session,
+    *,
+    email: str,
+    password: str,
+    display_name: str,
+    client_address: str | None = None,
+) -> User:
+    """Create an account; the email must not be taken (case-insensitive).
+
+    Sign-ups from one client address are throttled (``signup_max_per_address`` in
+    ``signup_window_seconds``); ``client_address=None`` (scripts, tests) skips that.
+    """
+    if client_address is not None:
+        _throttle_signups(session, client_address=client_address)
     email = email.strip().lower()
     if session.scalar(select(User.id).where(User.email == email)) is not None:
         raise InvalidField("email", "is already registered")
@@ -30,8 +43,25 @@ def register(session: Session, *, email: str, password: str, display_name: str) 
         email=email, display_name=display_name.strip(), password_hash=hash_password(password)
     )
     session.add(user)
+    if client_address is not None:
+        session.add(SignupAttempt(client_address=client_address, created_at=utcnow()))
     session.flush()
     return user
+
+
+def _throttle_signups(session: Session, *, client_address: str) -> None:
+    settings = get_settings()
+    now = utcnow()
+    window = timedelta(seconds=settings.signup_window_seconds)
+    session.execute(delete(SignupAttempt).where(SignupAttempt.created_at < now - window))
+    count, oldest = session.execute(
+        select(func.count(SignupAttempt.id), func.min(SignupAttempt.created_at)).where(
+            SignupAttempt.client_address == client_address
+        )
+    ).one()
+    if count >= settings.signup_max_per_address:
+        wait = max(1, math.ceil((_aware(oldest) + window - now).total_seconds()))
+        raise TooManyAttempts(wait, "too many sign-ups from your address; try again later")
 
 
 @dataclass(frozen=True)
@@ -140,6 +170,7 @@ def _digest(token: str) -> str:
 
 def create_api_token(session: Session, *, user: User, name: str) -> tuple[ApiToken, str]:
     """Make a token; the plain value is returned once and only its hash is stored."""
+    quotas.api_tokens(session, user=user)
     plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken(user_id=user.id, name=name.strip(), token_hash=_digest(plain))
     session.add(token)

@@ -18,7 +18,7 @@ from app.db.models import Army, User
 from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS
-from app.services import builder
+from app.services import builder, quotas
 from app.services.errors import ServiceError
 
 FORMAT = "brikforge-army"
@@ -174,6 +174,7 @@ def import_army(session: Session, *, user: User, raw: bytes) -> Army:
     """Create an army from a document: all of it, or nothing."""
     from app.services.history import add_units, record
 
+    quotas.armies(session, user=user)
     doc = parse_document(raw)
     army = Army(
         owner_id=user.id,

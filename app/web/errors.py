@@ -22,12 +22,13 @@ from app.services.errors import (
     InvalidField,
     NotAuthenticated,
     NotFound,
+    QuotaExceeded,
     StaleVersion,
     TooManyAttempts,
 )
 from app.web.csrf import CsrfError
 from app.web.htmx import is_htmx
-from app.web.templating import render
+from app.web.templating import render, render_message
 
 STALE_MESSAGE = "this army was changed elsewhere; reload"
 
@@ -112,6 +113,16 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _invalid_field(request: Request, exc: InvalidField) -> Response:
         detail = [{"field": exc.field, "reason": exc.reason}]
         return _answer(request, 422, detail, "Invalid input", f"{exc.field} {exc.reason}")
+
+    @app.exception_handler(QuotaExceeded)
+    async def _quota(request: Request, exc: QuotaExceeded) -> Response:
+        # A button or form of any page: the reason is shown where messages go, and the
+        # page is left as it was (htmx swaps nothing but the message).
+        sentence = exc.reason[:1].upper() + exc.reason[1:]
+        if is_htmx(request):
+            return render_message(request, sentence)
+        detail = [{"field": exc.field, "reason": exc.reason}]
+        return _answer(request, 422, detail, "Limit reached", sentence)
 
     @app.exception_handler(InvalidInput)
     async def _invalid_input(request: Request, exc: InvalidInput) -> Response:

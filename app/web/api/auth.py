@@ -34,7 +34,11 @@ def _user_out(user: object) -> UserOut:
 def register(request: Request, session: SessionDep, body: RegisterIn) -> LoginOut:
     """Create an account and start a session (cookie)."""
     user = accounts.register(
-        session, email=body.email, password=body.password, display_name=body.display_name
+        session,
+        email=body.email,
+        password=body.password,
+        display_name=body.display_name,
+        client_address=client_address(request),
     )
     start_session(request, session, user)
     return LoginOut(user=_user_out(user), csrf_token=csrf_token(request))

@@ -81,13 +81,21 @@ def register_page(request: Request, user: OptionalUser) -> Response:
 def register(request: Request, session: SessionDep, form: FormDep) -> Response:
     """Create the account and log in."""
     data, errors = validate_form(RegisterIn, form)
+    error, status, headers = None, 422, {}
     if data is not None:
         try:
             user = accounts.register(
-                session, email=data.email, password=data.password, display_name=data.display_name
+                session,
+                email=data.email,
+                password=data.password,
+                display_name=data.display_name,
+                client_address=client_address(request),
             )
         except InvalidField as exc:
             errors = {exc.field: exc.reason}
+        except TooManyAttempts as exc:
+            error, status = "Too many sign-ups from your address; try again later", 429
+            headers = {"Retry-After": str(exc.retry_after_seconds)}
         else:
             start_session(request, session, user)
             flash(request, f"Welcome to BrikForge, {user.display_name}!", "success")
@@ -96,9 +104,10 @@ def register(request: Request, session: SessionDep, form: FormDep) -> Response:
     return render(
         request,
         "auth/register.html",
-        {"values": values, "errors": errors},
+        {"values": values, "errors": errors, "error": error},
         block="form",
-        status_code=422,
+        status_code=status,
+        headers=headers,
     )
 
 
