@@ -23,7 +23,7 @@ migrate: $(VENV)/.installed
 	$(BIN)/alembic upgrade head
 
 run: migrate
-	$(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT)
+	$(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT) --no-proxy-headers
 
 test: $(VENV)/.dev-installed
 	$(BIN)/ruff check .

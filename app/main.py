@@ -7,6 +7,7 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.db.session import make_engine, make_sessionmaker
 from app.settings import PROJECT_ROOT, Settings, get_settings
@@ -32,6 +33,8 @@ from app.web.routes import (
     roster,
     sharing,
 )
+from app.web.security_headers import SecurityHeadersMiddleware
+from app.web.session_cookie import LoginCookieMiddleware
 
 API_PREFIX = "/api/v1"
 STATELESS_PREFIX = f"{API_PREFIX}/brikwars/"
@@ -70,10 +73,13 @@ def served_routes() -> set[tuple[str, str]]:
 
 
 class StatelessCalculators(SessionMiddleware):
-    """Sessions for everything but the public, stateless rules calculators.
+    """The signed state cookie for everything but the public, stateless rules calculators.
 
-    ``/api/v1/brikwars/`` (odds, rolls, weapon stats, the catalogue) needs no login and
-    keeps no state, and it is the API's busiest path: it skips the cookie handling.
+    It carries no authority: flash messages and a visitor's CSRF token (the log-in
+    and sign-up forms). Logins are server-side sessions (``app.services.sessions``)
+    whose cookie only holds a random token. ``/api/v1/brikwars/`` (odds, rolls,
+    weapon stats, the catalogue) needs no login and keeps no state, and it is the
+    API's busiest path: it skips the cookie handling.
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -100,13 +106,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessionmaker = make_sessionmaker(engine)
 
     app.add_middleware(
+        LoginCookieMiddleware,
+        max_age=settings.session_max_age_seconds,
+        secure=settings.secure_cookies,
+    )
+    app.add_middleware(
         StatelessCalculators,
         secret_key=settings.secret_key,
-        session_cookie="brikforge_session",
+        session_cookie="brikforge_state",
         max_age=settings.session_max_age_seconds,
         same_site="lax",
         https_only=settings.secure_cookies,
     )
+    app.add_middleware(SecurityHeadersMiddleware, docs_path=app.docs_url)
+    if settings.trusted_proxy_list:
+        # Outermost: the client address is the proxy's word only when a trusted proxy
+        # relays it. Run uvicorn with --no-proxy-headers: by default it believes any
+        # X-Forwarded-For from 127.0.0.1, which is every local process.
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxy_list)
     install_error_handlers(app)
 
     # Each router straight onto the app: a nested router adds a matching pass per request.

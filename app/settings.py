@@ -35,9 +35,28 @@ class Settings(BaseSettings):
     # Cookies marked Secure only when served over HTTPS (docker behind a proxy sets this).
     secure_cookies: bool = False
     session_max_age_seconds: int = 14 * 24 * 3600
-    # Login throttling: this many failures per account or per client address in the window.
+    # Login throttling. Failures of one account from one address are remembered this long;
+    login_window_seconds: int = 24 * 3600
+    # this many of them are free; then each try waits twice as long as the one before
+    # (2 s, 4 s, ...), at most the cap. Failures from other addresses never count.
     login_max_failures: int = 5
-    login_window_seconds: int = 15 * 60
+    login_backoff_max_seconds: int = 15 * 60
+    # One address failing this often over any accounts (spraying) waits out this window.
+    login_address_max_failures: int = 30
+    login_address_window_seconds: int = 15 * 60
+    # Sign-ups from one client address in the window.
+    signup_max_per_address: int = 10
+    signup_window_seconds: int = 3600
+    # What one account may have (a 422 past it).
+    max_armies_per_user: int = 500
+    max_battles_per_user: int = 200
+    max_clubs_per_user: int = 20
+    max_api_tokens_per_user: int = 20
+    max_share_links_per_army: int = 20
+    max_open_invitations_per_club: int = 50
+    # Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses or networks,
+    # comma-separated, "*" for any); none by default: the peer's own address counts.
+    trusted_proxies: str = ""
     # argon2id cost; tests lower the memory to keep the suite fast.
     argon2_memory_kib: int = 65536
     argon2_time_cost: int = 3
@@ -47,6 +66,10 @@ class Settings(BaseSettings):
         if not self.secret_key:
             self.secret_key = _secret_key_from_var()
         return self
+
+    @property
+    def trusted_proxy_list(self) -> list[str]:
+        return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
 
     @property
     def is_sqlite(self) -> bool:

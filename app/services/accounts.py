@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -12,7 +13,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.db.base import utcnow
-from app.db.models import ApiToken, LoginFailure, User
+from app.db.models import ApiToken, LoginFailure, SignupAttempt, User
+from app.services import quotas, sessions
 from app.services.errors import InvalidCredentials, InvalidField, NotFound, TooManyAttempts
 from app.services.passwords import dummy_hash, hash_password, verify_password
 from app.settings import get_settings
@@ -23,8 +25,21 @@ TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 every API read behind the database's write lock)."""
 
 
-def register(session: Session, *, email: str, password: str, display_name: str) -> User:
-    """Create an account; the email must not be taken (case-insensitive)."""
+def register(
+    session: Session,
+    *,
+    email: str,
+    password: str,
+    display_name: str,
+    client_address: str | None = None,
+) -> User:
+    """Create an account; the email must not be taken (case-insensitive).
+
+    Sign-ups from one client address are throttled (``signup_max_per_address`` in
+    ``signup_window_seconds``); ``client_address=None`` (scripts, tests) skips that.
+    """
+    if client_address is not None:
+        _throttle_signups(session, client_address=client_address)
     email = email.strip().lower()
     if session.scalar(select(User.id).where(User.email == email)) is not None:
         raise InvalidField("email", "is already registered")
@@ -32,8 +47,25 @@ def register(session: Session, *, email: str, password: str, display_name: str) 
         email=email, display_name=display_name.strip(), password_hash=hash_password(password)
     )
     session.add(user)
+    if client_address is not None:
+        session.add(SignupAttempt(client_address=client_address, created_at=utcnow()))
     session.flush()
     return user
+
+
+def _throttle_signups(session: Session, *, client_address: str) -> None:
+    settings = get_settings()
+    now = utcnow()
+    window = timedelta(seconds=settings.signup_window_seconds)
+    session.execute(delete(SignupAttempt).where(SignupAttempt.created_at < now - window))
+    count, oldest = session.execute(
+        select(func.count(SignupAttempt.id), func.min(SignupAttempt.created_at)).where(
+            SignupAttempt.client_address == client_address
+        )
+    ).one()
+    if count >= settings.signup_max_per_address:
+        wait = max(1, math.ceil((_aware(oldest) + window - now).total_seconds()))
+        raise TooManyAttempts(wait, "too many sign-ups from your address; try again later")
 
 
 @dataclass(frozen=True)
@@ -43,7 +75,13 @@ class LoginResult:
 
 
 def log_in(session: Session, *, email: str, password: str, client_address: str) -> LoginResult:
-    """Check credentials, counting failures per account and per client address.
+    """Check credentials, throttled per account-and-address and, more loosely, per address.
+
+    Failures of one account from one address back off exponentially: after
+    ``login_max_failures`` of them, the next try waits 2 s, then 4 s, 8 s... up to
+    ``login_backoff_max_seconds``. An address failing ``login_address_max_failures``
+    times in the window, over any accounts, waits for the window. Nobody is throttled
+    by failures from other addresses: an attacker cannot lock a player out.
 
     Returns the error instead of raising it: a failed attempt must still be saved
     (it is this action's only effect), so the caller commits and then reports it.
@@ -51,30 +89,79 @@ def log_in(session: Session, *, email: str, password: str, client_address: str) 
     settings = get_settings()
     email = email.strip().lower()
     now = utcnow()
-    window_start = now - timedelta(seconds=settings.login_window_seconds)
-    session.execute(delete(LoginFailure).where(LoginFailure.created_at < window_start))
-    per_email = session.scalar(
-        select(func.count(LoginFailure.id)).where(
-            LoginFailure.created_at >= window_start, LoginFailure.email == email
-        )
+    memory = max(settings.login_window_seconds, settings.login_address_window_seconds)
+    session.execute(
+        delete(LoginFailure).where(LoginFailure.created_at < now - timedelta(seconds=memory))
     )
-    per_address = session.scalar(
-        select(func.count(LoginFailure.id)).where(
-            LoginFailure.created_at >= window_start,
-            LoginFailure.client_address == client_address,
-        )
-    )
-    if max(per_email or 0, per_address or 0) >= settings.login_max_failures:
-        return LoginResult(None, TooManyAttempts(settings.login_window_seconds))
+    wait = _throttled_for(session, email=email, client_address=client_address, now=now)
+    if wait > 0:
+        return LoginResult(None, TooManyAttempts(wait))
 
     user = session.scalar(select(User).where(User.email == email))
     if user is None:
         verify_password(dummy_hash(), password)
     elif verify_password(user.password_hash, password):
-        session.execute(delete(LoginFailure).where(LoginFailure.email == email))
+        session.execute(
+            delete(LoginFailure).where(
+                LoginFailure.email == email, LoginFailure.client_address == client_address
+            )
+        )
         return LoginResult(user, None)
     session.add(LoginFailure(email=email, client_address=client_address, created_at=now))
     return LoginResult(None, InvalidCredentials())
+
+
+def _throttled_for(session: Session, *, email: str, client_address: str, now: datetime) -> int:
+    """Seconds this address must wait before trying this account again (0: go ahead)."""
+    settings = get_settings()
+    from_address = LoginFailure.client_address == client_address
+    spray_window = timedelta(seconds=settings.login_address_window_seconds)
+    spray_count, spray_oldest = session.execute(
+        select(func.count(LoginFailure.id), func.min(LoginFailure.created_at)).where(
+            from_address, LoginFailure.created_at >= now - spray_window
+        )
+    ).one()
+    if spray_count >= settings.login_address_max_failures:
+        ends = _aware(spray_oldest) + spray_window
+        return max(1, math.ceil((ends - now).total_seconds()))
+    count, last = session.execute(
+        select(func.count(LoginFailure.id), func.max(LoginFailure.created_at)).where(
+            from_address,
+            LoginFailure.email == email,
+            LoginFailure.created_at >= now - timedelta(seconds=settings.login_window_seconds),
+        )
+    ).one()
+    if count < settings.login_max_failures:
+        return 0
+    doublings = min(count - settings.login_max_failures + 1, 30)
+    delay = min(2**doublings, settings.login_backoff_max_seconds)
+    remaining = (_aware(last) + timedelta(seconds=delay) - now).total_seconds()
+    return math.ceil(remaining) if remaining > 0 else 0
+
+
+def _aware(moment: datetime) -> datetime:
+    """An aggregate's timestamp (SQLite hands back a naive or text UTC value)."""
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def change_password(
+    session: Session,
+    *,
+    user: User,
+    current_password: str,
+    new_password: str,
+    keep_session_id: int | None,
+) -> int:
+    """Set a new password (the current one must be given) and end every other session.
+
+    Returns how many sessions ended.
+    """
+    if not verify_password(user.password_hash, current_password):
+        raise InvalidField("current_password", "is not your password")
+    user.password_hash = hash_password(new_password)
+    return sessions.end_all(session, user=user, keep=keep_session_id)
 
 
 def get_user(session: Session, user_id: int) -> User | None:
@@ -87,6 +174,7 @@ def _digest(token: str) -> str:
 
 def create_api_token(session: Session, *, user: User, name: str) -> tuple[ApiToken, str]:
     """Make a token; the plain value is returned once and only its hash is stored."""
+    quotas.api_tokens(session, user=user)
     plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken(user_id=user.id, name=name.strip(), token_hash=_digest(plain))
     session.add(token)

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Army, Club, User
 from app.rules.registry import get_ruleset
-from app.services import history
+from app.services import history, quotas
 from app.services.errors import InvalidField, StaleVersion
 from app.services.permissions import Access, army_for, club_role, readable_armies
 
@@ -31,6 +31,7 @@ def create_army(
 ) -> Army:
     """Create an army under a known ruleset; in a club, it starts with the club's house rules."""
     get_ruleset(ruleset_id)  # raises UnknownRuleset (a 422) for an unknown id
+    quotas.armies(session, user=user)
     house_rules: dict[str, Any] = {}
     if club_id is not None:
         club = session.get(Club, club_id)

@@ -31,7 +31,7 @@ from app.rules.brikwars.turn import ArcFollower, PowerCheck, Turn, TurnSituation
 from app.rules.brikwars.validation import weapon_name
 from app.rules.errors import InvalidInput
 from app.rules.text import plain_text
-from app.services import battle_log, builder
+from app.services import battle_log, builder, quotas
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for, battle_armies, battle_for
 from app.services.tokens import digest, new_token
@@ -305,6 +305,7 @@ def create_battle(
         raise InvalidInput("army_ids", "a battle needs at least two units")
     if len(picked) > MAX_UNITS:
         raise InvalidInput("army_ids", f"a battle takes at most {MAX_UNITS} units")
+    quotas.battles(session, user=user)
     battle = Battle(owner_id=user.id, name=name)
     session.add(battle)
     session.flush()

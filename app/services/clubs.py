@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from app.db.base import utcnow
 from app.db.models import Army, ArmyEditor, Club, ClubInvite, ClubMember, User
 from app.rules import brikwars as bw
+from app.services import quotas
 from app.services.errors import Forbidden, InvalidField, NotFound
 from app.services.permissions import club_for
 from app.services.tokens import digest, new_token
@@ -36,6 +37,7 @@ class MemberRow:
 
 def create_club(session: Session, *, user: User, name: str) -> Club:
     """A new club with its creator as owner."""
+    quotas.clubs(session, user=user)
     club = Club(name=name.strip())
     session.add(club)
     session.flush()
@@ -81,6 +83,7 @@ def members(session: Session, *, club_id: int) -> list[MemberRow]:
 def create_invite(session: Session, *, user: User, club_id: int) -> tuple[ClubInvite, str]:
     """An invitation link valid for a week; the token is returned once."""
     club_for(session, user=user, club_id=club_id, manage=True)
+    quotas.invitations(session, club_id=club_id)
     token, hashed = new_token()
     invite = ClubInvite(
         club_id=club_id,

@@ -31,6 +31,16 @@ class InvalidField(ServiceError):
         self.reason = reason
 
 
+class QuotaExceeded(InvalidField):
+    """The account already has as many of something as one account may have."""
+
+    def __init__(self, field: str, what: str, limit: int) -> None:
+        super().__init__(
+            field, f"you already have {limit} {what}, the most allowed; delete one first"
+        )
+        self.limit = limit
+
+
 class StaleVersion(ServiceError):
     """The record changed since the client loaded it (optimistic locking).
 
@@ -55,10 +65,12 @@ class InvalidCredentials(ServiceError):
 
 
 class TooManyAttempts(ServiceError):
-    """Login throttled for this account or client address."""
+    """Throttled: too many failed logins, or sign-ups, from this client address."""
 
-    def __init__(self, retry_after_seconds: int) -> None:
-        super().__init__("too many failed logins; try again later")
+    def __init__(
+        self, retry_after_seconds: int, message: str = "too many failed logins; try again later"
+    ) -> None:
+        super().__init__(message)
         self.retry_after_seconds = retry_after_seconds
 
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models import Army, ArmyEditor, ClubMember, ShareLink, Unit, User, Weapon
-from app.services import builder, history
+from app.services import builder, history, quotas
 from app.services.errors import InvalidField, NotFound
 from app.services.permissions import Access, army_for, club_role
 from app.services.tokens import digest, new_token
@@ -73,6 +73,7 @@ def share(
 def create_link(session: Session, *, user: User, army_id: int) -> tuple[ShareLink, str]:
     """A read-only link; the token is shown once and only its hash is kept."""
     army = army_for(session, user=user, army_id=army_id, access=Access.SHARE)
+    quotas.share_links(session, army_id=army.id)
     token, hashed = new_token()
     link = ShareLink(army_id=army.id, token_hash=hashed)
     session.add(link)
@@ -106,6 +107,7 @@ def linked_view(session: Session, *, token: str) -> builder.ArmyView:
 
 def fork(session: Session, *, user: User, source: Army) -> Army:
     """A private copy of an army the user may read, owned by them."""
+    quotas.armies(session, user=user)
     copy = Army(
         owner_id=user.id,
         name=f"{source.name} (fork)"[:120],

@@ -19,7 +19,7 @@ from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS
 from app.rules.text import control_character_reason
-from app.services import builder
+from app.services import builder, quotas
 from app.services.errors import ServiceError
 
 FORMAT = "brikforge-army"
@@ -180,6 +180,7 @@ def import_army(session: Session, *, user: User, raw: bytes) -> Army:
     """Create an army from a document: all of it, or nothing."""
     from app.services.history import add_units, record
 
+    quotas.armies(session, user=user)
     doc = parse_document(raw)
     army = Army(
         owner_id=user.id,

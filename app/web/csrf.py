@@ -1,18 +1,26 @@
 """CSRF protection: a per-session token checked on every state-changing request.
 
 Forms send it as the ``csrf_token`` field, htmx and API clients as the
-``X-CSRF-Token`` header (set once on <body hx-headers>). Requests authenticated
-by a bearer token carry no cookie, so they need none; nor do anonymous JSON API
-calls (register, log in), since a cross-site page cannot send a JSON body
-without a CORS preflight, which we never grant.
+``X-CSRF-Token`` header (set once on <body hx-headers>). A logged-in browser's token
+lives with its server-side session; a visitor's (the log-in and sign-up forms) in
+the signed state cookie, checked double-submit style. API requests authenticated by
+a valid bearer token carry no cookie, so they need none; nor do anonymous JSON API
+calls (register, log in), since a cross-site page cannot send a JSON body without a
+CORS preflight, which we never grant. Any other request, a junk ``Authorization``
+header or not, is checked.
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
+
+from app.db.models import User
+from app.services.sessions import ActiveSession
+from app.web.deps import bearer_user, login_session
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SESSION_KEY = "csrf"
@@ -25,33 +33,37 @@ class CsrfError(Exception):
 
 
 def csrf_token(request: Request) -> str:
-    """The session's token, created on first use."""
+    """The token of the login session, or the visitor's (created on first use)."""
+    login = getattr(request.state, "login", None)
+    if login is not None:
+        return str(login.csrf_token)
     token = request.session.get(SESSION_KEY)
     if not token:
         token = secrets.token_urlsafe(32)
         request.session[SESSION_KEY] = token
-    return token
+    return str(token)
 
 
-def rotate_csrf_token(request: Request) -> str:
-    request.session[SESSION_KEY] = secrets.token_urlsafe(32)
-    return request.session[SESSION_KEY]
-
-
-async def csrf_protect(request: Request) -> None:
+async def csrf_protect(
+    request: Request,
+    login: Annotated[ActiveSession | None, Depends(login_session)],
+    token_user: Annotated[User | None, Depends(bearer_user)],
+) -> None:
     """Router dependency: refuse unsafe requests without the session's token."""
     if request.method in SAFE_METHODS or "session" not in request.scope:
         return  # (no session at all: the stateless calculators, which trust no cookie)
-    if request.headers.get("authorization", "").lower().startswith("bearer "):
+    if token_user is not None:
+        return  # an API call authenticated by a valid token (bearer_user checks the path)
+    if request.url.path.startswith("/api/") and login is None:
         return
-    if request.url.path.startswith("/api/") and "user_id" not in request.session:
-        return
-    expected = request.session.get(SESSION_KEY)
+    expected = login.csrf_token if login is not None else request.session.get(SESSION_KEY)
     supplied = request.headers.get(HEADER)
     if supplied is None and request.headers.get("content-type", "").startswith(
         ("application/x-www-form-urlencoded", "multipart/form-data")
     ):
         value = (await request.form()).get(FIELD)
         supplied = value if isinstance(value, str) else None
-    if not expected or not supplied or not hmac.compare_digest(expected, supplied):
+    if not expected or not supplied:
+        raise CsrfError
+    if not hmac.compare_digest(expected.encode(), supplied.encode()):  # (any text: bytes)
         raise CsrfError

@@ -11,10 +11,10 @@ from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models import User
-from app.services import accounts
+from app.services import accounts, sessions
 from app.services.errors import NotAuthenticated
-
-SESSION_USER_KEY = "user_id"
+from app.services.sessions import ActiveSession
+from app.web.session_cookie import COOKIE
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -34,32 +34,46 @@ def get_session(request: Request) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
-def _session_user(request: Request, session: Session) -> User | None:
-    user_id = request.session.get(SESSION_USER_KEY)
-    return accounts.get_user(session, user_id) if isinstance(user_id, int) else None
+def login_session(request: Request) -> ActiveSession | None:
+    """The live login session the request's cookie opens, looked up once per request.
+
+    Read (and its "last seen" written, at most once a minute) in a short session of
+    its own, committed at once: the write never holds SQLite's lock while the request
+    runs, and the request's own session starts after it.
+    """
+    if hasattr(request.state, "login"):
+        return request.state.login  # type: ignore[no-any-return]
+    token = request.cookies.get(COOKIE)
+    active = None
+    if token:
+        with request.app.state.sessionmaker() as db:
+            active = sessions.find(db, token)
+            if active is not None and sessions.touch_due(active):
+                try:
+                    sessions.touch(db, session_id=active.id)
+                    db.commit()
+                except OperationalError:  # busy: "last seen" is a hint, not worth a failure
+                    db.rollback()
+    request.state.login = active
+    return active
 
 
-def optional_user(request: Request, session: SessionDep) -> User | None:
-    """The logged-in user, if any (pages that also serve visitors)."""
-    user = _session_user(request, session)
-    request.state.user = user
-    return user
+LoginDep = Annotated[ActiveSession | None, Depends(login_session)]
 
 
-def current_user(request: Request, session: SessionDep) -> User:
-    """The logged-in user of a page; visitors are sent to the login page."""
-    user = optional_user(request, session)
-    if user is None:
-        raise NotAuthenticated
-    return user
+def bearer_user(request: Request, session: SessionDep) -> User | None:
+    """The owner of a valid personal token sent to the API, else None.
 
-
-def _token_user(request: Request, session: Session, plain: str) -> User | None:
-    """The token's user; its ``last_used_at`` is written (at most once a minute) in a short
-    transaction of its own, never in the request's (which would hold the write lock)."""
-    token = accounts.token_for(session, plain)
+    Only API routes authenticate by token: a page ignores the header.
+    """
+    auth = request.headers.get("authorization", "")
+    if not request.url.path.startswith("/api/") or not auth.lower().startswith("bearer "):
+        return None
+    token = accounts.token_for(session, auth[7:].strip())
     if token is None:
         return None
+    # last_used_at is written (at most once a minute) in a short transaction of its own,
+    # never in the request's, which would hold the write lock while the request works.
     now = utcnow()
     if accounts.token_use_due(token, now):
         try:
@@ -70,13 +84,31 @@ def _token_user(request: Request, session: Session, plain: str) -> User | None:
     return accounts.get_user(session, token.user_id)
 
 
-def api_user(request: Request, session: SessionDep) -> User:
+BearerUser = Annotated[User | None, Depends(bearer_user)]
+
+
+def optional_user(request: Request, session: SessionDep, login: LoginDep) -> User | None:
+    """The logged-in user, if any (pages that also serve visitors)."""
+    user = accounts.get_user(session, login.user_id) if login is not None else None
+    request.state.user = user
+    return user
+
+
+def current_user(request: Request, user: Annotated[User | None, Depends(optional_user)]) -> User:
+    """The logged-in user of a page; visitors are sent to the login page."""
+    if user is None:
+        raise NotAuthenticated
+    return user
+
+
+def api_user(
+    request: Request, session: SessionDep, login: LoginDep, token_user: BearerUser
+) -> User:
     """The API caller: a personal bearer token, or the browser's session cookie."""
-    auth = request.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        user = _token_user(request, session, auth[7:].strip())
+    if request.headers.get("authorization", "").lower().startswith("bearer "):
+        user = token_user
     else:
-        user = _session_user(request, session)
+        user = accounts.get_user(session, login.user_id) if login is not None else None
     if user is None:
         raise NotAuthenticated
     request.state.user = user

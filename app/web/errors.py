@@ -25,12 +25,13 @@ from app.services.errors import (
     InvalidField,
     NotAuthenticated,
     NotFound,
+    QuotaExceeded,
     StaleVersion,
     TooManyAttempts,
 )
 from app.web.csrf import CsrfError
 from app.web.htmx import is_htmx
-from app.web.templating import render
+from app.web.templating import render, render_message
 
 STALE_MESSAGE = "this army was changed elsewhere; reload"
 
@@ -138,6 +139,15 @@ def install_error_handlers(app: FastAPI) -> None:
             request, 422, exc.field, exc.reason, "Invalid input", f"{exc.field} {exc.reason}"
         )
 
+    @app.exception_handler(QuotaExceeded)
+    async def _quota(request: Request, exc: QuotaExceeded) -> Response:
+        # A button or form of any page: the reason is shown where messages go, and the
+        # page is left as it was (htmx swaps nothing but the message).
+        sentence = exc.reason[:1].upper() + exc.reason[1:]
+        if is_htmx(request):
+            return render_message(request, sentence)
+        return _answer(request, 422, exc.field, exc.reason, "Limit reached", sentence)
+
     @app.exception_handler(InvalidInput)
     async def _invalid_input(request: Request, exc: InvalidInput) -> Response:
         return _answer(request, 422, exc.field, exc.reason, "Invalid input", str(exc))
@@ -188,7 +198,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CsrfError)
     async def _csrf(request: Request, exc: CsrfError) -> Response:
         message = "the form expired or came from another site (CSRF check failed); reload the page"
-        return _answer(request, 403, "csrf_token", message, "Request refused", message)
+        # A refused request changes nothing, cookies included: rendering the page must
+        # not mint a token into an empty state cookie and so send a Set-Cookie.
+        state = dict(request.session) if "session" in request.scope else None
+        response = _answer(request, 403, "csrf_token", message, "Request refused", message)
+        if state is not None:
+            request.session.clear()
+            request.session.update(state)
+        return response
 
     @app.exception_handler(NotAuthenticated)
     async def _anonymous(request: Request, exc: NotAuthenticated) -> Response:

@@ -62,6 +62,11 @@ class TokenCreate(StrictModel):
     name: Name
 
 
+class PasswordChange(StrictModel):
+    current_password: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+    new_password: Password
+
+
 class UserOut(BaseModel):
     id: int
     email: str
@@ -93,6 +98,18 @@ class TokenOut(BaseModel):
     name: str
     created_at: datetime
     last_used_at: datetime | None
+
+
+class SessionOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    created_at: datetime
+    last_seen_at: datetime = Field(description="Updated at most once a minute")
+    expires_at: datetime
+    user_agent: str
+    client_address: str
+    current: bool = Field(default=False, description="The session this request came with")
 
 
 class TokenCreated(TokenOut):

@@ -156,6 +156,19 @@ def _pop_flashes(request: Request) -> list[dict[str, str]]:
     return request.session.pop(FLASH_KEY, []) if FLASH_KEY in request.session else []
 
 
+def render_message(
+    request: Request, message: str, category: str = "error", *, status_code: int = 422
+) -> HTMLResponse:
+    """An htmx answer that only shows a message (out of band) and swaps nothing else."""
+    flash(request, message, category)
+    body = env.get_template("partials/flash.html").render(
+        {"flashes": _pop_flashes(request), "oob": True}
+    )
+    return HTMLResponse(
+        body, status_code=status_code, headers={"HX-Reswap": "none", "Vary": "HX-Request"}
+    )
+
+
 def _csrf_input(request: Request) -> Markup:
     return Markup('<input type="hidden" name="{}" value="{}">').format(FIELD, csrf_token(request))
 

@@ -14,3 +14,7 @@ document.addEventListener("htmx:responseError", (event) => {
 document.addEventListener("htmx:sendError", () => {
   showError("The server could not be reached. Your input is kept; try again.");
 });
+// The print sheet's Print button (no inline handlers: the Content-Security-Policy forbids them).
+document.addEventListener("click", (event) => {
+  if (event.target.closest("[data-print]")) window.print();
+});

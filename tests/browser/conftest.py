@@ -77,3 +77,19 @@ def shot(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
         return path
 
     return take
+
+
+@pytest.fixture(autouse=True)
+def _no_content_security_policy_violations(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test driving ``page`` fails if Chromium blocked anything under our CSP."""
+    if "page" not in request.fixturenames:
+        yield
+        return
+    page = request.getfixturevalue("page")
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None,
+    )
+    yield
+    assert blocked == []

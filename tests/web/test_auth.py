@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.db.models import User
+from app.db.models import LoginFailure, User
 from tests.web.conftest import PASSWORD, Member, page_csrf, sign_up
 
 
@@ -115,26 +117,149 @@ def test_login_redirects_only_to_local_paths(app, member: Member) -> None:  # ty
         assert r.headers["location"] == expected
 
 
-def test_throttle_per_account_after_five_failures(app, member: Member) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(5):
-        # Each failure from a different client address: only the account counter trips.
-        fresh = TestClient(app, client=(f"10.0.0.{_ + 1}", 50000))
-        assert _login(fresh, member.email, "wrong password").status_code == 401
-    late = TestClient(app, client=("10.0.0.99", 50000))
-    r = _login(late, member.email, PASSWORD)  # even the right password waits
+OFF_SITE_TARGETS = (
+    "//evil.test",
+    "/\\evil.test",
+    "/\\evil.test/owned",
+    "\\/evil.test",
+    "/\t/evil.test",
+    "/\n/evil.test",
+    "/\r/evil.test",
+    "/ /evil.test",
+    "/\x00/evil.test",
+    "/\x7f/evil.test",
+    "/\u3000/evil.test",
+    "https://evil.test",
+    "http:/evil.test",
+    "javascript:alert(1)",
+    "evil.test",
+    "/%09/evil.test".replace("%09", "\t"),  # what the query string decodes to
+    "",
+)
+
+
+def test_safe_next_accepts_only_same_site_paths() -> None:
+    from app.web.routes.auth import safe_next
+
+    for target in OFF_SITE_TARGETS:
+        assert safe_next(target) == "/armies", repr(target)
+    for target in ("/armies/7", "/clubs?page=2", "/armies/7#units", "/a/%5Cb"):
+        assert safe_next(target) == target
+
+
+def test_login_next_from_the_query_string_never_leaves_the_site(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    # The query string is percent-decoded: /%5Cevil.test is /\evil.test to the browser.
+    for raw in ("/%5Cevil.test/owned", "/%09/evil.test", "%2F%2Fevil.test", "/%5C%5Cevil.test"):
+        r = member.client.get(f"/login?next={raw}", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/armies", raw
+        fresh = TestClient(app)
+        page = fresh.get(f"/login?next={raw}")
+        r = fresh.post(
+            "/login",
+            data={
+                "csrf_token": page_csrf(fresh),
+                "email": member.email,
+                "password": PASSWORD,
+                "next": page.url.params["next"],
+            },
+            follow_redirects=False,
+        )
+        assert r.headers["location"] == "/armies", raw
+
+
+def _age_failures(app, seconds: int) -> None:  # type: ignore[no-untyped-def]
+    """Move every recorded login failure ``seconds`` into the past (time passing)."""
+    with app.state.sessionmaker() as s:
+        for row in s.scalars(select(LoginFailure)):
+            row.created_at -= timedelta(seconds=seconds)
+        s.commit()
+
+
+def test_an_attacker_elsewhere_cannot_lock_the_owner_out(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    attacker = TestClient(app, client=("10.6.6.6", 50000))
+    answers = [_login(attacker, member.email, "wrong password").status_code for _ in range(20)]
+    assert answers[:5] == [401] * 5 and set(answers[5:]) == {429}
+    r = _login(attacker, member.email, PASSWORD)  # even the right password waits, there
     assert r.status_code == 429 and "too many failed logins" in r.text
     assert int(r.headers["Retry-After"]) > 0
+    owner = TestClient(app, client=("10.0.0.7", 50000))
+    assert _login(owner, member.email, PASSWORD).status_code == 204
+    # The owner's success does not reset the attacker's count.
+    assert _login(attacker, member.email, "wrong password").status_code == 429
 
 
-def test_throttle_per_client_address(app) -> None:  # type: ignore[no-untyped-def]
+def test_backoff_doubles_per_failure_up_to_the_cap(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    from app.settings import get_settings
+
+    attacker = TestClient(app, client=("10.6.6.7", 50000))
+    for _ in range(5):
+        assert _login(attacker, member.email, "wrong password").status_code == 401
+    waits = []
+    for _ in range(12):
+        r = _login(attacker, member.email, "wrong password")
+        assert r.status_code == 429
+        wait = int(r.headers["Retry-After"])
+        waits.append(wait)
+        _age_failures(app, wait)  # wait it out: the next try is checked, and fails
+        assert _login(attacker, member.email, "wrong password").status_code == 401
+    assert waits[:4] == [2, 4, 8, 16]
+    assert max(waits) == waits[-1] == get_settings().login_backoff_max_seconds
+
+
+def test_throttle_per_client_address_across_accounts(app) -> None:  # type: ignore[no-untyped-def]
+    from app.settings import get_settings
+
+    limit = get_settings().login_address_max_failures
     with TestClient(app) as c:
         victim = sign_up(c)
-    attacker = TestClient(app, client=("10.9.9.9", 1234))
-    for i in range(5):
-        assert _login(attacker, f"guess{i}@example.com", "nope nope").status_code == 401
-    assert _login(attacker, victim.email, PASSWORD).status_code == 429
+    sprayer = TestClient(app, client=("10.9.9.9", 1234))
+    for i in range(limit):
+        assert _login(sprayer, f"guess{i}@example.com", "nope nope").status_code == 401
+    r = _login(sprayer, "another@example.com", "nope nope")
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
     elsewhere = TestClient(app, client=("10.9.9.10", 1234))
     assert _login(elsewhere, victim.email, PASSWORD).status_code == 204
+
+
+def test_x_forwarded_for_from_an_untrusted_peer_is_ignored(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    attacker = TestClient(app, client=("10.6.6.8", 50000))
+    for i in range(8):
+        r = client_post_login(attacker, member.email, {"X-Forwarded-For": f"192.0.2.{i}"})
+        assert r.status_code == (401 if i < 5 else 429), i
+    with app.state.sessionmaker() as s:
+        assert set(s.scalars(select(LoginFailure.client_address))) == {"10.6.6.8"}
+    spoofed = TestClient(app, client=("127.0.0.1", 50000))
+    r = spoofed.post(
+        "/api/v1/auth/login",
+        json={"email": member.email, "password": PASSWORD},
+        headers={"X-Forwarded-For": "198.51.100.1"},
+    )
+    assert r.status_code == 200
+    sessions = spoofed.get("/api/v1/auth/sessions").json()
+    assert [x["client_address"] for x in sessions if x["current"]] == ["127.0.0.1"]
+
+
+def test_x_forwarded_for_from_a_trusted_proxy_is_the_client(member: Member) -> None:
+    from app.main import create_app
+    from app.settings import Settings
+
+    proxied = create_app(Settings(trusted_proxies="10.0.0.1, 10.0.1.0/24"))
+    with TestClient(proxied, client=("10.0.1.5", 4000)) as proxy:
+        r = proxy.post(
+            "/api/v1/auth/login",
+            json={"email": member.email, "password": PASSWORD},
+            headers={"X-Forwarded-For": "198.51.100.7"},
+        )
+        assert r.status_code == 200
+        sessions = proxy.get("/api/v1/auth/sessions").json()
+    assert [x["client_address"] for x in sessions if x["current"]] == ["198.51.100.7"]
+    proxied.state.engine.dispose()
+
+
+def client_post_login(client: TestClient, email: str, headers: dict[str, str]):  # type: ignore[no-untyped-def]
+    return client.post(
+        "/api/v1/auth/login", json={"email": email, "password": "wrong password"}, headers=headers
+    )
 
 
 def test_failures_under_the_limit_do_not_throttle(app, member: Member) -> None:  # type: ignore[no-untyped-def]
@@ -160,3 +285,48 @@ def test_forms_without_csrf_token_are_refused(app, member: Member) -> None:  # t
         fresh.post("/login", data={"email": member.email, "password": PASSWORD}).status_code == 403
     )
     assert member.client.get("/armies").text.count("Army “X”") == 0
+
+
+def _token(member: Member) -> str:
+    r = member.client.post(
+        "/api/v1/tokens", json={"name": "bot"}, headers={"X-CSRF-Token": member.csrf}
+    )
+    assert r.status_code == 201
+    return str(r.json()["token"])
+
+
+def test_a_junk_bearer_header_does_not_skip_the_csrf_check(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    junk = {"Authorization": "Bearer junk"}
+    r = member.client.post("/armies", data={"name": "X", "budget": "10"}, headers=junk)
+    assert r.status_code == 403 and "CSRF" in r.text
+    r = member.client.post("/api/v1/armies", json={"name": "X", "budget": 10}, headers=junk)
+    assert r.status_code in (401, 403)
+    # A real token does not let a cookie-authenticated page form skip it either.
+    real = {"Authorization": f"Bearer {_token(member)}"}
+    r = member.client.post("/armies", data={"name": "X", "budget": "10"}, headers=real)
+    assert r.status_code == 403
+    assert member.client.get("/armies").text.count("Army “X”") == 0
+
+
+def test_a_valid_bearer_token_without_a_cookie_needs_no_csrf_token(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    bot = TestClient(app)
+    headers = {"Authorization": f"Bearer {_token(member)}"}
+    r = bot.post("/api/v1/armies", json={"name": "By token", "budget": 10}, headers=headers)
+    assert r.status_code == 201, r.text
+    assert "brikforge_session" not in bot.cookies
+
+
+def test_a_refused_csrf_check_leaves_the_session_alone(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    cookies = dict(member.client.cookies)
+    r = member.client.post("/armies", data={"name": "X", "budget": "10"})
+    assert r.status_code == 403 and "set-cookie" not in r.headers
+    assert dict(member.client.cookies) == cookies
+    assert page_csrf(member.client, "/armies") == member.csrf
+    # A cross-site form POST arrives without the (SameSite=Lax) cookies: its answer must
+    # not set any cookie, which would replace the victim's session in the browser.
+    cross_site = TestClient(app)
+    r = cross_site.post("/armies", data={"name": "X", "budget": "10"})
+    assert r.status_code == 403 and "set-cookie" not in r.headers
+    r = cross_site.post("/account/sessions/end-all", data={})
+    assert r.status_code == 403 and "set-cookie" not in r.headers
+    assert member.client.get("/armies").status_code == 200

@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from app.db.models import BattleUnit
 from app.main import served_routes
-from app.services import accounts, armies, battles, builder, clubs, sharing
+from app.services import accounts, armies, battles, builder, clubs, sessions, sharing
 from tests.web.conftest import PASSWORD, page_csrf
 
 SECRETS = ("Secret Army Zeta", "Secret Tank")
@@ -138,10 +138,24 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", "/account", {}, USER),
     ("POST", "/account/tokens", {"name": "t"}, USER),
     ("POST", "/account/tokens/{token_id}/revoke", {}, ACCOUNT),
+    ("POST", "/account/password", {"current_password": PASSWORD, "new_password": "n" * 12}, USER),
+    ("POST", "/account/sessions/{session_id}/end", {}, ACCOUNT),
+    ("POST", "/account/sessions/end-others", {}, USER),
+    ("POST", "/account/sessions/end-all", {}, USER),
     ("POST", API + "/auth/register", {}, {r: 422 for r in ROLES}),
     ("POST", API + "/auth/login", {}, {r: 422 for r in ROLES}),
     ("POST", API + "/auth/logout", {}, {"visitor": "login"} | dict.fromkeys(ROLES[1:], "ok")),
     ("GET", API + "/me", {}, USER),
+    (
+        "POST",
+        API + "/auth/password",
+        {"current_password": PASSWORD, "new_password": "n" * 12},
+        USER,
+    ),
+    ("GET", API + "/auth/sessions", {}, USER),
+    ("DELETE", API + "/auth/sessions/{session_id}", {}, ACCOUNT),
+    ("POST", API + "/auth/sessions/end-others", {}, USER),
+    ("POST", API + "/auth/sessions/end-all", {}, USER),
     ("GET", API + "/tokens", {}, USER),
     ("POST", API + "/tokens", {"name": "t"}, USER),
     ("DELETE", API + "/tokens/{token_id}", {}, ACCOUNT),
@@ -284,6 +298,7 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
         battles.divert_power(s, user=owner, battle_id=battle.id, unit_id=tank_copy.id)
         battle_token = battles.share_link(s, user=owner, battle_id=battle.id)
         token, _ = accounts.create_api_token(s, user=owner, name="mine")
+        elsewhere, _ = sessions.start(s, user=owner, user_agent="phone", client_address="10.1.1.1")
         invite, invite_token = clubs.create_invite(s, user=owner, club_id=club.id)
         link, link_token = sharing.create_link(s, user=owner, army_id=army.id)
         from app.services import history
@@ -295,6 +310,7 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
             "weapon_id": unit.weapons[0].id,
             "club_id": club.id,
             "token_id": token.id,
+            "session_id": elsewhere.id,
             "invite_id": invite.id,
             "invite_token": invite_token,
             "link_id": link.id,

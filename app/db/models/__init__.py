@@ -4,7 +4,7 @@ from app.db.models.army import Army, ArmyEditor, ArmyRevision, ShareLink
 from app.db.models.battle import Battle, BattleEntry, BattleUnit
 from app.db.models.club import Club, ClubInvite, ClubMember
 from app.db.models.unit import Unit, Weapon
-from app.db.models.user import ApiToken, LoginFailure, User
+from app.db.models.user import ApiToken, LoginFailure, SignupAttempt, User, UserSession
 
 __all__ = [
     "ApiToken",
@@ -19,7 +19,9 @@ __all__ = [
     "ClubMember",
     "LoginFailure",
     "ShareLink",
+    "SignupAttempt",
     "Unit",
     "User",
+    "UserSession",
     "Weapon",
 ]

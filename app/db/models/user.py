@@ -61,3 +61,39 @@ class LoginFailure(Base):
     email: Mapped[str] = mapped_column(String(254))
     client_address: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class UserSession(Base):
+    """A logged-in browser: the cookie holds a random token, only its SHA-256 is kept.
+
+    Deleting the row logs that browser out (logout, "log out everywhere", a password
+    change); a row past ``expires_at`` is refused.
+    """
+
+    __tablename__ = "user_session"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
+    )
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+    # What the account page shows to tell sessions apart (truncated on the way in).
+    user_agent: Mapped[str] = mapped_column(String(200), default="")
+    client_address: Mapped[str] = mapped_column(String(64), default="")
+
+
+class SignupAttempt(Base):
+    """One sign-up from a client address; rows older than the throttling window are pruned."""
+
+    __tablename__ = "signup_attempt"
+    __table_args__ = (
+        Index("ix_signup_attempt_client_address_created_at", "client_address", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    client_address: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -5,21 +5,24 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.services import accounts
+from app.services import accounts, sessions
 from app.services.errors import NotAuthenticated
 from app.web.csrf import csrf_token
-from app.web.deps import ApiUser, SessionDep, client_address
+from app.web.deps import ApiUser, LoginDep, SessionDep, client_address
 from app.web.inputs import Id
-from app.web.routes.auth import start_session
+from app.web.routes.auth import end_session, start_session
 from app.web.schemas import (
     LoginIn,
     LoginOut,
+    PasswordChange,
     RegisterIn,
+    SessionOut,
     TokenCreate,
     TokenCreated,
     TokenOut,
     UserOut,
 )
+from app.web.session_cookie import clear_login_cookie
 
 router = APIRouter(tags=["accounts"])
 
@@ -32,9 +35,13 @@ def _user_out(user: object) -> UserOut:
 def register(request: Request, session: SessionDep, body: RegisterIn) -> LoginOut:
     """Create an account and start a session (cookie)."""
     user = accounts.register(
-        session, email=body.email, password=body.password, display_name=body.display_name
+        session,
+        email=body.email,
+        password=body.password,
+        display_name=body.display_name,
+        client_address=client_address(request),
     )
-    start_session(request, user.id)
+    start_session(request, session, user)
     return LoginOut(user=_user_out(user), csrf_token=csrf_token(request))
 
 
@@ -48,14 +55,67 @@ def login(request: Request, session: SessionDep, body: LoginIn) -> LoginOut:
         # The failure row must be kept: commit it before answering with the error.
         session.commit()
         raise result.error or NotAuthenticated()
-    start_session(request, result.user.id)
+    start_session(request, session, result.user)
     return LoginOut(user=_user_out(result.user), csrf_token=csrf_token(request))
 
 
 @router.post("/auth/logout", status_code=204)
-def logout(request: Request, user: ApiUser) -> Response:
-    """End the browser session."""
-    request.session.clear()
+def logout(request: Request, session: SessionDep, user: ApiUser) -> Response:
+    """End the browser session (server-side)."""
+    end_session(request, session)
+    return Response(status_code=204)
+
+
+@router.post("/auth/password", status_code=204)
+def password_change(
+    session: SessionDep, user: ApiUser, login: LoginDep, body: PasswordChange
+) -> Response:
+    """Change the password (the current one is needed); every other session ends."""
+    accounts.change_password(
+        session,
+        user=user,
+        current_password=body.current_password,
+        new_password=body.new_password,
+        keep_session_id=login.id if login is not None else None,
+    )
+    return Response(status_code=204)
+
+
+@router.get("/auth/sessions")
+def session_list(session: SessionDep, user: ApiUser, login: LoginDep) -> list[SessionOut]:
+    """Your live browser sessions, most recently seen first (``current``: this one)."""
+    current = login.id if login is not None else None
+    return [
+        SessionOut.model_validate(row).model_copy(update={"current": row.id == current})
+        for row in sessions.list_sessions(session, user=user)
+    ]
+
+
+@router.delete("/auth/sessions/{session_id}", status_code=204)
+def session_end(
+    request: Request, session: SessionDep, user: ApiUser, login: LoginDep, session_id: int
+) -> Response:
+    """Log one session out (the current one: log out)."""
+    if login is not None and login.id == session_id:
+        end_session(request, session)
+    else:
+        sessions.end(session, user=user, session_id=session_id)
+    return Response(status_code=204)
+
+
+@router.post("/auth/sessions/end-others", status_code=204)
+def sessions_end_others(session: SessionDep, user: ApiUser, login: LoginDep) -> Response:
+    """Log out everywhere else (with a token: every browser session)."""
+    sessions.end_all(session, user=user, keep=login.id if login is not None else None)
+    return Response(status_code=204)
+
+
+@router.post("/auth/sessions/end-all", status_code=204)
+def sessions_end_all(request: Request, session: SessionDep, user: ApiUser) -> Response:
+    """Log out everywhere, this browser included."""
+    sessions.end_all(session, user=user)
+    request.state.login = None
+    clear_login_cookie(request)
     return Response(status_code=204)
 
 

@@ -1,16 +1,22 @@
-"""The account page: who you are, and personal API tokens."""
+"""The account page: who you are, your password, your sessions and personal API tokens."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.db.models import User
-from app.services import accounts
-from app.web.deps import CurrentUser, FormDep, SessionDep
+from app.services import accounts, sessions
+from app.services.errors import InvalidField
+from app.web.deps import CurrentUser, FormDep, LoginDep, SessionDep
 from app.web.forms import validate_form
+from app.web.htmx import redirect
 from app.web.inputs import Id
-from app.web.schemas import TokenCreate
+from app.web.routes.auth import end_session
+from app.web.schemas import PasswordChange, TokenCreate
+from app.web.session_cookie import clear_login_cookie
 from app.web.templating import flash, render
 
 router = APIRouter()
@@ -21,26 +27,25 @@ def _page(
     session: SessionDep,
     user: User,
     *,
+    block: str = "tokens",
     new_token: str | None = None,
     errors: dict[str, str] | None = None,
     status_code: int = 200,
 ) -> Response:
-    return render(
-        request,
-        "account/index.html",
-        {
-            "tokens": accounts.list_api_tokens(session, user=user),
-            "new_token": new_token,
-            "errors": errors or {},
-        },
-        block="tokens",
-        status_code=status_code,
-    )
+    login = getattr(request.state, "login", None)
+    context: dict[str, Any] = {
+        "tokens": accounts.list_api_tokens(session, user=user),
+        "sessions": sessions.list_sessions(session, user=user),
+        "current_session_id": login.id if login is not None else None,
+        "new_token": new_token,
+        "errors": errors or {},
+    }
+    return render(request, "account/index.html", context, block=block, status_code=status_code)
 
 
 @router.get("/account")
 def account(request: Request, session: SessionDep, user: CurrentUser) -> Response:
-    """Account details and API tokens."""
+    """Account details, password, sessions and API tokens."""
     return _page(request, session, user)
 
 
@@ -64,3 +69,61 @@ def token_revoke(
     accounts.revoke_api_token(session, user=user, token_id=token_id)
     flash(request, "Token revoked.", "success")
     return _page(request, session, user)
+
+
+@router.post("/account/password")
+def password_change(
+    request: Request, session: SessionDep, user: CurrentUser, login: LoginDep, form: FormDep
+) -> Response:
+    """Change the password (the current one is needed); every other session ends."""
+    data, errors = validate_form(PasswordChange, form)
+    if data is not None:
+        try:
+            ended = accounts.change_password(
+                session,
+                user=user,
+                current_password=data.current_password,
+                new_password=data.new_password,
+                keep_session_id=login.id if login is not None else None,
+            )
+        except InvalidField as exc:
+            errors = {exc.field: exc.reason}
+        else:
+            message = f"Password changed; {ended} other session{'s' if ended != 1 else ''} ended."
+            flash(request, message, "success")
+            return redirect(request, "/account")
+    return _page(request, session, user, block="password", errors=errors, status_code=422)
+
+
+@router.post("/account/sessions/{session_id}/end")
+def session_end(
+    request: Request, session: SessionDep, user: CurrentUser, login: LoginDep, session_id: int
+) -> Response:
+    """Log one session out (this one: log out)."""
+    if login is not None and login.id == session_id:
+        end_session(request, session)
+        flash(request, "You are logged out.")
+        return redirect(request, "/login")
+    sessions.end(session, user=user, session_id=session_id)
+    flash(request, "That session is logged out.", "success")
+    return _page(request, session, user, block="sessions")
+
+
+@router.post("/account/sessions/end-others")
+def sessions_end_others(
+    request: Request, session: SessionDep, user: CurrentUser, login: LoginDep
+) -> Response:
+    """Log out everywhere else."""
+    ended = sessions.end_all(session, user=user, keep=login.id if login is not None else None)
+    flash(request, f"Logged out everywhere else ({ended} session{'s' if ended != 1 else ''}).")
+    return _page(request, session, user, block="sessions")
+
+
+@router.post("/account/sessions/end-all")
+def sessions_end_all(request: Request, session: SessionDep, user: CurrentUser) -> Response:
+    """Log out everywhere, here included."""
+    sessions.end_all(session, user=user)
+    request.state.login = None
+    clear_login_cookie(request)
+    flash(request, "You are logged out everywhere.")
+    return redirect(request, "/login")

@@ -8,7 +8,7 @@ from fastapi.responses import Response
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS
 from app.services import armies, builder, clubs
-from app.services.errors import InvalidField, StaleVersion
+from app.services.errors import InvalidField, QuotaExceeded, StaleVersion
 from app.services.permissions import Access
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.forms import validate_form
@@ -49,6 +49,8 @@ def army_create(
     if data is not None:
         try:
             army = armies.create_army(session, user=user, **data.model_dump())
+        except QuotaExceeded:
+            raise  # (shown as a message: the form has no field for it)
         except (InvalidField, InvalidInput) as exc:
             errors = {exc.field: exc.reason}
         else:

@@ -2,33 +2,71 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from sqlalchemy.orm import Session
 
-from app.services import accounts
+from app.db.models import User
+from app.services import accounts, sessions
 from app.services.errors import InvalidField, TooManyAttempts
-from app.web.csrf import rotate_csrf_token
-from app.web.deps import SESSION_USER_KEY, FormDep, OptionalUser, SessionDep, client_address
+from app.services.sessions import ActiveSession
+from app.web.csrf import SESSION_KEY
+from app.web.deps import FormDep, OptionalUser, SessionDep, client_address
 from app.web.forms import validate_form
 from app.web.htmx import redirect
-from app.web.inputs import Id
 from app.web.schemas import LoginIn, RegisterIn
+from app.web.session_cookie import clear_login_cookie, set_login_cookie
 from app.web.templating import flash, render
 
 router = APIRouter()
 
 
 def safe_next(target: str | None) -> str:
-    """Only same-site paths are followed after login (no open redirect)."""
-    if target and target.startswith("/") and not target.startswith("//"):
-        return target
-    return "/armies"
+    """Only same-site paths are followed after login (no open redirect).
+
+    Browsers read a backslash as a slash and drop tabs and newlines, so ``/\\evil``
+    and ``/<TAB>/evil`` leave the site: only printable ASCII without spaces or
+    backslashes is followed (a header must be ASCII anyway), and nothing urllib
+    sees a scheme or host in.
+    """
+    if (
+        not target
+        or not target.startswith("/")
+        or target.startswith("//")
+        or any(c == "\\" or not "!" <= c <= "~" for c in target)
+    ):
+        return "/armies"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return "/armies"
+    return target
 
 
-def start_session(request: Request, user_id: Id) -> None:
-    request.session.clear()
-    request.session[SESSION_USER_KEY] = user_id
-    rotate_csrf_token(request)
+def start_session(request: Request, session: Session, user: User) -> None:
+    """Log this browser in: a new server-side session (any it had ends) and its cookie."""
+    previous = getattr(request.state, "login", None)
+    if previous is not None:
+        sessions.forget(session, session_id=previous.id)
+    row, token = sessions.start(
+        session,
+        user=user,
+        user_agent=request.headers.get("user-agent", ""),
+        client_address=client_address(request),
+    )
+    request.state.login = ActiveSession(row.id, row.user_id, row.csrf_token, row.last_seen_at)
+    request.session.pop(SESSION_KEY, None)  # the visitor's token is done with
+    set_login_cookie(request, token)
+
+
+def end_session(request: Request, session: Session) -> None:
+    """Log this browser out: its session row goes, and so does the cookie."""
+    login = getattr(request.state, "login", None)
+    if login is not None:
+        sessions.forget(session, session_id=login.id)
+    request.state.login = None
+    clear_login_cookie(request)
 
 
 @router.get("/register")
@@ -43,24 +81,33 @@ def register_page(request: Request, user: OptionalUser) -> Response:
 def register(request: Request, session: SessionDep, form: FormDep) -> Response:
     """Create the account and log in."""
     data, errors = validate_form(RegisterIn, form)
+    error, status, headers = None, 422, {}
     if data is not None:
         try:
             user = accounts.register(
-                session, email=data.email, password=data.password, display_name=data.display_name
+                session,
+                email=data.email,
+                password=data.password,
+                display_name=data.display_name,
+                client_address=client_address(request),
             )
         except InvalidField as exc:
             errors = {exc.field: exc.reason}
+        except TooManyAttempts as exc:
+            error, status = "Too many sign-ups from your address; try again later", 429
+            headers = {"Retry-After": str(exc.retry_after_seconds)}
         else:
-            start_session(request, user.id)
+            start_session(request, session, user)
             flash(request, f"Welcome to BrikForge, {user.display_name}!", "success")
             return redirect(request, "/armies")
     values = {k: v for k, v in form.items() if k != "password"}
     return render(
         request,
         "auth/register.html",
-        {"values": values, "errors": errors},
+        {"values": values, "errors": errors, "error": error},
         block="form",
-        status_code=422,
+        status_code=status,
+        headers=headers,
     )
 
 
@@ -86,7 +133,7 @@ def login(request: Request, session: SessionDep, form: FormDep) -> Response:
             client_address=client_address(request),
         )
         if result.user is not None:
-            start_session(request, result.user.id)
+            start_session(request, session, result.user)
             return redirect(request, safe_next(next_url))
         error, status = str(result.error), 401
         if isinstance(result.error, TooManyAttempts):
@@ -108,8 +155,8 @@ def login(request: Request, session: SessionDep, form: FormDep) -> Response:
 
 
 @router.post("/logout")
-def logout(request: Request) -> Response:
-    """End the session."""
-    request.session.clear()
+def logout(request: Request, session: SessionDep) -> Response:
+    """End the session (server-side: a copy of the cookie opens nothing)."""
+    end_session(request, session)
     flash(request, "You are logged out.")
     return redirect(request, "/login")

@@ -19,7 +19,7 @@ from fastapi.responses import PlainTextResponse, Response
 from app.db.models import BattleEntry
 from app.rules.errors import InvalidInput
 from app.services import battles
-from app.services.errors import InvalidField
+from app.services.errors import InvalidField, QuotaExceeded
 from app.web.battle_schemas import MAX_FOLLOWER_ROWS, attack_from_form
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep
 from app.web.htmx import battle_share_url, is_htmx, redirect
@@ -78,6 +78,8 @@ def battle_create(
         battle = battles.create_battle(
             session, user=user, name=form.get("name", ""), army_ids=army_ids
         )
+    except QuotaExceeded:
+        raise  # (shown as a message: the form has no field for it)
     except (InvalidInput, InvalidField) as exc:
         session.rollback()
         return _list_page(

@@ -1,0 +1,81 @@
+"""How much one account may create: armies, battles, clubs, API tokens, links, invitations.
+
+Each create use case asks ``ensure_room`` first; past the limit it raises
+``QuotaExceeded`` (a 422 naming the limit, shown in place like any field error).
+The limits are settings (``MAX_*``).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import ColumnElement
+
+from app.db.base import utcnow
+from app.db.models import ApiToken, Army, Battle, ClubInvite, ClubMember, ShareLink, User
+from app.services.errors import QuotaExceeded
+from app.settings import get_settings
+
+
+def _ensure(
+    session: Session,
+    model: type,
+    where: list[ColumnElement[bool]],
+    *,
+    limit: int,
+    field: str,
+    what: str,
+) -> None:
+    count = session.scalar(select(func.count()).select_from(model).where(*where)) or 0
+    if count >= limit:
+        raise QuotaExceeded(field, what, limit)
+
+
+def armies(session: Session, *, user: User) -> None:
+    limit = get_settings().max_armies_per_user
+    _ensure(session, Army, [Army.owner_id == user.id], limit=limit, field="armies", what="armies")
+
+
+def battles(session: Session, *, user: User) -> None:
+    limit = get_settings().max_battles_per_user
+    _ensure(
+        session, Battle, [Battle.owner_id == user.id], limit=limit, field="battles", what="battles"
+    )
+
+
+def clubs(session: Session, *, user: User) -> None:
+    """Clubs the user owns (founded, or handed over to them)."""
+    where = [ClubMember.user_id == user.id, ClubMember.role == "owner"]
+    limit = get_settings().max_clubs_per_user
+    _ensure(session, ClubMember, where, limit=limit, field="clubs", what="clubs of your own")
+
+
+def api_tokens(session: Session, *, user: User) -> None:
+    limit = get_settings().max_api_tokens_per_user
+    where = [ApiToken.user_id == user.id]
+    _ensure(session, ApiToken, where, limit=limit, field="name", what="API tokens")
+
+
+def share_links(session: Session, *, army_id: int) -> None:
+    """Live (unrevoked) read-only links of one army."""
+    where = [ShareLink.army_id == army_id, ShareLink.revoked_at.is_(None)]
+    limit = get_settings().max_share_links_per_army
+    _ensure(session, ShareLink, where, limit=limit, field="links", what="live links to this army")
+
+
+def invitations(session: Session, *, club_id: int) -> None:
+    """Open (unrevoked, unexpired) invitations of one club."""
+    where = [
+        ClubInvite.club_id == club_id,
+        ClubInvite.revoked_at.is_(None),
+        ClubInvite.expires_at > utcnow(),
+    ]
+    limit = get_settings().max_open_invitations_per_club
+    _ensure(
+        session,
+        ClubInvite,
+        where,
+        limit=limit,
+        field="invitations",
+        what="open invitations to this club",
+    )

@@ -1,0 +1,132 @@
+"""Server-side login sessions: started at log-in, listed, ended one by one or all at once.
+
+The browser's cookie holds a random token; only its SHA-256 is stored, so the table
+alone logs nobody in. A session ends when its row is deleted (log-out, "log out
+everywhere", a password change) or when it expires.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from app.db.base import utcnow
+from app.db.models import User, UserSession
+from app.services.errors import NotFound
+from app.settings import get_settings
+
+# The account page's "last seen" is written at most this often per session.
+TOUCH_INTERVAL = timedelta(minutes=1)
+# Sessions kept per account: a new log-in past this ends the least recently seen one.
+MAX_SESSIONS_PER_USER = 100
+
+
+@dataclass(frozen=True)
+class ActiveSession:
+    """The session a request came with, detached from any database session."""
+
+    id: int
+    user_id: int
+    csrf_token: str
+    last_seen_at: datetime
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def start(
+    session: Session, *, user: User, user_agent: str, client_address: str
+) -> tuple[UserSession, str]:
+    """A new session for ``user``; the token (for the cookie) is returned once."""
+    now = utcnow()
+    session.execute(delete(UserSession).where(UserSession.expires_at <= now))
+    kept = session.scalars(
+        select(UserSession.id)
+        .where(UserSession.user_id == user.id)
+        .order_by(UserSession.last_seen_at.desc(), UserSession.id.desc())
+        .offset(MAX_SESSIONS_PER_USER - 1)
+    ).all()
+    if kept:
+        session.execute(delete(UserSession).where(UserSession.id.in_(kept)))
+    token = secrets.token_urlsafe(32)
+    row = UserSession(
+        token_hash=_digest(token),
+        user_id=user.id,
+        csrf_token=secrets.token_urlsafe(32),
+        created_at=now,
+        last_seen_at=now,
+        expires_at=now + timedelta(seconds=get_settings().session_max_age_seconds),
+        user_agent=_summary(user_agent, 200),
+        client_address=_summary(client_address, 64),
+    )
+    session.add(row)
+    session.flush()
+    return row, token
+
+
+def _summary(text: str, limit: int) -> str:
+    """Printable characters only, cut to the column's length."""
+    return "".join(c for c in text if c.isprintable())[:limit]
+
+
+def find(session: Session, token: str) -> ActiveSession | None:
+    """The live session this cookie token opens, or None (unknown, ended or expired)."""
+    if not token or len(token) > 100:
+        return None
+    row = session.scalar(select(UserSession).where(UserSession.token_hash == _digest(token)))
+    if row is None or row.expires_at <= utcnow():
+        return None
+    return ActiveSession(row.id, row.user_id, row.csrf_token, row.last_seen_at)
+
+
+def touch_due(active: ActiveSession) -> bool:
+    return utcnow() - active.last_seen_at >= TOUCH_INTERVAL
+
+
+def touch(session: Session, *, session_id: int) -> None:
+    """Record that the session was used now (a no-op if another request just did)."""
+    now = utcnow()
+    session.execute(
+        update(UserSession)
+        .where(UserSession.id == session_id, UserSession.last_seen_at <= now - TOUCH_INTERVAL)
+        .values(last_seen_at=now)
+    )
+
+
+def list_sessions(session: Session, *, user: User) -> list[UserSession]:
+    """The user's live sessions, most recently seen first."""
+    return list(
+        session.scalars(
+            select(UserSession)
+            .where(UserSession.user_id == user.id, UserSession.expires_at > utcnow())
+            .order_by(UserSession.last_seen_at.desc(), UserSession.id.desc())
+        )
+    )
+
+
+def end(session: Session, *, user: User, session_id: int) -> None:
+    """End one of the user's sessions."""
+    done = session.execute(
+        delete(UserSession).where(UserSession.id == session_id, UserSession.user_id == user.id)
+    )
+    if not done.rowcount:  # type: ignore[attr-defined]
+        raise NotFound("session")
+
+
+def forget(session: Session, *, session_id: int) -> None:
+    """End the session a browser is logged in with (log-out)."""
+    session.execute(delete(UserSession).where(UserSession.id == session_id))
+
+
+def end_all(session: Session, *, user: User, keep: int | None = None) -> int:
+    """End every session of the user but ``keep``; returns how many ended."""
+    query = delete(UserSession).where(UserSession.user_id == user.id)
+    if keep is not None:
+        query = query.where(UserSession.id != keep)
+    return int(session.execute(query).rowcount)  # type: ignore[attr-defined]

@@ -1,0 +1,56 @@
+"""Security headers on every answer: pages, API, static files and errors alike.
+
+The pages load only our own scripts and styles (no inline script, handler or style
+attribute: the templates are kept that way, and htmx's own indicator style is off
+in its config), and no page may be framed: a framed, same-site page could be
+clicked through ("clickjacking" a Delete button). ``/docs`` (Swagger UI, loaded
+from a CDN with an inline start-up script) gets a looser policy of its own; it
+shows no user content.
+"""
+
+from __future__ import annotations
+
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+DOCS_CDN = "https://cdn.jsdelivr.net"
+DOCS_POLICY = (
+    f"default-src 'self'; script-src 'self' 'unsafe-inline' {DOCS_CDN}; "
+    f"style-src 'self' 'unsafe-inline' {DOCS_CDN}; "
+    "img-src 'self' data: https://fastapi.tiangolo.com; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+HEADERS = {
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    # Share and invitation links carry their token in the path: never send it elsewhere.
+    "Referrer-Policy": "same-origin",
+}
+
+
+class SecurityHeadersMiddleware:
+    """Adds the headers above to every HTTP answer (a route's own value wins)."""
+
+    def __init__(self, app: ASGIApp, *, docs_path: str | None = "/docs") -> None:
+        self.app = app
+        self.docs_path = docs_path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        policy = DOCS_POLICY if scope["path"] == self.docs_path else CONTENT_SECURITY_POLICY
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("Content-Security-Policy", policy)
+                for name, value in HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
