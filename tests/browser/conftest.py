@@ -73,7 +73,8 @@ def shot(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
 
     def take(page: Any, label: str) -> Path:
         path = folder / f"{next(counter):02d}-{label}.png"
-        page.screenshot(path=str(path), full_page=True)
+        # caret="initial": hiding the caret injects a <style>, which our CSP (rightly) blocks.
+        page.screenshot(path=str(path), full_page=True, caret="initial")
         return path
 
     return take
@@ -89,7 +90,11 @@ def _no_content_security_policy_violations(request: pytest.FixtureRequest) -> It
     blocked: list[str] = []
     page.on(
         "console",
-        lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None,
+        lambda msg: (
+            blocked.append(f"{page.url}: {msg.text}")
+            if "Content Security Policy" in msg.text
+            else None
+        ),
     )
     yield
     assert blocked == []

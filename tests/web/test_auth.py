@@ -330,3 +330,15 @@ def test_a_refused_csrf_check_leaves_the_session_alone(app, member: Member) -> N
     r = cross_site.post("/account/sessions/end-all", data={})
     assert r.status_code == 403 and "set-cookie" not in r.headers
     assert member.client.get("/armies").status_code == 200
+
+
+def test_uvicorn_never_believes_proxy_headers_on_its_own() -> None:
+    """uvicorn trusts X-Forwarded-For from 127.0.0.1 by default: every way we start it
+    turns that off, so only TRUSTED_PROXIES (in the app) decides."""
+    from app.settings import PROJECT_ROOT
+
+    for name in ("Makefile", "Dockerfile"):
+        text = (PROJECT_ROOT / name).read_text()
+        starts = [line for line in text.splitlines() if "uvicorn app.main" in line]
+        assert starts and all("--no-proxy-headers" in line for line in starts), name
+        assert "--proxy-headers" not in text.replace("--no-proxy-headers", ""), name
