@@ -78,7 +78,7 @@ class UnitPatch(_In):
 
 
 class MoveIn(_In):
-    offset: Literal[-1, 1]
+    offset: Annotated[Literal[-1, 1], NoBool]
 
 
 class HouseRulesIn(_In):
