@@ -457,6 +457,8 @@ def _unit_of(
 ) -> tuple[Army, Unit]:
     """The army (checked for ``access``) and one of its units with its weapons."""
     army = army_for(session, user=user, army_id=army_id, access=access)
+    if access != Access.READ:
+        lock_army(session, army.id)
     unit = session.scalar(
         select(Unit)
         .where(Unit.id == unit_id, Unit.army_id == army.id)
@@ -467,14 +469,43 @@ def _unit_of(
     return army, unit
 
 
-def _shift_units(session: Session, army_id: int, after: int, by: int) -> None:
-    """Move every unit behind position ``after`` by ``by`` places (no version bump)."""
+def lock_army(session: Session, army_id: int) -> None:
+    """Take the army's write lock before reading or changing its units' positions.
+
+    A no-op UPDATE of the army row: PostgreSQL holds the row until commit, SQLite its
+    write lock, so racing adds read the last position one after the other (issue 10).
+    """
     session.execute(
-        update(Unit)
-        .where(Unit.army_id == army_id, Unit.position > after)
-        .values(position=Unit.position + by)
+        update(Army)
+        .where(Army.id == army_id)
+        .values(version=Army.version)
         .execution_options(synchronize_session=False)
     )
+
+
+def _shift(
+    session: Session, model: type[Unit] | type[Weapon], parent: Any, after: int, by: int
+) -> None:
+    """Move every row of one parent behind position ``after`` by ``by`` places.
+
+    Positions are unique per parent and both databases check that row by row, so the
+    rows pass through negative places first: p → -(p + by) - 1 → p + by. No version bump.
+    """
+    for where, value in (
+        (model.position > after, -(model.position + by) - 1),
+        (model.position < 0, -model.position - 1),
+    ):
+        session.execute(
+            update(model)
+            .where(parent, where)
+            .values(position=value)
+            .execution_options(synchronize_session=False)
+        )
+
+
+def _shift_units(session: Session, army_id: int, after: int, by: int) -> None:
+    """Move every unit behind position ``after`` by ``by`` places (no version bump)."""
+    _shift(session, Unit, Unit.army_id == army_id, after, by)
 
 
 # ------------------------------------------------------------------------------ mutations
@@ -485,6 +516,7 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
     spec = _check_unit(_clean(data))
     name, kind, fields, weapons = _split_unit(spec)
+    lock_army(session, army.id)
     last = session.scalar(select(func.max(Unit.position)).where(Unit.army_id == army.id))
     unit = Unit(
         army_id=army.id,
@@ -592,7 +624,8 @@ def move_unit(session: Session, *, user: User, army_id: int, unit_id: int, offse
     if neighbour is None:
         return
     # Plain UPDATEs: a new place in the list is not an edit of either unit's contents.
-    for moved, position in ((neighbour, here), (unit.id, here + offset)):
+    # The unit waits at -1 while its neighbour takes its place (positions are unique).
+    for moved, position in ((unit.id, -1), (neighbour, here), (unit.id, here + offset)):
         session.execute(
             update(Unit)
             .where(Unit.id == moved)
@@ -683,12 +716,7 @@ def delete_weapon(
     spec = bw.unit_from_dict(_row_dict(unit)).weapons[unit.weapons.index(weapon)]
     session.delete(weapon)
     session.flush()
-    session.execute(
-        update(Weapon)
-        .where(Weapon.unit_id == unit.id, Weapon.position > weapon.position)
-        .values(position=Weapon.position - 1)
-        .execution_options(synchronize_session=False)
-    )
+    _shift(session, Weapon, Weapon.unit_id == unit.id, weapon.position, -1)
     history.record(
         session,
         army=army,
