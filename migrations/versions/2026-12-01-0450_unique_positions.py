@@ -1,4 +1,5 @@
-"""Unique positions: one unit per place in an army, one weapon per place on a unit.
+"""Unique positions: one unit per place in an army, one weapon per place on a unit;
+revisions record the army's version (the base of a stale edit's three-way merge).
 
 Existing duplicates (left by racing adds) are renumbered first, keeping the order the
 pages showed: by position, then by id.
@@ -53,9 +54,13 @@ def upgrade() -> None:
     _renumber("weapon", "unit_id")
     op.create_index("uq_unit_army_id_position", "unit", ["army_id", "position"], unique=True)
     op.create_index("uq_weapon_unit_id_position", "weapon", ["unit_id", "position"], unique=True)
+    with op.batch_alter_table("army_revision", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("army_version", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
-    """Drop the unique indexes (positions stay renumbered)."""
+    """Drop the unique indexes (positions stay renumbered) and the revisions' versions."""
+    with op.batch_alter_table("army_revision", schema=None) as batch_op:
+        batch_op.drop_column("army_version")
     op.drop_index("uq_weapon_unit_id_position", table_name="weapon")
     op.drop_index("uq_unit_army_id_position", table_name="unit")

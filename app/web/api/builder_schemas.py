@@ -14,6 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field
 Number = int | float | str
 
 
+_VERSION = (
+    "The version you loaded. If it is stale and you send `base`, the fields you changed "
+    "since then are merged onto the current version (409 listing the fields changed "
+    "elsewhere too); without `base` a stale version gets a 409"
+)
+_BASE = "The record as you loaded it (`spec` with `name`/`kind` or `type`): the merge base"
+
+
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -44,8 +52,9 @@ class WeaponIn(_In):
 class WeaponPatch(WeaponIn):
     """Only what changes; a new ``type`` starts the weapon afresh."""
 
-    version: int = Field(description="The version you loaded; a stale one gets a 409")
+    version: int = Field(description=_VERSION)
     type: str | None = None  # type: ignore[assignment]
+    base: dict[str, Any] | None = Field(default=None, description=_BASE)
 
 
 class UnitIn(_In):
@@ -62,7 +71,8 @@ class UnitIn(_In):
 
 
 class UnitPatch(_In):
-    version: int = Field(description="The version you loaded; a stale one gets a 409")
+    version: int = Field(description=_VERSION)
+    base: dict[str, Any] | None = Field(default=None, description=_BASE)
     name: str | None = Field(default=None, min_length=1, max_length=120)
     kind: Literal["minifig", "hero", "creation"] | None = None
     size: Number | None = None
