@@ -87,6 +87,7 @@ def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> 
 
 def replace_contents(session: Session, *, army: Army, doc: dict[str, Any]) -> None:
     """Set an army's settings and units to those of an export document."""
+    builder.lock_army(session, army.id)  # racing adds wait: positions restart at 0
     army.name = doc["name"]
     army.budget = doc["budget"]
     army.notes = doc.get("notes", "")
