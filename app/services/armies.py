@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, Club, User
 from app.rules.registry import get_ruleset
-from app.services import history, quotas
+from app.services import history, merge, quotas
 from app.services.errors import InvalidField, StaleVersion
 from app.services.permissions import Access, army_for, club_role, readable_armies
 
@@ -67,24 +68,51 @@ def update_army(
     name: str | None = None,
     budget: int | None = None,
     notes: str | None = None,
+    base: Mapping[str, Any] | None = None,
 ) -> Army:
-    """Change an army's settings; a stale ``expected_version`` is refused, never overwritten."""
+    """Change an army's settings; a stale ``expected_version`` is never overwritten.
+
+    A stale edit is merged: the fields it changed since ``base`` (the settings as the
+    client loaded them; read from the history when not sent) go on top of the version
+    that won, unless that version changed them too (``EditConflict``, a 409).
+    """
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
+    sent = {
+        k: v for k, v in (("name", name), ("budget", budget), ("notes", notes)) if v is not None
+    }
+    note = ""
     if army.version != expected_version:
-        raise StaleVersion("army", army.version, history.latest_change(session, army.id))
+        theirs = {"name": army.name, "budget": army.budget, "notes": army.notes}
+        base = base if base is not None else history.settings_at(session, army.id, expected_version)
+        latest = history.latest_change(session, army.id)
+        if base is None:
+            raise StaleVersion("army", army.version, latest)
+        # PATCH semantics: a field not sent is not changed.
+        mine = {**base, **sent}
+        merged = merge.merged_or_conflict(
+            session,
+            what="army",
+            current_version=army.version,
+            latest_change=latest,
+            base={k: base.get(k) for k in theirs},
+            mine={k: mine.get(k) for k in theirs},
+            theirs=theirs,
+        )
+        sent = {k: v for k, v in merged.items() if v != theirs[k]}
+        note = f" ({merge.MERGED_NOTE})"
     changes = []
-    if name is not None and name != army.name:
-        changes.append(f"renamed “{army.name}” to “{name}”")
-        army.name = name
-    if budget is not None and budget != army.budget:
-        changes.append(f"budget {army.budget} → {budget} CP")
-        army.budget = budget
-    if notes is not None and notes != army.notes:
+    if "name" in sent and sent["name"] != army.name:
+        changes.append(f"renamed “{army.name}” to “{sent['name']}”")
+        army.name = sent["name"]
+    if "budget" in sent and sent["budget"] != army.budget:
+        changes.append(f"budget {army.budget} → {sent['budget']} CP")
+        army.budget = sent["budget"]
+    if "notes" in sent and sent["notes"] != army.notes:
         changes.append("changed the notes")
-        army.notes = notes
+        army.notes = sent["notes"]
     session.flush()  # the version_id_col check catches a race between two requests
     if changes:
-        history.record(session, army=army, user=user, summary="; ".join(changes))
+        history.record(session, army=army, user=user, summary="; ".join(changes) + note)
     return army
 
 

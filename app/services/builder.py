@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.db.models import Army, Unit, User, Weapon
 from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
-from app.services import history
+from app.services import history, merge
 from app.services.errors import NotFound, StaleVersion
 from app.services.permissions import Access, army_for, can
 
@@ -49,6 +49,11 @@ class WeaponRow:
     def spec(self) -> dict[str, Any]:
         return json.loads(self.spec_json)  # type: ignore[no-any-return]
 
+    @property
+    def base(self) -> dict[str, Any]:
+        """The weapon as stored: a form sends it back as the base of a stale edit's merge."""
+        return {"type": self.type, **self.spec}
+
 
 @dataclass(frozen=True, slots=True)
 class UnitRow:
@@ -65,6 +70,11 @@ class UnitRow:
     @property
     def spec(self) -> dict[str, Any]:
         return json.loads(self.spec_json)  # type: ignore[no-any-return]
+
+    @property
+    def base(self) -> dict[str, Any]:
+        """The unit's own fields as stored: the base of a stale edit's merge."""
+        return {"name": self.name, "kind": self.kind, **self.spec}
 
     @property
     def content(self) -> tuple[object, ...]:
@@ -457,6 +467,8 @@ def _unit_of(
 ) -> tuple[Army, Unit]:
     """The army (checked for ``access``) and one of its units with its weapons."""
     army = army_for(session, user=user, army_id=army_id, access=access)
+    if access != Access.READ:
+        lock_army(session, army.id)
     unit = session.scalar(
         select(Unit)
         .where(Unit.id == unit_id, Unit.army_id == army.id)
@@ -467,14 +479,43 @@ def _unit_of(
     return army, unit
 
 
-def _shift_units(session: Session, army_id: int, after: int, by: int) -> None:
-    """Move every unit behind position ``after`` by ``by`` places (no version bump)."""
+def lock_army(session: Session, army_id: int) -> None:
+    """Take the army's write lock before reading or changing its units' positions.
+
+    A no-op UPDATE of the army row: PostgreSQL holds the row until commit, SQLite its
+    write lock, so racing adds read the last position one after the other (issue 10).
+    """
     session.execute(
-        update(Unit)
-        .where(Unit.army_id == army_id, Unit.position > after)
-        .values(position=Unit.position + by)
+        update(Army)
+        .where(Army.id == army_id)
+        .values(version=Army.version)
         .execution_options(synchronize_session=False)
     )
+
+
+def _shift(
+    session: Session, model: type[Unit] | type[Weapon], parent: Any, after: int, by: int
+) -> None:
+    """Move every row of one parent behind position ``after`` by ``by`` places.
+
+    Positions are unique per parent and both databases check that row by row, so the
+    rows pass through negative places first: p → -(p + by) - 1 → p + by. No version bump.
+    """
+    for where, value in (
+        (model.position > after, -(model.position + by) - 1),
+        (model.position < 0, -model.position - 1),
+    ):
+        session.execute(
+            update(model)
+            .where(parent, where)
+            .values(position=value)
+            .execution_options(synchronize_session=False)
+        )
+
+
+def _shift_units(session: Session, army_id: int, after: int, by: int) -> None:
+    """Move every unit behind position ``after`` by ``by`` places (no version bump)."""
+    _shift(session, Unit, Unit.army_id == army_id, after, by)
 
 
 # ------------------------------------------------------------------------------ mutations
@@ -485,6 +526,7 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
     spec = _check_unit(_clean(data))
     name, kind, fields, weapons = _split_unit(spec)
+    lock_army(session, army.id)
     last = session.scalar(select(func.max(Unit.position)).where(Unit.army_id == army.id))
     unit = Unit(
         army_id=army.id,
@@ -510,19 +552,44 @@ def update_unit(
     unit_id: int,
     data: Mapping[str, Any],
     expected_version: int | None,
+    base: Mapping[str, Any] | None = None,
 ) -> Unit:
-    """Change a unit's own fields (not its weapons); a stale version is refused."""
+    """Change a unit's own fields (not its weapons).
+
+    A stale ``expected_version`` is merged when ``base`` (the unit's fields as the client
+    loaded them) is given: the fields changed since then go on top of the current unit,
+    unless it changed them too (``EditConflict``); without ``base`` it is refused.
+    """
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
-    _check_version(session, army.id, "unit", unit.version, expected_version)
     current = _row_dict(unit)
     before = bw.unit_from_dict(current)
     changes = _clean(data)
     if "weapons" in changes:
         raise InvalidInput("weapons", "edit weapons through their own routes")
-    merged = {**current, **changes}
-    if "kind" in changes and changes["kind"] != current["kind"]:
-        # A new kind starts from that kind's defaults: keep only what was sent.
-        merged = {"name": current["name"], "weapons": current["weapons"], **changes}
+    merged = _patched_unit(current, changes)
+    note = ""
+    if expected_version is not None and unit.version != expected_version:
+        latest = history.latest_change(session, army.id)
+        if base is None:
+            raise StaleVersion("unit", unit.version, latest)
+        weapons = current["weapons"]
+        try:
+            was = _stored_unit({**_clean(base), "weapons": weapons})
+        except InvalidInput:
+            raise StaleVersion("unit", unit.version, latest) from None
+        mine = _stored_unit(_patched_unit({**was, "weapons": weapons}, changes))
+        theirs = {"name": unit.name, "kind": unit.kind, **unit.spec}
+        result = merge.merged_or_conflict(
+            session,
+            what="unit",
+            current_version=unit.version,
+            latest_change=latest,
+            base=was,
+            mine=mine,
+            theirs=theirs,
+        )
+        merged = {**result, "weapons": weapons}
+        note = f" ({merge.MERGED_NOTE})"
     spec = _check_unit(merged)
     name, kind, fields, _ = _split_unit(spec)
     changed = [
@@ -536,9 +603,22 @@ def update_unit(
         army=army,
         user=user,
         summary=f"changed {before.name} ({', '.join(changed) or 'no change'}), "
-        f"{history.cp_delta(delta)}",
+        f"{history.cp_delta(delta)}{note}",
     )
     return unit
+
+
+def _patched_unit(current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """The unit with a form's changes; a new kind starts from that kind's defaults."""
+    if "kind" in changes and changes["kind"] != current["kind"]:
+        return {"name": current["name"], "weapons": current["weapons"], **changes}
+    return {**current, **changes}
+
+
+def _stored_unit(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A unit's own fields as stored (the engine's JSON form), for comparing field by field."""
+    name, kind, fields, _ = _split_unit(_check_unit(data))
+    return {"name": name, "kind": kind, **fields}
 
 
 def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> None:
@@ -592,7 +672,8 @@ def move_unit(session: Session, *, user: User, army_id: int, unit_id: int, offse
     if neighbour is None:
         return
     # Plain UPDATEs: a new place in the list is not an edit of either unit's contents.
-    for moved, position in ((neighbour, here), (unit.id, here + offset)):
+    # The unit waits at -1 while its neighbour takes its place (positions are unique).
+    for moved, position in ((unit.id, -1), (neighbour, here), (unit.id, here + offset)):
         session.execute(
             update(Unit)
             .where(Unit.id == moved)
@@ -640,20 +721,50 @@ def update_weapon(
     weapon_id: int,
     data: Mapping[str, Any],
     expected_version: int | None,
+    base: Mapping[str, Any] | None = None,
 ) -> Weapon:
-    """Change a weapon (its size, mount, ammo...); the type may change too."""
+    """Change a weapon (its size, mount, ammo...); the type may change too.
+
+    A stale version is merged onto the current weapon when ``base`` (the weapon as the
+    client loaded it) is given, as ``update_unit`` does; without it, it is refused.
+    """
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     weapon = next((w for w in unit.weapons if w.id == weapon_id), None)
     if weapon is None:
         raise NotFound("weapon")
-    _check_version(session, army.id, "weapon", weapon.version, expected_version)
     before = bw.unit_from_dict(_row_dict(unit))
     current = _row_dict(unit)
     index = unit.weapons.index(weapon)
     changes = _clean(data)
     old = current["weapons"][index]
-    # Changing the type starts the weapon afresh; otherwise the changes patch it.
-    new = changes if changes.get("type", old["type"]) != old["type"] else {**old, **changes}
+    new = _patched_weapon(old, changes)
+    note = ""
+    if expected_version is not None and weapon.version != expected_version:
+        latest = history.latest_change(session, army.id)
+        if base is None:
+            raise StaleVersion("weapon", weapon.version, latest)
+
+        def stored(data: dict[str, Any]) -> dict[str, Any]:
+            weapons = [*current["weapons"]]
+            weapons[index] = data
+            return _split_unit(_check_unit({**current, "weapons": weapons}, weapon_index=index))[3][
+                index
+            ]
+
+        try:
+            was = stored(_clean(base))
+        except InvalidInput:
+            raise StaleVersion("weapon", weapon.version, latest) from None
+        new = merge.merged_or_conflict(
+            session,
+            what="weapon",
+            current_version=weapon.version,
+            latest_change=latest,
+            base=was,
+            mine=stored(_patched_weapon(was, changes)),
+            theirs=old,
+        )
+        note = f" ({merge.MERGED_NOTE})"
     current["weapons"][index] = new
     spec = _check_unit(current, weapon_index=index)
     _, _, _, weapons = _split_unit(spec)
@@ -667,9 +778,14 @@ def update_weapon(
         army=army,
         user=user,
         summary=f"changed {_weapon_name(before.weapons[index])} on {unit.name} to "
-        f"{_weapon_name(spec.weapons[index])}, {history.cp_delta(delta)}",
+        f"{_weapon_name(spec.weapons[index])}, {history.cp_delta(delta)}{note}",
     )
     return weapon
+
+
+def _patched_weapon(old: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """Changing the type starts the weapon afresh; otherwise the changes patch it."""
+    return changes if changes.get("type", old["type"]) != old["type"] else {**old, **changes}
 
 
 def delete_weapon(
@@ -683,12 +799,7 @@ def delete_weapon(
     spec = bw.unit_from_dict(_row_dict(unit)).weapons[unit.weapons.index(weapon)]
     session.delete(weapon)
     session.flush()
-    session.execute(
-        update(Weapon)
-        .where(Weapon.unit_id == unit.id, Weapon.position > weapon.position)
-        .values(position=Weapon.position - 1)
-        .execution_options(synchronize_session=False)
-    )
+    _shift(session, Weapon, Weapon.unit_id == unit.id, weapon.position, -1)
     history.record(
         session,
         army=army,

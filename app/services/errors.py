@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 
 class ServiceError(Exception):
     """Base of every use-case failure."""
@@ -55,6 +58,29 @@ class StaleVersion(ServiceError):
         self.what = what
         self.current_version = current_version
         self.latest_change = latest_change
+
+
+@dataclass(frozen=True)
+class FieldConflict:
+    """A field this edit and another one both changed, to different values."""
+
+    field: str
+    mine: Any
+    theirs: Any
+
+
+class EditConflict(StaleVersion):
+    """A stale edit merged onto the version that won, except fields both changed (listed)."""
+
+    def __init__(
+        self,
+        what: str,
+        current_version: int,
+        latest_change: str | None,
+        conflicts: tuple[FieldConflict, ...],
+    ) -> None:
+        super().__init__(what, current_version, latest_change)
+        self.conflicts = conflicts
 
 
 class InvalidCredentials(ServiceError):

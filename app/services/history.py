@@ -6,6 +6,7 @@ an old revision, restoring it and exporting share one format.
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from typing import Any
 
@@ -38,6 +39,7 @@ def record(session: Session, *, army: Army, user: User | None, summary: str) -> 
         user_id=user.id if user else None,
         summary=summary[:500],
         snapshot_json=export_json(army, rows),
+        army_version=army.version,
     )
     session.add(revision)
     session.flush()
@@ -85,6 +87,7 @@ def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> 
 
 def replace_contents(session: Session, *, army: Army, doc: dict[str, Any]) -> None:
     """Set an army's settings and units to those of an export document."""
+    builder.lock_army(session, army.id)  # racing adds wait: positions restart at 0
     army.name = doc["name"]
     army.budget = doc["budget"]
     army.notes = doc.get("notes", "")
@@ -112,6 +115,20 @@ def add_units(session: Session, *, army_id: int, units: list[dict[str, Any]]) ->
                 Weapon(unit=unit, type=weapon.pop("type"), spec=weapon, position=w_position)
             )
     session.flush()
+
+
+def settings_at(session: Session, army_id: int, version: int) -> dict[str, Any] | None:
+    """The army's name, budget and notes as they stood at ``version`` (None if unrecorded)."""
+    snapshot = session.scalar(
+        select(ArmyRevision.snapshot_json)
+        .where(ArmyRevision.army_id == army_id, ArmyRevision.army_version == version)
+        .order_by(ArmyRevision.id.desc())
+        .limit(1)
+    )
+    if snapshot is None:
+        return None
+    doc = json.loads(snapshot)
+    return {"name": doc["name"], "budget": doc["budget"], "notes": doc.get("notes", "")}
 
 
 def latest_change(session: Session, army_id: int) -> str | None:

@@ -7,20 +7,23 @@ marker so that unticking every box still says "none".
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from app.web.csrf import FIELD
 from app.web.inputs import MAX_ID, parse_index
 
-_IGNORED = {FIELD, "version"}
+_IGNORED = {FIELD, "version", "base"}
+# A conflict's choice per field ("resolve.size" = "mine" or "theirs"), not a field itself.
+RESOLVE = "resolve."
 
 
 def nested(form: Mapping[str, str]) -> dict[str, Any]:
     """``{"ammo.xsize": "2"}`` → ``{"ammo": {"xsize": "2"}}``; checkbox groups become lists."""
     out: dict[str, Any] = {}
     for key, value in form.items():
-        if key in _IGNORED:
+        if key in _IGNORED or key.startswith(RESOLVE):
             continue
         parts = key.split(".")
         node = out
@@ -45,9 +48,26 @@ def form_version(form: Mapping[str, str]) -> int | None:
     return parse_index(value, MAX_ID)
 
 
+def form_base(form: Mapping[str, str]) -> dict[str, Any] | None:
+    """The record as the page was rendered (the base of a stale edit's merge), if sent."""
+    try:
+        base = json.loads(form.get("base", ""))
+    except ValueError:
+        return None
+    return base if isinstance(base, dict) else None
+
+
+def resolved(form: Mapping[str, str], data: dict[str, Any]) -> dict[str, Any]:
+    """The submitted fields without those whose conflict was resolved as "keep theirs"."""
+    theirs = {k[len(RESOLVE) :] for k, v in form.items() if k.startswith(RESOLVE) and v == "theirs"}
+    return {k: v for k, v in data.items() if k not in theirs}
+
+
 def house_rules(form: Mapping[str, str], booleans: list[str]) -> dict[str, Any]:
     """The house-rules form as options: unticked boxes are false."""
-    data: dict[str, Any] = {k: v for k, v in form.items() if k not in _IGNORED}
+    data: dict[str, Any] = {
+        k: v for k, v in form.items() if k not in _IGNORED and not k.startswith(RESOLVE)
+    }
     for name in booleans:
         data[name] = data.get(name) in ("on", "true", "1")
     return data

@@ -8,6 +8,7 @@ fragment for htmx. Routes never raise HTTPException for domain cases.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import quote
 
@@ -20,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.rules.errors import InvalidInput, RulesError, TooMuchWork
 from app.services.errors import (
+    EditConflict,
     Forbidden,
     InvalidCredentials,
     InvalidField,
@@ -34,6 +36,13 @@ from app.web.htmx import is_htmx
 from app.web.templating import render, render_message
 
 STALE_MESSAGE = "this army was changed elsewhere; reload"
+
+
+def _shown(value: Any) -> str:
+    """A conflicting value in words: JSON for structures, "nothing" for an absent field."""
+    if value is None:
+        return "nothing"
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def is_api(request: Request) -> bool:
@@ -179,6 +188,26 @@ def install_error_handlers(app: FastAPI) -> None:
                 [{"field": "version", "reason": str(exc)}],
                 current_version=exc.current_version,
                 latest_change=exc.latest_change,
+            )
+        return _page_error(request, 409, "Changed elsewhere", str(exc))
+
+    @app.exception_handler(EditConflict)
+    async def _conflict(request: Request, exc: EditConflict) -> Response:
+        if is_api(request):
+            return JSONResponse(
+                {
+                    "detail": [
+                        {"field": c.field, "reason": f"changed elsewhere to {_shown(c.theirs)}"}
+                        for c in exc.conflicts
+                    ],
+                    "current_version": exc.current_version,
+                    "latest_change": exc.latest_change,
+                    "conflicts": [
+                        {"field": c.field, "mine": c.mine, "theirs": c.theirs}
+                        for c in exc.conflicts
+                    ],
+                },
+                status_code=409,
             )
         return _page_error(request, 409, "Changed elsewhere", str(exc))
 

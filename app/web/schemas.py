@@ -47,11 +47,28 @@ class ArmyCreate(StrictModel):
     club_id: Id | None = Field(default=None, description="Share with this club at once")
 
 
+class ArmyBase(StrictModel):
+    """The settings as you loaded them, so a stale save can be merged field by field."""
+
+    name: Annotated[str, StringConstraints(max_length=120)] | None = None
+    budget: int | None = None
+    notes: Notes | None = None
+
+
 class ArmyUpdate(StrictModel):
-    version: Version = Field(description="The version you loaded; a stale one gets a 409")
+    version: Version = Field(
+        description="The version you loaded. If it is stale, the fields you send that changed "
+        "since then are merged onto the current version (409 listing the fields changed "
+        "elsewhere too); fields not sent are not changed."
+    )
     name: Name | None = None
     budget: Budget | None = None
     notes: Notes | None = None
+    base: ArmyBase | None = Field(
+        default=None,
+        description="The settings as you loaded them (the merge base); read from the "
+        "army's history when not sent",
+    )
 
 
 class ClubCreate(StrictModel):

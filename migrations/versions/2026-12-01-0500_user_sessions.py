@@ -1,7 +1,7 @@
 """Server-side sessions (revocable) and the sign-up throttling log.
 
 Revision ID: 3c1f5a9e7d20
-Revises: fa72e9a66851
+Revises: 3c1f0a9d2b7e
 Create Date: 2026-12-01 05:00:00
 
 """
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "3c1f5a9e7d20"
-down_revision: str | Sequence[str] | None = "fa72e9a66851"
+down_revision: str | Sequence[str] | None = "3c1f0a9d2b7e"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

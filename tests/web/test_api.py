@@ -104,8 +104,8 @@ def test_stale_api_update_is_409(app, member: Member) -> None:  # type: ignore[n
     r = bot.patch(f"/api/v1/armies/{army['id']}", json={"version": 1, "name": "C"})
     assert r.status_code == 409
     body = r.json()
-    assert body["detail"][0]["field"] == "version"
-    assert body["detail"][0]["reason"].startswith("this army was changed elsewhere; reload")
+    # Both renamed it: the field is listed (item 15's merge applies everything else).
+    assert body["detail"] == [{"field": "name", "reason": "changed elsewhere to B"}]
     assert body["current_version"] == 2
     assert body["latest_change"].endswith("renamed “A” to “B”")  # the winning change, named
     assert bot.get(f"/api/v1/armies/{army['id']}").json()["name"] == "B"

@@ -191,3 +191,39 @@ def test_allies_join_a_combined_attack(member: Member, column: dict) -> None:
     odds = api(member, "POST", "/api/v1/calculator/odds", json=body).json()
     assert [line["kind"] for line in odds["lines"]] == ["combined"]
     assert "Shooter's Short-Ranged Weapon" in odds["lines"][0]["label"]
+
+
+def test_a_missile_rack_launch_is_one_line_and_one_action_die_per_round(
+    member: Member, duel: dict[str, int]
+) -> None:
+    """Ruling T6: the calculator shows each of the three rounds, odds and roll alike."""
+    rack = {
+        "name": "Rack",
+        "kind": "creation",
+        "size": "4",
+        "structure_level": "2",
+        "weapons": [
+            {
+                "type": "launcher",
+                "size": 3,
+                "payload": {"explosive": {"xsize": 1, "rounds": 6}, "per_launch": 3},
+            }
+        ],
+    }
+    unit = api(member, "POST", f"/api/v1/armies/{duel['army']}/units", json=rack).json()
+    body = {
+        "attacker": {"unit_id": unit["id"], "weapon_ids": [unit["weapons"][0]["id"]]},
+        "target": {"unit_id": duel["target"]},
+        "situation": {"distance": 4},
+    }
+    odds = api(member, "POST", "/api/v1/calculator/odds", json=body).json()
+    assert [line["label"][-12:] for line in odds["lines"]] == [
+        "round 1 of 3",
+        "round 2 of 3",
+        "round 3 of 3",
+    ]
+    assert [line["kind"] for line in odds["lines"]] == ["explosive"] * 3
+    rolled = api(member, "POST", "/api/v1/calculator/roll", json={**body, "seed": 3}).json()
+    actions = [d for line in rolled["lines"] for d in line["dice"] if d["purpose"] == "action"]
+    skipped = [line for line in rolled["lines"] if not line["dice"]]
+    assert len(rolled["lines"]) == 3 and len(actions) + len(skipped) == 3

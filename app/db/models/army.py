@@ -83,6 +83,9 @@ class ArmyRevision(Base):
     user_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     summary: Mapped[str] = mapped_column(String(500))
+    # The army's version after this change: a stale edit finds the settings it was made
+    # against here (its three-way merge base). None on revisions older than the column.
+    army_version: Mapped[int | None] = mapped_column(Integer, default=None)
     # The export document as JSON text: assembled from the rows' stored JSON without
     # parsing it, since a change to a 200-unit army must stay fast.
     snapshot_json: Mapped[str] = mapped_column(Text)

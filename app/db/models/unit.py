@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.db.base import Base, TimestampMixin
@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 class Unit(TimestampMixin, Base):
     __tablename__ = "unit"
+    # One unit per place in the list. A unique index rather than a constraint: SQLite adds
+    # it without rebuilding the table (a rebuild would cascade-delete the weapons). Moves
+    # pass through negative positions (``builder._shift``): uniqueness is checked row by row.
+    __table_args__ = (Index("uq_unit_army_id_position", "army_id", "position", unique=True),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     army_id: Mapped[int] = mapped_column(ForeignKey("army.id", ondelete="CASCADE"), index=True)
@@ -43,6 +47,7 @@ class Unit(TimestampMixin, Base):
 
 class Weapon(TimestampMixin, Base):
     __tablename__ = "weapon"
+    __table_args__ = (Index("uq_weapon_unit_id_position", "unit_id", "position", unique=True),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     unit_id: Mapped[int] = mapped_column(ForeignKey("unit.id", ondelete="CASCADE"), index=True)

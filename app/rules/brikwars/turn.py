@@ -14,7 +14,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Literal
+from functools import partial
+from typing import Literal, TypeVar
 
 from app.rules.brikwars.attacks import (
     ActionRoll,
@@ -26,6 +27,7 @@ from app.rules.brikwars.attacks import (
     CombinedAttack,
     ExplosionObject,
     ExplosiveShot,
+    ExplosiveShotOdds,
     LoggedDie,
     Outcome,
     Situation,
@@ -577,7 +579,13 @@ def _lines(turn: Turn, main: UnitSpec) -> tuple[_Line, ...]:
                 gunner=s.gunner,
                 options=options,
             )
-            lines.append(_explosive_line(index, name, shot, target, s, out))
+            # A Launcher's rounds fly together but each is its own attack: its own Action
+            # roll and its own Explosion at its own point (chapter 8, Missile Racks; A19, T6).
+            rounds = weapon.payload.per_launch if stats.damage is None and weapon.payload else 1
+            shot_odds = _memo(partial(shot.odds, target))
+            for k in range(rounds):
+                label = name if rounds == 1 else f"{name}: round {k + 1} of {rounds}"
+                lines.append(_explosive_line(index, label, shot, target, s, out, shot_odds))
         elif s.burst and auto == "machinegun":
             if turn.followers:
                 raise InvalidInput("burst", "a MachineGun fires a Burst or an Arc, not both")
@@ -821,8 +829,29 @@ def _volley_line(
     return _Line((index,), kind, label, steps, odds, roll)
 
 
+T = TypeVar("T")
+
+
+def _memo(compute: Callable[[], T]) -> Callable[[], T]:
+    """``compute`` run once, on the first call: a launch's rounds share one set of odds."""
+    kept: list[T] = []
+
+    def once() -> T:
+        if not kept:
+            kept.append(compute())
+        return kept[0]
+
+    return once
+
+
 def _explosive_line(
-    index: int, name: str, shot: ExplosiveShot, target: Target, s: TurnSituation, out: int
+    index: int,
+    name: str,
+    shot: ExplosiveShot,
+    target: Target,
+    s: TurnSituation,
+    out: int,
+    shot_odds: Callable[[], ExplosiveShotOdds],
 ) -> _Line:
     steps = (
         *_action_steps(shot.action, _modifier_parts(s, None, out)),
@@ -833,7 +862,7 @@ def _explosive_line(
     )
 
     def odds() -> LineOdds:
-        o = shot.odds(target)
+        o = shot_odds()
         r = o.ring
         main = TargetLine(
             0,

@@ -34,13 +34,14 @@ def army_create(session: SessionDep, user: ApiUser, body: ArmyCreate) -> ArmyOut
 
 @router.patch("/armies/{army_id}")
 def army_update(session: SessionDep, user: ApiUser, army_id: Id, body: ArmyUpdate) -> ArmyOut:
-    """Change name, budget or notes; send the version you loaded (409 if stale)."""
+    """Change name, budget or notes; a stale version is merged (409 if a field conflicts)."""
     army = armies.update_army(
         session,
         user=user,
         army_id=army_id,
         expected_version=body.version,
-        **body.model_dump(exclude={"version"}, exclude_none=True),
+        base=body.base.model_dump() if body.base else None,
+        **body.model_dump(exclude={"version", "base"}, exclude_none=True),
     )
     return ArmyOut.model_validate(army)
 

@@ -130,7 +130,7 @@ def _unit(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> UnitO
 
 
 def _body(model: Any) -> dict[str, Any]:
-    return model.model_dump(exclude_none=True, exclude={"version"})
+    return model.model_dump(exclude_none=True, exclude={"version", "base"})
 
 
 @router.get("/armies/{army_id}")
@@ -164,6 +164,7 @@ def unit_update(
         unit_id=unit_id,
         data=_body(body),
         expected_version=body.version,
+        base=body.base,
     )
     return _unit(session, user, army_id, unit_id)
 
@@ -220,6 +221,7 @@ def weapon_update(
         weapon_id=weapon_id,
         data=_body(body),
         expected_version=body.version,
+        base=body.base,
     )
     return next(w for w in _unit(session, user, army_id, unit_id).weapons if w.id == weapon_id)
 

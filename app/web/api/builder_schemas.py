@@ -17,6 +17,14 @@ Number = Annotated[int | float | str, NoBool]
 """A JSON number or an exact string; the engine bounds it (``app.rules.numbers``)."""
 
 
+_VERSION = (
+    "The version you loaded. If it is stale and you send `base`, the fields you changed "
+    "since then are merged onto the current version (409 listing the fields changed "
+    "elsewhere too); without `base` a stale version gets a 409"
+)
+_BASE = "The record as you loaded it (`spec` with `name`/`kind` or `type`): the merge base"
+
+
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -47,8 +55,9 @@ class WeaponIn(_In):
 class WeaponPatch(WeaponIn):
     """Only what changes; a new ``type`` starts the weapon afresh."""
 
-    version: Version = Field(description="The version you loaded; a stale one gets a 409")
+    version: Version = Field(description=_VERSION)
     type: Line | None = None  # type: ignore[assignment]
+    base: dict[str, Any] | None = Field(default=None, description=_BASE)
 
 
 class UnitIn(_In):
@@ -65,7 +74,8 @@ class UnitIn(_In):
 
 
 class UnitPatch(_In):
-    version: Version = Field(description="The version you loaded; a stale one gets a 409")
+    version: Version = Field(description=_VERSION)
+    base: dict[str, Any] | None = Field(default=None, description=_BASE)
     name: Annotated[str, Field(min_length=1, max_length=120), SingleLine] | None = None
     kind: Literal["minifig", "hero", "creation"] | None = None
     size: Number | None = None

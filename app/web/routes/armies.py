@@ -7,9 +7,16 @@ from fastapi.responses import Response
 
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS
-from app.services import armies, builder, clubs
-from app.services.errors import InvalidField, QuotaExceeded, StaleVersion
+from app.services import armies, builder, clubs, merge
+from app.services.errors import (
+    EditConflict,
+    FieldConflict,
+    InvalidField,
+    QuotaExceeded,
+    StaleVersion,
+)
 from app.services.permissions import Access
+from app.web.builder_forms import RESOLVE, form_base, resolved
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.forms import validate_form
 from app.web.htmx import redirect
@@ -80,6 +87,7 @@ def _army_page(
     values: dict[str, str] | None = None,
     errors: dict[str, str] | None = None,
     conflict: str | None = None,
+    conflicts: tuple[FieldConflict, ...] = (),
     status_code: int = 200,
 ) -> Response:
     """The army page; for htmx its settings block, with totals and findings out of band."""
@@ -92,6 +100,7 @@ def _army_page(
         values=values or {},
         errors=errors or {},
         conflict=conflict,
+        conflicts=conflicts,
         status_code=status_code,
     )
 
@@ -107,7 +116,8 @@ def army_update(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: Id
 ) -> Response:
     """Save the army's name, budget and notes (refused if the page was stale)."""
-    data, errors = validate_form(ArmyUpdate, form)
+    fields = {k: v for k, v in form.items() if k != "base" and not k.startswith(RESOLVE)}
+    data, errors = validate_form(ArmyUpdate, resolved(form, fields))
     if data is None:
         return _army_page(
             request, session, user, army_id, values=form, errors=errors, status_code=422
@@ -118,13 +128,25 @@ def army_update(
             user=user,
             army_id=army_id,
             expected_version=data.version,
-            **data.model_dump(exclude={"version"}, exclude_none=True),
+            base=form_base(form),
+            **data.model_dump(exclude={"version", "base"}, exclude_none=True),
         )
     except StaleVersion as exc:
         return _army_page(
-            request, session, user, army_id, values=form, conflict=str(exc), status_code=409
+            request,
+            session,
+            user,
+            army_id,
+            values=form,
+            conflict=str(exc),
+            conflicts=exc.conflicts if isinstance(exc, EditConflict) else (),
+            status_code=409,
         )
-    flash(request, "Saved.", "success")
+    flash(
+        request,
+        f"Saved ({merge.MERGED_NOTE})." if merge.was_merged(session) else "Saved.",
+        "success",
+    )
     return _army_page(request, session, user, army_id)
 
 

@@ -16,13 +16,13 @@ from fastapi.responses import Response
 
 from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
-from app.services import builder
-from app.services.errors import StaleVersion
-from app.web.builder_forms import form_version, house_rules, nested
+from app.services import builder, merge
+from app.services.errors import EditConflict, FieldConflict, StaleVersion
+from app.web.builder_forms import form_base, form_version, house_rules, nested, resolved
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.htmx import is_htmx
 from app.web.inputs import Id
-from app.web.templating import render
+from app.web.templating import flash, render
 
 router = APIRouter()
 
@@ -39,6 +39,8 @@ class FormState:
     values: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     conflict: str | None = None
+    # Fields changed both here and elsewhere: the form shows both values to choose from.
+    conflicts: tuple[FieldConflict, ...] = ()
 
 
 def builder_page(
@@ -62,6 +64,7 @@ def builder_page(
         "values": {},
         "errors": {},
         "conflict": None,
+        "conflicts": (),
         **extra,
     }
     if block == "unit" and unit_id is not None:
@@ -104,7 +107,8 @@ def _refused(
     session.rollback()  # nothing half-saved
     view = builder.army_view(session, user=user, army_id=army_id)
     if isinstance(exc, StaleVersion):
-        state = FormState(scope, dict(form), conflict=str(exc))
+        conflicts = exc.conflicts if isinstance(exc, EditConflict) else ()
+        state = FormState(scope, dict(form), conflict=str(exc), conflicts=conflicts)
         status = 409
     else:
         state = FormState(scope, dict(form), {exc.field: exc.reason})
@@ -183,8 +187,9 @@ def unit_update(
             user=user,
             army_id=army_id,
             unit_id=unit_id,
-            data=nested(form),
+            data=resolved(form, nested(form)),
             expected_version=form_version(form),
+            base=form_base(form),
         )
     except (InvalidInput, StaleVersion) as exc:
         return _refused(
@@ -197,7 +202,14 @@ def unit_update(
             exc=exc,
             unit_id=unit_id,
         )
+    _merged_note(request, session)
     return _done(request, session, user, army_id, unit_id)
+
+
+def _merged_note(request: Request, session: SessionDep) -> None:
+    """Say so when a stale edit was merged onto a change made elsewhere."""
+    if merge.was_merged(session):
+        flash(request, f"Saved ({merge.MERGED_NOTE}).", "success")
 
 
 @router.post("/armies/{army_id}/units/{unit_id}/duplicate")
@@ -277,8 +289,9 @@ def weapon_update(
             army_id=army_id,
             unit_id=unit_id,
             weapon_id=weapon_id,
-            data=nested(form),
+            data=resolved(form, nested(form)),
             expected_version=form_version(form),
+            base=form_base(form),
         )
     except (InvalidInput, StaleVersion) as exc:
         return _refused(
@@ -291,6 +304,7 @@ def weapon_update(
             exc=exc,
             unit_id=unit_id,
         )
+    _merged_note(request, session)
     return _done(request, session, user, army_id, unit_id)
 
 

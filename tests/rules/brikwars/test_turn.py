@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from fractions import Fraction
@@ -271,3 +272,56 @@ def test_expected_destroying_hits_sum_the_lines():
     by_hand = sum(ln.main.destroyed + ln.main.size_damage for ln in odds.lines)
     assert len(odds.lines) == 2 and odds.expected_destroying == pytest.approx(by_hand)
     assert odds.expected_destroying >= odds.any_destroying  # one per line vs at least one
+
+
+# --------------------------------------------------------------------------- Missile Racks
+
+
+def _rack(per_launch: int) -> UnitSpec:
+    """Chapter 8's Missile Racks: a Size 3" Launcher loaded with six Size 1 Explosives."""
+    from app.rules.brikwars.units import Explosive, Payload
+
+    launcher = WeaponSpec(
+        "launcher", size=3, payload=Payload(Explosive(1, rounds=6), per_launch=per_launch)
+    )
+    return UnitSpec(name="Uber-Titan", size=4, structure_level=2, weapons=(launcher,))
+
+
+def test_a_launch_of_three_rounds_is_three_attacks_in_the_odds():
+    """Ruling T6: each round its own line, with the odds of a one-round launch."""
+    from itertools import product
+
+    target = minifig()
+    one = Turn(_rack(1), (0,), target, TurnSituation(distance=4)).odds()
+    three = Turn(_rack(3), (0,), target, TurnSituation(distance=4)).odds()
+    assert [ln.label for ln in three.lines] == [f'3" Launcher: round {k} of 3' for k in (1, 2, 3)]
+    assert all(ln.main == one.lines[0].main for ln in three.lines)
+    # Brute force over which rounds destroy the minifig (the rounds are independent).
+    p = one.lines[0].main.destroyed
+    oracle = sum(
+        math.prod(p if hit else 1 - p for hit in pattern)
+        for pattern in product((False, True), repeat=3)
+        if any(pattern)
+    )
+    assert three.any_destroying == pytest.approx(oracle, abs=1e-12)
+    assert three.expected_destroying == pytest.approx(3 * p, abs=1e-12)
+
+
+def test_three_round_launch_rolls_agree_with_its_odds():
+    """Seeded Monte Carlo: how often the rolled launch destroys the minifig."""
+    turn = Turn(_rack(3), (0,), minifig(), TurnSituation(distance=4))
+    expected = turn.odds().any_destroying
+    n = 3000
+    destroyed = sum(
+        turn.roll(random.Random(seed)).targets_after[0].effective_size <= 0 for seed in range(n)
+    )
+    assert within(destroyed, n, expected), (destroyed / n, expected)
+
+
+def test_a_rolled_launch_shows_one_action_die_per_round():
+    tough = UnitSpec(name="Bunker", size=6, structure_level=5)
+    rolled = Turn(_rack(3), (0,), tough, TurnSituation(distance=4)).roll(random.Random(7))
+    assert len(rolled.lines) == 3
+    actions = [d for ln in rolled.lines for d in ln.dice if d.purpose == "action"]
+    assert len(actions) == 3
+    assert all(sum(d.purpose == "action" for d in ln.dice) == 1 for ln in rolled.lines)
