@@ -124,19 +124,20 @@ def test_too_much_work_is_refused_quickly(client: TestClient) -> None:
     assert time.perf_counter() - start < 1.0
 
 
-def test_the_largest_accepted_attack_answers_within_two_seconds(client: TestClient) -> None:
-    import time
-
+def test_the_largest_accepted_attack_is_answered(client: TestClient) -> None:
+    # Its speed (< 2 s) is a row of `make bench`, not a timed test.
     body = {
         "action": {"die": 12, "use": 4},
         "damage": {"dice": 99, "sides": 20, "per_die_modifier": -3},
         "armor": {"dice": 100, "sides": 20},
         "deflection": 50,
     }
-    start = time.perf_counter()
     r = client.post("/api/v1/brikwars/odds", json=body)
     assert r.status_code == 200
-    assert time.perf_counter() - start < 2.0
+    assert (
+        abs(sum(r.json()[k] for k in ("miss", "no_effect", "something_bad", "destroyed")) - 1)
+        < 1e-6
+    )
 
 
 def test_the_stateless_calculators_keep_no_session(client) -> None:  # type: ignore[no-untyped-def]

@@ -93,7 +93,7 @@ def session_list(session: SessionDep, user: ApiUser, login: LoginDep) -> list[Se
 
 @router.delete("/auth/sessions/{session_id}", status_code=204)
 def session_end(
-    request: Request, session: SessionDep, user: ApiUser, login: LoginDep, session_id: int
+    request: Request, session: SessionDep, user: ApiUser, login: LoginDep, session_id: Id
 ) -> Response:
     """Log one session out (the current one: log out)."""
     if login is not None and login.id == session_id:

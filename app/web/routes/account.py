@@ -97,7 +97,7 @@ def password_change(
 
 @router.post("/account/sessions/{session_id}/end")
 def session_end(
-    request: Request, session: SessionDep, user: CurrentUser, login: LoginDep, session_id: int
+    request: Request, session: SessionDep, user: CurrentUser, login: LoginDep, session_id: Id
 ) -> Response:
     """Log one session out (this one: log out)."""
     if login is not None and login.id == session_id:
