@@ -99,3 +99,11 @@ def test_an_unreadable_body_is_a_422_not_a_400(app) -> None:  # type: ignore[no-
     )
     assert r.status_code == 422
     assert ErrorBody.model_validate(r.json()).detail[0].field == "body"
+
+
+def test_a_fixed_path_beside_an_id_path_answers_405_not_422(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    # /clubs/join must not be read as /clubs/{club_id} with the id "join"
+    r = member.client.get("/api/v1/clubs/join")
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    r = member.client.patch("/api/v1/armies/import", headers={"X-CSRF-Token": member.csrf})
+    assert r.status_code == 405 and r.headers["allow"] == "POST"

@@ -32,7 +32,7 @@ def army_create(session: SessionDep, user: ApiUser, body: ArmyCreate) -> ArmyOut
     return ArmyOut.model_validate(armies.create_army(session, user=user, **body.model_dump()))
 
 
-@router.patch("/armies/{army_id}")
+@router.patch("/armies/{army_id:int}")
 def army_update(session: SessionDep, user: ApiUser, army_id: Id, body: ArmyUpdate) -> ArmyOut:
     """Change name, budget or notes; a stale version is merged (409 if a field conflicts)."""
     army = armies.update_army(
@@ -46,7 +46,7 @@ def army_update(session: SessionDep, user: ApiUser, army_id: Id, body: ArmyUpdat
     return ArmyOut.model_validate(army)
 
 
-@router.delete("/armies/{army_id}", status_code=204)
+@router.delete("/armies/{army_id:int}", status_code=204)
 def army_delete(session: SessionDep, user: ApiUser, army_id: Id) -> Response:
     """Delete an army."""
     armies.delete_army(session, user=user, army_id=army_id)

@@ -19,6 +19,7 @@ from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
 from app.rules.errors import InvalidInput
 from app.web.inputs import Line, NoBool, Seed
+from app.web.openapi import ValueProbabilities
 
 router = APIRouter(tags=["attacks"])
 T = TypeVar("T")
@@ -115,7 +116,7 @@ class OddsOut(BaseModel):
     something_bad: float
     destroyed: float
     truncation_bound: float = Field(description="Bonus-dice chain mass left out (< 1e-9)")
-    damage_distribution: list[tuple[int, float]] = Field(
+    damage_distribution: ValueProbabilities = Field(
         description="[value, probability] of the Damage total after Deflection, given a hit"
     )
     critical_failure: float = Field(description="P(hit and every damage die a natural 1)")
@@ -151,8 +152,8 @@ class RingOut(BaseModel):
     something_bad: float
     no_effect: float
     critical_failure: float
-    knockback: list[tuple[int, float]]
-    knockback_if_destroyed: list[tuple[int, float]]
+    knockback: ValueProbabilities
+    knockback_if_destroyed: ValueProbabilities
     on_fire: float
 
 

@@ -91,7 +91,7 @@ def session_list(session: SessionDep, user: ApiUser, login: LoginDep) -> list[Se
     ]
 
 
-@router.delete("/auth/sessions/{session_id}", status_code=204)
+@router.delete("/auth/sessions/{session_id:int}", status_code=204)
 def session_end(
     request: Request, session: SessionDep, user: ApiUser, login: LoginDep, session_id: Id
 ) -> Response:
@@ -138,7 +138,7 @@ def token_create(session: SessionDep, user: ApiUser, body: TokenCreate) -> Token
     return TokenCreated(**TokenOut.model_validate(token).model_dump(), token=plain)
 
 
-@router.delete("/tokens/{token_id}", status_code=204)
+@router.delete("/tokens/{token_id:int}", status_code=204)
 def token_revoke(session: SessionDep, user: ApiUser, token_id: Id) -> Response:
     """Revoke a token."""
     accounts.revoke_api_token(session, user=user, token_id=token_id)

@@ -25,7 +25,7 @@ from app.web.htmx import battle_share_url
 from app.web.inputs import Id, Line
 
 router = APIRouter(tags=["battles"])
-B = "/battles/{battle_id}"
+B = "/battles/{battle_id:int}"
 
 
 def _logged(user: ApiUser, entry: BattleEntry) -> EntryOut:
@@ -106,21 +106,21 @@ def battle_undo(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
     return _logged(user, battles.undo_last(session, user=user, battle_id=battle_id))
 
 
-@router.post(B + "/units/{unit_id}/reload", status_code=201)
+@router.post(B + "/units/{unit_id:int}/reload", status_code=201)
 def unit_reload(session: SessionDep, user: ApiUser, battle_id: Id, unit_id: Id) -> EntryOut:
     """Reload the unit's Inoperative weapons (its Action)."""
     entry = battles.reload(session, user=user, battle_id=battle_id, unit_id=unit_id)
     return _logged(user, entry)
 
 
-@router.post(B + "/units/{unit_id}/divert", status_code=201)
+@router.post(B + "/units/{unit_id:int}/divert", status_code=201)
 def unit_divert(session: SessionDep, user: ApiUser, battle_id: Id, unit_id: Id) -> EntryOut:
     """Divert All Power this turn: one more turn of Power saved for a single weapon."""
     entry = battles.divert_power(session, user=user, battle_id=battle_id, unit_id=unit_id)
     return _logged(user, entry)
 
 
-@router.post(B + "/units/{unit_id}/burning", status_code=201)
+@router.post(B + "/units/{unit_id:int}/burning", status_code=201)
 def unit_burning(
     session: SessionDep, user: ApiUser, battle_id: Id, unit_id: Id, body: SeedIn | None = None
 ) -> EntryOut:

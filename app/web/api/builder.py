@@ -133,26 +133,26 @@ def _body(model: Any) -> dict[str, Any]:
     return model.model_dump(exclude_none=True, exclude={"version", "base"})
 
 
-@router.get("/armies/{army_id}")
+@router.get("/armies/{army_id:int}")
 def army_get(session: SessionDep, user: ApiUser, army_id: Id) -> ArmyDetailOut:
     """An army with its total cost, findings and units with every derived figure."""
     return army_out(builder.army_view(session, user=user, army_id=army_id))
 
 
-@router.post("/armies/{army_id}/units", status_code=201)
+@router.post("/armies/{army_id:int}/units", status_code=201)
 def unit_add(session: SessionDep, user: ApiUser, army_id: Id, body: UnitIn) -> UnitOut:
     """Add a unit (with weapons, if given) at the end of the army."""
     unit = builder.add_unit(session, user=user, army_id=army_id, data=_body(body))
     return _unit(session, user, army_id, unit.id)
 
 
-@router.get("/armies/{army_id}/units/{unit_id}")
+@router.get("/armies/{army_id:int}/units/{unit_id:int}")
 def unit_get(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> UnitOut:
     """One unit with its derived figures."""
     return _unit(session, user, army_id, unit_id)
 
 
-@router.patch("/armies/{army_id}/units/{unit_id}")
+@router.patch("/armies/{army_id:int}/units/{unit_id:int}")
 def unit_update(
     session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, body: UnitPatch
 ) -> UnitOut:
@@ -169,21 +169,21 @@ def unit_update(
     return _unit(session, user, army_id, unit_id)
 
 
-@router.delete("/armies/{army_id}/units/{unit_id}", status_code=204)
+@router.delete("/armies/{army_id:int}/units/{unit_id:int}", status_code=204)
 def unit_delete(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> Response:
     """Remove a unit and its weapons."""
     builder.delete_unit(session, user=user, army_id=army_id, unit_id=unit_id)
     return Response(status_code=204)
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/duplicate", status_code=201)
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/duplicate", status_code=201)
 def unit_duplicate(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> UnitOut:
     """Copy a unit with its weapons, right after it."""
     copy = builder.duplicate_unit(session, user=user, army_id=army_id, unit_id=unit_id)
     return _unit(session, user, army_id, copy.id)
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/move")
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/move")
 def unit_move(
     session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, body: MoveIn
 ) -> ArmyDetailOut:
@@ -192,7 +192,7 @@ def unit_move(
     return army_out(builder.army_view(session, user=user, army_id=army_id))
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/weapons", status_code=201)
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/weapons", status_code=201)
 def weapon_add(
     session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, body: WeaponIn
 ) -> WeaponOut:
@@ -203,7 +203,7 @@ def weapon_add(
     return next(w for w in _unit(session, user, army_id, unit_id).weapons if w.id == weapon.id)
 
 
-@router.patch("/armies/{army_id}/units/{unit_id}/weapons/{weapon_id}")
+@router.patch("/armies/{army_id:int}/units/{unit_id:int}/weapons/{weapon_id:int}")
 def weapon_update(
     session: SessionDep,
     user: ApiUser,
@@ -226,7 +226,7 @@ def weapon_update(
     return next(w for w in _unit(session, user, army_id, unit_id).weapons if w.id == weapon_id)
 
 
-@router.delete("/armies/{army_id}/units/{unit_id}/weapons/{weapon_id}", status_code=204)
+@router.delete("/armies/{army_id:int}/units/{unit_id:int}/weapons/{weapon_id:int}", status_code=204)
 def weapon_delete(
     session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, weapon_id: Id
 ) -> Response:
@@ -235,7 +235,7 @@ def weapon_delete(
     return Response(status_code=204)
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/weapon-preview")
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/weapon-preview")
 def weapon_preview(
     session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id, body: WeaponIn
 ) -> WeaponPreviewOut:
@@ -248,7 +248,7 @@ def weapon_preview(
     )
 
 
-@router.put("/armies/{army_id}/house-rules")
+@router.put("/armies/{army_id:int}/house-rules")
 def house_rules_set(
     session: SessionDep, user: ApiUser, army_id: Id, body: HouseRulesIn
 ) -> ArmyDetailOut:

@@ -20,6 +20,7 @@ from app.services.errors import NotFound
 from app.web.api.attacks import DieOut
 from app.web.deps import ApiUser, SessionDep
 from app.web.inputs import Id, Inches, Int, Seed
+from app.web.openapi import ValueProbabilities
 
 router = APIRouter(tags=["calculator"])
 
@@ -119,7 +120,7 @@ class LineOut(BaseModel):
     jam: float = Field(description="P(the gun ends Inoperative)")
     over_the_top: float
     truncation_bound: float
-    damage_distribution: list[tuple[int, float]]
+    damage_distribution: ValueProbabilities
     targets: list[TargetOddsOut] = Field(description="per target (0: the main one)")
     steps: list[StepOut]
 
@@ -136,7 +137,7 @@ class SavedOddsOut(BaseModel):
     destroyed: float
     size_damage: float = Field(description='P(a Creation larger than 1" loses 1" of Size)')
     truncation_bound: float
-    damage_distribution: list[tuple[int, float]]
+    damage_distribution: ValueProbabilities
     any_destroying: float = Field(description="P(at least one destroying hit this turn)")
     expected_destroying: float
     per_10_cp: float | None = Field(description="expected destroying hits per 10 CP")

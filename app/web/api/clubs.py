@@ -124,7 +124,7 @@ def club_create(session: SessionDep, user: ApiUser, body: ClubCreate) -> ClubOut
     return ClubOut(id=club.id, name=club.name, role="owner", members=1)
 
 
-@router.get("/clubs/{club_id}")
+@router.get("/clubs/{club_id:int}")
 def club_get(
     session: SessionDep,
     user: ApiUser,
@@ -171,7 +171,7 @@ def club_get(
     )
 
 
-@router.post("/clubs/{club_id}/invites", status_code=201)
+@router.post("/clubs/{club_id:int}/invites", status_code=201)
 def invite_create(request: Request, session: SessionDep, user: ApiUser, club_id: Id) -> InviteOut:
     """An invitation link, valid for a week; the token is in this answer only."""
     invite, token = clubs.create_invite(session, user=user, club_id=club_id)
@@ -179,7 +179,7 @@ def invite_create(request: Request, session: SessionDep, user: ApiUser, club_id:
     return InviteOut(id=invite.id, expires_at=invite.expires_at, url=url, token=token)
 
 
-@router.get("/clubs/{club_id}/invites")
+@router.get("/clubs/{club_id:int}/invites")
 def invite_list(session: SessionDep, user: ApiUser, club_id: Id) -> list[InviteOut]:
     """Open invitations (their tokens are never shown again)."""
     return [
@@ -188,7 +188,7 @@ def invite_list(session: SessionDep, user: ApiUser, club_id: Id) -> list[InviteO
     ]
 
 
-@router.delete("/clubs/{club_id}/invites/{invite_id}", status_code=204)
+@router.delete("/clubs/{club_id:int}/invites/{invite_id:int}", status_code=204)
 def invite_revoke(session: SessionDep, user: ApiUser, club_id: Id, invite_id: Id) -> Response:
     """Revoke an invitation."""
     clubs.revoke_invite(session, user=user, club_id=club_id, invite_id=invite_id)
@@ -205,21 +205,21 @@ def club_join(session: SessionDep, user: ApiUser, body: JoinIn) -> ClubOut:
     )
 
 
-@router.post("/clubs/{club_id}/leave", status_code=204)
+@router.post("/clubs/{club_id:int}/leave", status_code=204)
 def club_leave(session: SessionDep, user: ApiUser, club_id: Id) -> Response:
     """Leave a club."""
     clubs.leave(session, user=user, club_id=club_id)
     return Response(status_code=204)
 
 
-@router.delete("/clubs/{club_id}/members/{member_id}", status_code=204)
+@router.delete("/clubs/{club_id:int}/members/{member_id:int}", status_code=204)
 def member_remove(session: SessionDep, user: ApiUser, club_id: Id, member_id: Id) -> Response:
     """Remove a member."""
     clubs.remove_member(session, user=user, club_id=club_id, member_id=member_id)
     return Response(status_code=204)
 
 
-@router.patch("/clubs/{club_id}/members/{member_id}", status_code=204)
+@router.patch("/clubs/{club_id:int}/members/{member_id:int}", status_code=204)
 def member_role(
     session: SessionDep, user: ApiUser, club_id: Id, member_id: Id, body: RoleIn
 ) -> Response:
@@ -228,14 +228,14 @@ def member_role(
     return Response(status_code=204)
 
 
-@router.post("/clubs/{club_id}/transfer", status_code=204)
+@router.post("/clubs/{club_id:int}/transfer", status_code=204)
 def club_transfer(session: SessionDep, user: ApiUser, club_id: Id, body: TransferIn) -> Response:
     """Hand the club to another member."""
     clubs.transfer_ownership(session, user=user, club_id=club_id, member_id=body.member_id)
     return Response(status_code=204)
 
 
-@router.put("/clubs/{club_id}/house-rules")
+@router.put("/clubs/{club_id:int}/house-rules")
 def club_house_rules(
     session: SessionDep, user: ApiUser, club_id: Id, body: OptionsIn
 ) -> dict[str, Any]:
@@ -245,7 +245,7 @@ def club_house_rules(
     ).house_rules
 
 
-@router.get("/armies/{army_id}/sharing")
+@router.get("/armies/{army_id:int}/sharing")
 def sharing_get(session: SessionDep, user: ApiUser, army_id: Id) -> SharingOut:
     """How the army is shared (owner only)."""
     state = sharing.sharing_state(session, user=user, army_id=army_id)
@@ -254,7 +254,7 @@ def sharing_get(session: SessionDep, user: ApiUser, army_id: Id) -> SharingOut:
     )
 
 
-@router.put("/armies/{army_id}/sharing")
+@router.put("/armies/{army_id:int}/sharing")
 def sharing_put(session: SessionDep, user: ApiUser, army_id: Id, body: SharingIn) -> SharingOut:
     """Share with a club (or make private) and choose the editors."""
     sharing.share(
@@ -263,14 +263,14 @@ def sharing_put(session: SessionDep, user: ApiUser, army_id: Id, body: SharingIn
     return sharing_get(session, user, army_id)
 
 
-@router.post("/armies/{army_id}/share-links", status_code=201)
+@router.post("/armies/{army_id:int}/share-links", status_code=201)
 def link_create(request: Request, session: SessionDep, user: ApiUser, army_id: Id) -> LinkOut:
     """A read-only link; the token is in this answer only."""
     link, token = sharing.create_link(session, user=user, army_id=army_id)
     return LinkOut(id=link.id, token=token, url=share_url(request, token))
 
 
-@router.delete("/armies/{army_id}/share-links/{link_id}", status_code=204)
+@router.delete("/armies/{army_id:int}/share-links/{link_id:int}", status_code=204)
 def link_revoke(session: SessionDep, user: ApiUser, army_id: Id, link_id: Id) -> Response:
     """Revoke a read-only link."""
     sharing.revoke_link(session, user=user, army_id=army_id, link_id=link_id)
@@ -290,14 +290,14 @@ def shared_fork(session: SessionDep, user: ApiUser, token: Line) -> ArmyDetailOu
     return army_out(builder.army_view(session, user=user, army_id=copy.id))
 
 
-@router.post("/armies/{army_id}/fork", status_code=201)
+@router.post("/armies/{army_id:int}/fork", status_code=201)
 def army_fork(session: SessionDep, user: ApiUser, army_id: Id) -> ArmyDetailOut:
     """Copy an army you may read into your armies."""
     copy = sharing.fork_army(session, user=user, army_id=army_id)
     return army_out(builder.army_view(session, user=user, army_id=copy.id))
 
 
-@router.get("/armies/{army_id}/history")
+@router.get("/armies/{army_id:int}/history")
 def history_list(session: SessionDep, user: ApiUser, army_id: Id) -> list[RevisionOut]:
     """Every saved change, newest first."""
     return [
@@ -306,7 +306,7 @@ def history_list(session: SessionDep, user: ApiUser, army_id: Id) -> list[Revisi
     ]
 
 
-@router.get("/armies/{army_id}/history/{revision_id}")
+@router.get("/armies/{army_id:int}/history/{revision_id:int}")
 def history_get(
     session: SessionDep, user: ApiUser, army_id: Id, revision_id: Id
 ) -> RevisionDetailOut:
@@ -317,7 +317,7 @@ def history_get(
     )
 
 
-@router.post("/armies/{army_id}/history/{revision_id}/restore")
+@router.post("/armies/{army_id:int}/history/{revision_id:int}/restore")
 def history_restore(
     session: SessionDep, user: ApiUser, army_id: Id, revision_id: Id
 ) -> ArmyDetailOut:
@@ -337,7 +337,7 @@ EXPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/armies/{army_id}/export", response_model=None, responses=EXPORT_RESPONSES)
+@router.get("/armies/{army_id:int}/export", response_model=None, responses=EXPORT_RESPONSES)
 def army_export(
     session: SessionDep, user: ApiUser, army_id: Id, format: Literal["json", "text"] = "json"
 ) -> Response:

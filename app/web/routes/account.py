@@ -61,7 +61,7 @@ def token_create(
     return _page(request, session, user, new_token=plain)
 
 
-@router.post("/account/tokens/{token_id}/revoke")
+@router.post("/account/tokens/{token_id:int}/revoke")
 def token_revoke(
     request: Request, session: SessionDep, user: CurrentUser, token_id: Id
 ) -> Response:
@@ -95,7 +95,7 @@ def password_change(
     return _page(request, session, user, block="password", errors=errors, status_code=422)
 
 
-@router.post("/account/sessions/{session_id}/end")
+@router.post("/account/sessions/{session_id:int}/end")
 def session_end(
     request: Request, session: SessionDep, user: CurrentUser, login: LoginDep, session_id: Id
 ) -> Response:

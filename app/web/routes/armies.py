@@ -105,13 +105,13 @@ def _army_page(
     )
 
 
-@router.get("/armies/{army_id}")
+@router.get("/armies/{army_id:int}")
 def army_detail(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """The army builder."""
     return _army_page(request, session, user, army_id)
 
 
-@router.post("/armies/{army_id}")
+@router.post("/armies/{army_id:int}")
 def army_update(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: Id
 ) -> Response:
@@ -150,7 +150,7 @@ def army_update(
     return _army_page(request, session, user, army_id)
 
 
-@router.get("/armies/{army_id}/delete")
+@router.get("/armies/{army_id:int}/delete")
 def army_delete_confirm(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id
 ) -> Response:
@@ -159,7 +159,7 @@ def army_delete_confirm(
     return render(request, "armies/delete.html", {"army": army}, block="content")
 
 
-@router.post("/armies/{army_id}/delete")
+@router.post("/armies/{army_id:int}/delete")
 def army_delete(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Delete the army for good."""
     name = armies.delete_army(session, user=user, army_id=army_id)

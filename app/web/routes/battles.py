@@ -195,7 +195,7 @@ def battle_page(
     )
 
 
-@router.get("/battles/{battle_id}")
+@router.get("/battles/{battle_id:int}")
 def battle_detail(
     request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:
@@ -210,7 +210,7 @@ def battle_detail(
     )
 
 
-@router.get("/battles/{battle_id}/odds")
+@router.get("/battles/{battle_id:int}/odds")
 def battle_odds(
     request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:
@@ -259,7 +259,7 @@ def _refused(
     )
 
 
-@router.post("/battles/{battle_id}/rolls")
+@router.post("/battles/{battle_id:int}/rolls")
 def battle_roll(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: Id
 ) -> Response:
@@ -346,7 +346,7 @@ def _action_refused(
     )
 
 
-@router.post("/battles/{battle_id}/undo")
+@router.post("/battles/{battle_id:int}/undo")
 def battle_undo(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: Id
 ) -> Response:
@@ -378,7 +378,7 @@ def _unit_action(
     return _after_action(request, session, user, battle_id, form, entry.summary)
 
 
-@router.post("/battles/{battle_id}/units/{unit_id}/reload")
+@router.post("/battles/{battle_id:int}/units/{unit_id:int}/reload")
 def unit_reload(
     request: Request,
     session: SessionDep,
@@ -391,7 +391,7 @@ def unit_reload(
     return _unit_action(request, session, user, form, battle_id, unit_id, battles.reload)
 
 
-@router.post("/battles/{battle_id}/units/{unit_id}/divert")
+@router.post("/battles/{battle_id:int}/units/{unit_id:int}/divert")
 def unit_divert(
     request: Request,
     session: SessionDep,
@@ -404,7 +404,7 @@ def unit_divert(
     return _unit_action(request, session, user, form, battle_id, unit_id, battles.divert_power)
 
 
-@router.post("/battles/{battle_id}/units/{unit_id}/burning")
+@router.post("/battles/{battle_id:int}/units/{unit_id:int}/burning")
 def unit_burning(
     request: Request,
     session: SessionDep,
@@ -417,14 +417,14 @@ def unit_burning(
     return _unit_action(request, session, user, form, battle_id, unit_id, battles.burning_roll)
 
 
-@router.get("/battles/{battle_id}/export.txt")
+@router.get("/battles/{battle_id:int}/export.txt")
 def battle_export(session: SessionDep, user: CurrentUser, battle_id: Id) -> Response:
     """The log as plain text for a forum post."""
     view = battles.battle_view(session, user=user, battle_id=battle_id)
     return PlainTextResponse(battles.export_text(view))
 
 
-@router.post("/battles/{battle_id}/links")
+@router.post("/battles/{battle_id:int}/links")
 def battle_link(
     request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:
@@ -442,7 +442,7 @@ def battle_link(
     )
 
 
-@router.post("/battles/{battle_id}/links/revoke")
+@router.post("/battles/{battle_id:int}/links/revoke")
 def battle_unlink(
     request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:

@@ -128,7 +128,7 @@ def _refused(
     )
 
 
-@router.post("/armies/{army_id}/units")
+@router.post("/armies/{army_id:int}/units")
 def unit_add(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: Id
 ) -> Response:
@@ -142,7 +142,7 @@ def unit_add(
     return _done(request, session, user, army_id, None)
 
 
-@router.get("/armies/{army_id}/units/{unit_id}")
+@router.get("/armies/{army_id:int}/units/{unit_id:int}")
 def unit_page(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
@@ -159,7 +159,7 @@ def unit_page(
     return render(request, UNIT_PAGE, context)
 
 
-@router.get("/armies/{army_id}/units/{unit_id}/editor")
+@router.get("/armies/{army_id:int}/units/{unit_id:int}/editor")
 def unit_editor(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
@@ -171,7 +171,7 @@ def unit_editor(
     return render(request, "armies/unit_editor.html", context)
 
 
-@router.post("/armies/{army_id}/units/{unit_id}")
+@router.post("/armies/{army_id:int}/units/{unit_id:int}")
 def unit_update(
     request: Request,
     session: SessionDep,
@@ -212,7 +212,7 @@ def _merged_note(request: Request, session: SessionDep) -> None:
         flash(request, f"Saved ({merge.MERGED_NOTE}).", "success")
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/duplicate")
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/duplicate")
 def unit_duplicate(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
@@ -221,7 +221,7 @@ def unit_duplicate(
     return _done(request, session, user, army_id, None)
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/move")
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/move")
 def unit_move(
     request: Request,
     session: SessionDep,
@@ -236,7 +236,7 @@ def unit_move(
     return _done(request, session, user, army_id, None)
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/delete")
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/delete")
 def unit_delete(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
@@ -245,7 +245,7 @@ def unit_delete(
     return _done(request, session, user, army_id, None)
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/weapons")
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/weapons")
 def weapon_add(
     request: Request,
     session: SessionDep,
@@ -271,7 +271,7 @@ def weapon_add(
     return _done(request, session, user, army_id, unit_id)
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/weapons/{weapon_id}")
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/weapons/{weapon_id:int}")
 def weapon_update(
     request: Request,
     session: SessionDep,
@@ -308,7 +308,7 @@ def weapon_update(
     return _done(request, session, user, army_id, unit_id)
 
 
-@router.post("/armies/{army_id}/units/{unit_id}/weapons/{weapon_id}/delete")
+@router.post("/armies/{army_id:int}/units/{unit_id:int}/weapons/{weapon_id:int}/delete")
 def weapon_delete(
     request: Request,
     session: SessionDep,
@@ -322,7 +322,7 @@ def weapon_delete(
     return _done(request, session, user, army_id, unit_id)
 
 
-@router.get("/armies/{army_id}/units/{unit_id}/weapon-preview")
+@router.get("/armies/{army_id:int}/units/{unit_id:int}/weapon-preview")
 def weapon_preview(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
@@ -338,7 +338,7 @@ def weapon_preview(
     return render(request, "armies/weapon_preview.html", context)
 
 
-@router.post("/armies/{army_id}/house-rules")
+@router.post("/armies/{army_id:int}/house-rules")
 def house_rules_update(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: Id
 ) -> Response:

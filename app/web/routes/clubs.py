@@ -107,13 +107,13 @@ def _club_page(
     )
 
 
-@router.get("/clubs/{club_id}")
+@router.get("/clubs/{club_id:int}")
 def club_detail(request: Request, session: SessionDep, user: CurrentUser, club_id: Id) -> Response:
     """A club: members, invitations, rosters (searchable), pinned house rules."""
     return _club_page(request, session, user, club_id)
 
 
-@router.post("/clubs/{club_id}/invites")
+@router.post("/clubs/{club_id:int}/invites")
 def invite_create(
     request: Request, session: SessionDep, user: CurrentUser, club_id: Id
 ) -> Response:
@@ -123,7 +123,7 @@ def invite_create(
     return _club_page(request, session, user, club_id, new_invite=url)
 
 
-@router.post("/clubs/{club_id}/invites/{invite_id}/revoke")
+@router.post("/clubs/{club_id:int}/invites/{invite_id:int}/revoke")
 def invite_revoke(
     request: Request, session: SessionDep, user: CurrentUser, club_id: Id, invite_id: Id
 ) -> Response:
@@ -153,7 +153,7 @@ def _club_action(request: Request, club_id: Id, message: str) -> Response:
     return redirect(request, f"/clubs/{club_id}")
 
 
-@router.post("/clubs/{club_id}/leave")
+@router.post("/clubs/{club_id:int}/leave")
 def leave(request: Request, session: SessionDep, user: CurrentUser, club_id: Id) -> Response:
     """Leave the club (your rosters stop being shared with it)."""
     try:
@@ -165,7 +165,7 @@ def leave(request: Request, session: SessionDep, user: CurrentUser, club_id: Id)
     return redirect(request, "/clubs")
 
 
-@router.post("/clubs/{club_id}/members/{member_id}/remove")
+@router.post("/clubs/{club_id:int}/members/{member_id:int}/remove")
 def member_remove(
     request: Request, session: SessionDep, user: CurrentUser, club_id: Id, member_id: Id
 ) -> Response:
@@ -174,7 +174,7 @@ def member_remove(
     return _club_action(request, club_id, "Member removed.")
 
 
-@router.post("/clubs/{club_id}/members/{member_id}/role")
+@router.post("/clubs/{club_id:int}/members/{member_id:int}/role")
 def member_role(
     request: Request,
     session: SessionDep,
@@ -190,7 +190,7 @@ def member_role(
     return _club_action(request, club_id, "Role changed.")
 
 
-@router.post("/clubs/{club_id}/transfer")
+@router.post("/clubs/{club_id:int}/transfer")
 def transfer(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, club_id: Id
 ) -> Response:
@@ -202,7 +202,7 @@ def transfer(
     return _club_action(request, club_id, "Ownership transferred; you are now an organiser.")
 
 
-@router.post("/clubs/{club_id}/house-rules")
+@router.post("/clubs/{club_id:int}/house-rules")
 def club_house_rules(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, club_id: Id
 ) -> Response:

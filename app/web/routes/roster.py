@@ -55,7 +55,7 @@ def import_army(
     return redirect(request, f"/armies/{army.id}")
 
 
-@router.get("/armies/{army_id}/history")
+@router.get("/armies/{army_id:int}/history")
 def history_page(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Every saved change, newest first."""
     view = builder.army_view(session, user=user, army_id=army_id)
@@ -70,7 +70,7 @@ def history_page(request: Request, session: SessionDep, user: CurrentUser, army_
     )
 
 
-@router.get("/armies/{army_id}/history/{revision_id}")
+@router.get("/armies/{army_id:int}/history/{revision_id:int}")
 def revision_page(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, revision_id: Id
 ) -> Response:
@@ -80,7 +80,7 @@ def revision_page(
     return render(request, "armies/revision.html", {"army": view.army, "view": view, "rev": rev})
 
 
-@router.post("/armies/{army_id}/history/{revision_id}/restore")
+@router.post("/armies/{army_id:int}/history/{revision_id:int}/restore")
 def revision_restore(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, revision_id: Id
 ) -> Response:
@@ -90,7 +90,7 @@ def revision_restore(
     return redirect(request, f"/armies/{army_id}")
 
 
-@router.get("/armies/{army_id}/print")
+@router.get("/armies/{army_id:int}/print")
 def print_sheet(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, cards: bool = False
 ) -> Response:
@@ -99,14 +99,14 @@ def print_sheet(
     return render(request, "armies/print.html", {"army": view.army, "view": view, "cards": cards})
 
 
-@router.get("/armies/{army_id}/export.txt")
+@router.get("/armies/{army_id:int}/export.txt")
 def export_text(session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """The army as plain text for a forum post."""
     view = builder.army_view(session, user=user, army_id=army_id)
     return PlainTextResponse(transfer.export_text(view))
 
 
-@router.get("/armies/{army_id}/export.json")
+@router.get("/armies/{army_id:int}/export.json")
 def export_json(session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """The army as a versioned JSON document (a download)."""
     view = builder.army_view(session, user=user, army_id=army_id)

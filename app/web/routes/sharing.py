@@ -39,13 +39,13 @@ def _sharing_page(
     )
 
 
-@router.get("/armies/{army_id}/sharing")
+@router.get("/armies/{army_id:int}/sharing")
 def sharing_page(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Who may see and edit the army."""
     return _sharing_page(request, session, user, army_id)
 
 
-@router.post("/armies/{army_id}/sharing")
+@router.post("/armies/{army_id:int}/sharing")
 def sharing_save(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, army_id: Id
 ) -> Response:
@@ -69,7 +69,7 @@ def sharing_save(
     return redirect(request, f"/armies/{army_id}/sharing")
 
 
-@router.post("/armies/{army_id}/links")
+@router.post("/armies/{army_id:int}/links")
 def link_create(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Make a read-only link (shown once)."""
     _, token = sharing.create_link(session, user=user, army_id=army_id)
@@ -77,7 +77,7 @@ def link_create(request: Request, session: SessionDep, user: CurrentUser, army_i
     return _sharing_page(request, session, user, army_id, new_link=url)
 
 
-@router.post("/armies/{army_id}/links/{link_id}/revoke")
+@router.post("/armies/{army_id:int}/links/{link_id:int}/revoke")
 def link_revoke(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, link_id: Id
 ) -> Response:
@@ -87,7 +87,7 @@ def link_revoke(
     return redirect(request, f"/armies/{army_id}/sharing")
 
 
-@router.post("/armies/{army_id}/fork")
+@router.post("/armies/{army_id:int}/fork")
 def army_fork(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Copy an army you may read into your own armies."""
     copy = sharing.fork_army(session, user=user, army_id=army_id)
