@@ -83,10 +83,13 @@ def update_army(
     note = ""
     if army.version != expected_version:
         theirs = {"name": army.name, "budget": army.budget, "notes": army.notes}
-        base = base if base is not None else history.settings_at(session, army.id, expected_version)
         latest = history.latest_change(session, army.id)
-        if base is None:
+        # The base sent wins; a field it leaves out is read from the history.
+        given = {k: v for k, v in (base or {}).items() if v is not None}
+        recorded = history.settings_at(session, army.id, expected_version)
+        if recorded is None and not given:
             raise StaleVersion("army", army.version, latest)
+        base = {**(recorded or {}), **given}
         # PATCH semantics: a field not sent is not changed.
         mine = {**base, **sent}
         merged = merge.merged_or_conflict(

@@ -743,16 +743,8 @@ def update_weapon(
         latest = history.latest_change(session, army.id)
         if base is None:
             raise StaleVersion("weapon", weapon.version, latest)
-
-        def stored(data: dict[str, Any]) -> dict[str, Any]:
-            weapons = [*current["weapons"]]
-            weapons[index] = data
-            return _split_unit(_check_unit({**current, "weapons": weapons}, weapon_index=index))[3][
-                index
-            ]
-
         try:
-            was = stored(_clean(base))
+            was = _stored_weapon(current, index, _clean(base))
         except InvalidInput:
             raise StaleVersion("weapon", weapon.version, latest) from None
         new = merge.merged_or_conflict(
@@ -761,7 +753,7 @@ def update_weapon(
             current_version=weapon.version,
             latest_change=latest,
             base=was,
-            mine=stored(_patched_weapon(was, changes)),
+            mine=_stored_weapon(current, index, _patched_weapon(was, changes)),
             theirs=old,
         )
         note = f" ({merge.MERGED_NOTE})"
@@ -781,6 +773,14 @@ def update_weapon(
         f"{_weapon_name(spec.weapons[index])}, {history.cp_delta(delta)}{note}",
     )
     return weapon
+
+
+def _stored_weapon(unit: dict[str, Any], index: int, data: dict[str, Any]) -> dict[str, Any]:
+    """Weapon ``index`` of the unit as stored were it ``data`` (checked by the engine)."""
+    weapons = [*unit["weapons"]]
+    weapons[index] = data
+    _, _, _, stored = _split_unit(_check_unit({**unit, "weapons": weapons}, weapon_index=index))
+    return stored[index]
 
 
 def _patched_weapon(old: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:

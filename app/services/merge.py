@@ -33,15 +33,22 @@ def three_way(
     conflicts = []
     for key in [*base, *(k for k in mine if k not in base)]:
         was, want, now = base.get(key), mine.get(key), theirs.get(key)
-        if want in (was, now):
+        if _same(want, was) or _same(want, now):
             continue  # not changed here, or both made the same change
-        if now != was:
+        if not _same(now, was):
             conflicts.append(FieldConflict(key, want, now))
         elif want is None:
             result.pop(key, None)
         else:
             result[key] = want
     return result, tuple(conflicts)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, counting line breaks alike: browsers send a textarea's as CRLF."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a.replace("\r\n", "\n") == b.replace("\r\n", "\n")
+    return bool(a == b)
 
 
 def merged_or_conflict(

@@ -274,3 +274,28 @@ def test_stale_weapon_form_and_patch_merge(member: Member, second_tab: Member) -
     r = api(member, "PATCH", api_url, json={"version": version, "size": 3, "base": base})
     assert r.status_code == 409
     assert r.json()["detail"] == [{"field": "size", "reason": "changed elsewhere to 2"}]
+
+
+# ------------------------------------------------------------------------------ the merge
+
+
+def test_three_way_merge_field_by_field() -> None:
+    from app.services.errors import FieldConflict
+    from app.services.merge import three_way
+
+    base = {"name": "A", "size": 3, "ammo": {"xsize": 1}, "label": "x"}
+    theirs = {"name": "B", "size": 3, "ammo": {"xsize": 2}, "label": "x"}
+    # Only I changed size and removed the label; both set ammo alike; they renamed it.
+    mine = {"name": "A", "size": 4, "ammo": {"xsize": 2}}
+    assert three_way(base, mine, theirs) == (
+        {"name": "B", "size": 4, "ammo": {"xsize": 2}},
+        (),
+    )
+    # Both changed the name differently: a conflict, with both values.
+    assert three_way(base, {**base, "name": "C"}, theirs)[1] == (FieldConflict("name", "C", "B"),)
+    # A textarea comes back with CRLF line breaks: not a change.
+    notes = {"notes": "a\nb", "budget": 1}
+    assert three_way(notes, {"notes": "a\r\nb", "budget": 1}, {"notes": "c", "budget": 1}) == (
+        {"notes": "c", "budget": 1},
+        (),
+    )
