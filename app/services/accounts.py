@@ -93,7 +93,7 @@ def log_in(session: Session, *, email: str, password: str, client_address: str) 
     session.execute(
         delete(LoginFailure).where(LoginFailure.created_at < now - timedelta(seconds=memory))
     )
-    wait = _throttled_for(session, email=email, client_address=client_address, now=now)
+    wait = login_wait(session, email=email, client_address=client_address, now=now)
     if wait > 0:
         return LoginResult(None, TooManyAttempts(wait))
 
@@ -111,8 +111,8 @@ def log_in(session: Session, *, email: str, password: str, client_address: str) 
     return LoginResult(None, InvalidCredentials())
 
 
-def _throttled_for(session: Session, *, email: str, client_address: str, now: datetime) -> int:
-    """Seconds this address must wait before trying this account again (0: go ahead)."""
+def login_wait(session: Session, *, email: str, client_address: str, now: datetime) -> int:
+    """Seconds this address must wait, at ``now``, before trying this account (0: go ahead)."""
     settings = get_settings()
     from_address = LoginFailure.client_address == client_address
     spray_window = timedelta(seconds=settings.login_address_window_seconds)

@@ -28,12 +28,16 @@ MAX_SESSIONS_PER_USER = 100
 
 @dataclass(frozen=True)
 class ActiveSession:
-    """The session a request came with, detached from any database session."""
+    """The session a request came with, and its user."""
 
     id: int
-    user_id: int
+    user: User
     csrf_token: str
     last_seen_at: datetime
+
+    @classmethod
+    def of(cls, row: UserSession, user: User) -> ActiveSession:
+        return cls(row.id, user, row.csrf_token, row.last_seen_at)
 
 
 def _digest(token: str) -> str:
@@ -79,10 +83,14 @@ def find(session: Session, token: str) -> ActiveSession | None:
     """The live session this cookie token opens, or None (unknown, ended or expired)."""
     if not token or len(token) > 100:
         return None
-    row = session.scalar(select(UserSession).where(UserSession.token_hash == _digest(token)))
-    if row is None or row.expires_at <= utcnow():
+    found = session.execute(
+        select(UserSession, User)
+        .join(User, User.id == UserSession.user_id)
+        .where(UserSession.token_hash == _digest(token))
+    ).one_or_none()
+    if found is None or found[0].expires_at <= utcnow():
         return None
-    return ActiveSession(row.id, row.user_id, row.csrf_token, row.last_seen_at)
+    return ActiveSession.of(*found)
 
 
 def touch_due(active: ActiveSession) -> bool:

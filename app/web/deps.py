@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -34,34 +35,37 @@ def get_session(request: Request) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
-def login_session(request: Request) -> ActiveSession | None:
-    """The live login session the request's cookie opens, looked up once per request.
+async def login_session(request: Request, session: SessionDep) -> ActiveSession | None:
+    """The live login session (and its user) the request's cookie opens, looked up once.
 
-    Read (and its "last seen" written, at most once a minute) in a short session of
-    its own, committed at once: the write never holds SQLite's lock while the request
-    runs, and the request's own session starts after it.
+    Async, so a request without the cookie costs no trip to the thread pool.
     """
     if hasattr(request.state, "login"):
         return request.state.login  # type: ignore[no-any-return]
     token = request.cookies.get(COOKIE)
-    active = None
-    if token:
-        with request.app.state.sessionmaker() as db:
-            active = sessions.find(db, token)
-            if active is not None and sessions.touch_due(active):
-                try:
-                    sessions.touch(db, session_id=active.id)
-                    db.commit()
-                except OperationalError:  # busy: "last seen" is a hint, not worth a failure
-                    db.rollback()
+    active = await run_in_threadpool(_find_login, request, session, token) if token else None
     request.state.login = active
+    return active
+
+
+def _find_login(request: Request, session: Session, token: str) -> ActiveSession | None:
+    active = sessions.find(session, token)
+    if active is not None and sessions.touch_due(active):
+        # "Last seen" (at most once a minute) goes in a short transaction of its own,
+        # committed at once: a GET holds no write lock while it runs.
+        with request.app.state.sessionmaker() as db:
+            try:
+                sessions.touch(db, session_id=active.id)
+                db.commit()
+            except OperationalError:  # busy: "last seen" is a hint, not worth a failure
+                db.rollback()
     return active
 
 
 LoginDep = Annotated[ActiveSession | None, Depends(login_session)]
 
 
-def bearer_user(request: Request, session: SessionDep) -> User | None:
+async def bearer_user(request: Request, session: SessionDep) -> User | None:
     """The owner of a valid personal token sent to the API, else None.
 
     Only API routes authenticate by token: a page ignores the header.
@@ -69,11 +73,16 @@ def bearer_user(request: Request, session: SessionDep) -> User | None:
     auth = request.headers.get("authorization", "")
     if not request.url.path.startswith("/api/") or not auth.lower().startswith("bearer "):
         return None
-    token = accounts.token_for(session, auth[7:].strip())
+    return await run_in_threadpool(_token_user, request, session, auth[7:].strip())
+
+
+def _token_user(request: Request, session: Session, plain: str) -> User | None:
+    """The token's owner; ``last_used_at`` is written (at most once a minute) in a short
+    transaction of its own, never in the request's, which would hold the write lock while
+    the request works."""
+    token = accounts.token_for(session, plain)
     if token is None:
         return None
-    # last_used_at is written (at most once a minute) in a short transaction of its own,
-    # never in the request's, which would hold the write lock while the request works.
     now = utcnow()
     if accounts.token_use_due(token, now):
         try:
@@ -87,28 +96,28 @@ def bearer_user(request: Request, session: SessionDep) -> User | None:
 BearerUser = Annotated[User | None, Depends(bearer_user)]
 
 
-def optional_user(request: Request, session: SessionDep, login: LoginDep) -> User | None:
+async def optional_user(request: Request, login: LoginDep) -> User | None:
     """The logged-in user, if any (pages that also serve visitors)."""
-    user = accounts.get_user(session, login.user_id) if login is not None else None
+    user = login.user if login is not None else None
     request.state.user = user
     return user
 
 
-def current_user(request: Request, user: Annotated[User | None, Depends(optional_user)]) -> User:
+async def current_user(
+    request: Request, user: Annotated[User | None, Depends(optional_user)]
+) -> User:
     """The logged-in user of a page; visitors are sent to the login page."""
     if user is None:
         raise NotAuthenticated
     return user
 
 
-def api_user(
-    request: Request, session: SessionDep, login: LoginDep, token_user: BearerUser
-) -> User:
+async def api_user(request: Request, login: LoginDep, token_user: BearerUser) -> User:
     """The API caller: a personal bearer token, or the browser's session cookie."""
     if request.headers.get("authorization", "").lower().startswith("bearer "):
         user = token_user
     else:
-        user = accounts.get_user(session, login.user_id) if login is not None else None
+        user = login.user if login is not None else None
     if user is None:
         raise NotAuthenticated
     request.state.user = user

@@ -55,7 +55,7 @@ def start_session(request: Request, session: Session, user: User) -> None:
         user_agent=request.headers.get("user-agent", ""),
         client_address=client_address(request),
     )
-    request.state.login = ActiveSession(row.id, row.user_id, row.csrf_token, row.last_seen_at)
+    request.state.login = ActiveSession.of(row, user)
     request.session.pop(SESSION_KEY, None)  # the visitor's token is done with
     set_login_cookie(request, token)
 
