@@ -9,6 +9,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import Receive, Scope, Send
 
 from app.db.session import make_engine, make_sessionmaker
+from app.services import compute
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
 from app.web.api import attacks as api_attacks
@@ -97,6 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    compute.get_pool(settings).start()  # the calculation workers import in the background
 
     app.add_middleware(
         StatelessCalculators,

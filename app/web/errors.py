@@ -17,11 +17,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.rules.errors import InvalidInput, RulesError, TooMuchWork
 from app.services.errors import (
+    Busy,
     Forbidden,
     InvalidCredentials,
     InvalidField,
     NotAuthenticated,
     NotFound,
+    RateLimited,
     StaleVersion,
     TooManyAttempts,
 )
@@ -98,6 +100,17 @@ def _answer(request: Request, status: int, detail: Any, title: str, message: str
     return _page_error(request, status, title, message)
 
 
+def _retry_later(
+    request: Request, status: int, title: str, message: str, retry_after: int
+) -> Response:
+    """A refusal the client may retry after ``retry_after`` seconds (pages: the message in
+    place of the result)."""
+    detail = [{"field": "body", "reason": message}]
+    response = _answer(request, status, detail, title, message)
+    response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the mapping on the app."""
 
@@ -120,7 +133,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(TooMuchWork)
     async def _too_much_work(request: Request, exc: TooMuchWork) -> Response:
-        return _answer(request, 422, str(exc), "Too much work", str(exc))
+        detail = [{"field": exc.field, "reason": exc.reason}]
+        return _answer(request, 422, detail, "Too much work", exc.reason)
 
     @app.exception_handler(RulesError)
     async def _rules_error(request: Request, exc: RulesError) -> Response:
@@ -160,6 +174,15 @@ def install_error_handlers(app: FastAPI) -> None:
         response = _answer(request, 429, str(exc), "Too many attempts", str(exc))
         response.headers["Retry-After"] = str(exc.retry_after_seconds)
         return response
+
+    @app.exception_handler(Busy)
+    async def _busy(request: Request, exc: Busy) -> Response:
+        # the calculation pool is full, or a calculation ran past its deadline
+        return _retry_later(request, 503, "Calculators busy", str(exc), exc.retry_after_seconds)
+
+    @app.exception_handler(RateLimited)
+    async def _rate_limited(request: Request, exc: RateLimited) -> Response:
+        return _retry_later(request, 429, "Slow down", str(exc), exc.retry_after_seconds)
 
     @app.exception_handler(CsrfError)
     async def _csrf(request: Request, exc: CsrfError) -> Response:
