@@ -178,9 +178,15 @@ class ComputePool:
             raise Busy(self.retry_after) from None
 
     def _retire(self, worker: _Worker) -> None:
+        """Kill a worker past its deadline and start its replacement (its imports run in
+        the background; a job that takes it waits for them outside its deadline)."""
         worker.stop()
         with self._lock:
             self._live.remove(worker)
+            if len(self._live) < self.workers:
+                fresh = _Worker()
+                self._live.append(fresh)
+                self._idle.put(fresh)
 
     def close(self) -> None:
         """Kill every worker (at exit, and when the tests swap pools)."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,6 +28,7 @@ from app.rules.dice.groups import GroupTable, IntArray, chain_depth, group_table
 from app.rules.dice.results import FloatArray, JointDistribution, TotalDistribution
 from app.rules.dice.spec import Dice, Pool, Ties, check_ties
 from app.rules.errors import InvalidInput, TooMuchWork
+from app.rules.memo import bounded_cache
 
 CArray = NDArray[np.complex128]
 
@@ -37,6 +37,9 @@ TAIL_BUDGET = 5e-11
 WORK_LIMIT = 5e8
 """Estimated complex multiply-adds allowed for one drop/ring calculation (~2 s at the 2.5e8/s
 measured on the slowest case; see bench/dice_compare.py)."""
+CACHE_BYTES = 32 << 20
+"""Bytes of arrays each of the pool caches below may keep (a 100-die ring table alone can
+take tens of MB; entries past the budget push out the least recently used)."""
 _BLOCK_ELEMENTS = 65536
 """Complex entries per block of outcomes (about 1 MiB: stays in cache across the K loop)."""
 
@@ -126,7 +129,7 @@ def _sums(dice: tuple[Dice, ...], groups_in_calc: int) -> _Sums:
     return _sums_cached(dice, groups_in_calc, groups.CHAIN_BUDGET)
 
 
-@lru_cache(maxsize=256)
+@bounded_cache(256, max_bytes=CACHE_BYTES)
 def _sums_cached(dice: tuple[Dice, ...], groups_in_calc: int, budget: float) -> _Sums:
     types = _types(dice, groups_in_calc, budget)
     check_sums_work(types)
@@ -533,7 +536,7 @@ def _lowest(
     return _lowest_cached(dice, with_bonus, groups_in_calc, groups.CHAIN_BUDGET, TAIL_BUDGET, ties)
 
 
-@lru_cache(maxsize=64)
+@bounded_cache(64, max_bytes=CACHE_BYTES)
 def _lowest_cached(
     dice: tuple[Dice, ...],
     with_bonus: bool,
@@ -696,7 +699,7 @@ def _kept(dice: tuple[Dice, ...], drop: int, groups_in_calc: int) -> _Kept:
     return _kept_cached(dice, drop, groups_in_calc, groups.CHAIN_BUDGET, TAIL_BUDGET)
 
 
-@lru_cache(maxsize=256)
+@bounded_cache(256, max_bytes=CACHE_BYTES)
 def _kept_cached(
     dice: tuple[Dice, ...], drop: int, groups_in_calc: int, chain_budget: float, tail_budget: float
 ) -> _Kept:
@@ -888,7 +891,7 @@ def _kept_pair(dice: Dice, n: int, drop: int) -> tuple[_Kept, _Kept]:
     )
 
 
-@lru_cache(maxsize=256)
+@bounded_cache(256, max_bytes=CACHE_BYTES)
 def _kept_pair_cached(
     kind: Dice, n: int, drop: int, chain_budget: float, tail_budget: float
 ) -> tuple[_Kept, _Kept]:
