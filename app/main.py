@@ -10,6 +10,7 @@ from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.db.session import make_engine, make_sessionmaker
+from app.services import compute
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
 from app.web.api import attacks as api_attacks
@@ -104,6 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    compute.get_pool(settings).start()  # the calculation workers import in the background
 
     app.add_middleware(
         LoginCookieMiddleware,

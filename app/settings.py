@@ -60,6 +60,13 @@ class Settings(BaseSettings):
     # argon2id cost; tests lower the memory to keep the suite fast.
     argon2_memory_kib: int = 65536
     argon2_time_cost: int = 3
+    # Heavy calculations (odds, rolls) run in worker processes apart from request handling.
+    calc_workers: int = 2
+    calc_queue: int = 4
+    calc_deadline_seconds: float = 3.0
+    # Public calculators: a token bucket per client address (in process; one per server).
+    calc_rate_per_minute: int = 120
+    calc_rate_burst: int = 30
 
     @model_validator(mode="after")
     def _fill_secret_key(self) -> Settings:

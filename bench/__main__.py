@@ -8,10 +8,15 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import attacks, builder, calculator
+from bench import attacks, builder, calculator, limits
 from bench.common import Row
 
-SUITES = {"builder": builder.run, "attacks": attacks.run, "calculator": calculator.run}
+SUITES = {
+    "builder": builder.run,
+    "attacks": attacks.run,
+    "calculator": calculator.run,
+    "limits": limits.run,
+}
 
 
 def table(rows: list[Row]) -> str:

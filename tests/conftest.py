@@ -59,6 +59,11 @@ os.environ["DATABASE_URL"] = TEST_DATABASE_URL
 os.environ["SECRET_KEY"] = "test-secret-key-not-for-production"
 os.environ["ARGON2_MEMORY_KIB"] = "1024"
 os.environ["ARGON2_TIME_COST"] = "1"
+# The suite's own calculator traffic is not abuse, and a busy machine is not a stuck worker:
+# the tests of the limits and the deadline set their own.
+os.environ["CALC_RATE_PER_MINUTE"] = "1000000"
+os.environ["CALC_RATE_BURST"] = "1000000"
+os.environ["CALC_DEADLINE_SECONDS"] = "300"
 
 from app.settings import get_settings  # noqa: E402
 
@@ -103,8 +108,10 @@ def migrated() -> str:
 @pytest.fixture(scope="session")
 def app(migrated: str):  # type: ignore[no-untyped-def]
     from app.main import create_app
+    from app.services import compute
 
     application = create_app(get_settings())
+    compute.get_pool().wait_ready()  # worker start-up is not part of any request
     yield application
     application.state.engine.dispose()
 

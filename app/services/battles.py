@@ -31,7 +31,7 @@ from app.rules.brikwars.turn import ArcFollower, PowerCheck, Turn, TurnSituation
 from app.rules.brikwars.validation import weapon_name
 from app.rules.errors import InvalidInput
 from app.rules.text import plain_text
-from app.services import battle_log, builder, quotas
+from app.services import battle_log, builder, compute, quotas
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for, battle_armies, battle_for
 from app.services.tokens import digest, new_token
@@ -555,7 +555,7 @@ def attack_odds(
         followers=followers,
         moved=moved,
     )
-    odds = battle_log.odds_to_dict(prepared.turn.odds(), prepared.names)
+    odds = battle_log.odds_to_dict(compute.run(prepared.turn.odds), prepared.names)
     return OddsPreview(odds, prepared.homing_in, prepared.attacker, prepared.targets)
 
 
@@ -588,7 +588,7 @@ def roll_attack(
         followers=followers,
         moved=moved,
     )
-    odds = battle_log.odds_to_dict(prepared.turn.odds(), prepared.names)
+    odds = battle_log.odds_to_dict(compute.run(prepared.turn.odds), prepared.names)
     seed = _new_seed(seed)
     roll = prepared.turn.roll(random.Random(seed))  # noqa: S311  (a replayable game roll)
     attacker, targets = prepared.attacker, prepared.targets

@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import bindparam, func, select, text, update
@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.db.models import Army, Unit, User, Weapon
 from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
+from app.rules.memo import bounded_cache
 from app.services import history, merge
 from app.services.errors import NotFound, StaleVersion
 from app.services.permissions import Access, army_for, can
@@ -241,7 +242,13 @@ def unit_figures(row: UnitRow, options: bw.BrikWarsOptions) -> UnitFigures:
     return _figures(_Content(row), options)
 
 
-@lru_cache(maxsize=20_000)
+def _figures_size(fig: UnitFigures) -> int:
+    """About the bytes one unit's figures hold: measured ~6 KB plus ~3 KB a weapon (its stats,
+    line and findings), and its activation sets."""
+    return 6144 + 3072 * len(fig.stats) + 100 * len(fig.activation_sets)
+
+
+@bounded_cache(4096, max_bytes=64 << 20, size=_figures_size)
 def _figures(content: _Content, options: bw.BrikWarsOptions) -> UnitFigures:
     spec = bw.unit_from_dict(content.row.as_dict())
     stats = tuple(spec.weapon_stats(i, options) for i in range(len(spec.weapons)))
@@ -357,7 +364,7 @@ def options_of(army: Army) -> bw.BrikWarsOptions:
     return bw.BrikWarsOptions.from_dict(army.house_rules or {})
 
 
-@lru_cache(maxsize=20_000)
+@bounded_cache(4096, max_bytes=32 << 20, size=lambda view: 2048 + 1024 * len(view.weapons))
 def _unit_view(index: int, row: UnitRow, fig: UnitFigures) -> UnitView:
     """Memoised too: rows are frozen values, and most of them are unchanged between pages."""
     return _make_unit_view(index, row, fig)

@@ -20,7 +20,7 @@ from app.db.models import Army, Unit, User
 from app.rules import brikwars as bw
 from app.rules.brikwars.turn import Ally, ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
 from app.rules.errors import InvalidInput, RulesError
-from app.services import battles, builder
+from app.services import battles, builder, compute
 from app.services.errors import NotFound
 
 
@@ -210,7 +210,7 @@ def _loadout(
         if not check.ok:
             result.power_problems = check.problems
             return result
-        result.odds = turn.odds()
+        result.odds = compute.run(turn.odds)  # a worker process, with its deadline
     except InvalidInput as err:
         result.error = err
     except RulesError as err:  # TooMuchWork: say so rather than time out

@@ -102,3 +102,33 @@ class TooManyAttempts(ServiceError):
 
 class NotAuthenticated(ServiceError):
     """No valid session or API token."""
+
+
+class Busy(ServiceError):
+    """Every calculation worker is taken and the short queue is full: try again shortly."""
+
+    def __init__(self, retry_after_seconds: int, message: str | None = None) -> None:
+        super().__init__(
+            message or "the calculators are busy with other requests; try again in a moment"
+        )
+        self.retry_after_seconds = retry_after_seconds
+
+
+class CalculationTimeout(Busy):
+    """A calculation ran past its deadline and was stopped (its worker was killed)."""
+
+    def __init__(self, seconds: float, retry_after_seconds: int) -> None:
+        super().__init__(
+            retry_after_seconds,
+            f"the calculation took longer than {seconds:g} s and was stopped; "
+            "try again later, or with fewer dice",
+        )
+        self.seconds = seconds
+
+
+class RateLimited(ServiceError):
+    """Too many calculator requests from one client address."""
+
+    def __init__(self, retry_after_seconds: int) -> None:
+        super().__init__("too many calculator requests from this address; slow down")
+        self.retry_after_seconds = retry_after_seconds

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -17,6 +16,7 @@ from sqlalchemy.orm import Session
 from app.db.models import Army, User
 from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
+from app.rules.memo import bounded_cache
 from app.rules.registry import RULESETS
 from app.rules.text import control_character_reason
 from app.services import builder, quotas
@@ -67,7 +67,7 @@ def _members(obj_json: str) -> str:
     return f", {inner}" if inner else ""
 
 
-@lru_cache(maxsize=20_000)
+@bounded_cache(4096, max_bytes=32 << 20, size=lambda text: 100 + 2 * len(text))
 def _unit_json(content: tuple[Any, ...]) -> str:
     """A unit's JSON from its stored content (``UnitRow.content``), memoised: a revision of
     a large army re-serialises mostly unchanged units."""

@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.rules.errors import InvalidInput, RulesError, TooMuchWork
 from app.services.errors import (
+    Busy,
     EditConflict,
     Forbidden,
     InvalidCredentials,
@@ -28,6 +29,7 @@ from app.services.errors import (
     NotAuthenticated,
     NotFound,
     QuotaExceeded,
+    RateLimited,
     StaleVersion,
     TooManyAttempts,
 )
@@ -132,6 +134,15 @@ def _answer(
     return response
 
 
+def _retry_later(
+    request: Request, status: int, title: str, message: str, retry_after: int
+) -> Response:
+    """A refusal the client may retry after ``retry_after`` seconds (pages: the message in
+    place of the result)."""
+    retry = {"Retry-After": str(retry_after)}
+    return _answer(request, status, "body", message, title, message, retry)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the mapping on the app."""
 
@@ -163,8 +174,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(TooMuchWork)
     async def _too_much_work(request: Request, exc: TooMuchWork) -> Response:
-        field = getattr(exc, "field", None) or "body"
-        return _answer(request, 422, field, str(exc), "Too much work", str(exc))
+        return _answer(request, 422, exc.field, exc.reason, "Too much work", exc.reason)
 
     @app.exception_handler(RulesError)
     async def _rules_error(request: Request, exc: RulesError) -> Response:
@@ -223,6 +233,15 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _throttled(request: Request, exc: TooManyAttempts) -> Response:
         retry = {"Retry-After": str(exc.retry_after_seconds)}
         return _answer(request, 429, "email", str(exc), "Too many attempts", str(exc), retry)
+
+    @app.exception_handler(Busy)
+    async def _busy(request: Request, exc: Busy) -> Response:
+        # the calculation pool is full, or a calculation ran past its deadline
+        return _retry_later(request, 503, "Calculators busy", str(exc), exc.retry_after_seconds)
+
+    @app.exception_handler(RateLimited)
+    async def _rate_limited(request: Request, exc: RateLimited) -> Response:
+        return _retry_later(request, 429, "Slow down", str(exc), exc.retry_after_seconds)
 
     @app.exception_handler(CsrfError)
     async def _csrf(request: Request, exc: CsrfError) -> Response:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -19,6 +17,7 @@ from markupsafe import Markup
 from app.rules import brikwars as bw
 from app.rules.brikwars.catalogue import ACTION_DICE
 from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS
+from app.rules.memo import BoundedMemo
 from app.services.battle_log import effect_words
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
@@ -79,9 +78,12 @@ env.globals["damage_chart"] = damage_chart
 env.globals["outcome_words"] = effect_words
 env.filters["battle_unit_option"] = lambda row: (str(row.id), f"{row.name} ({row.side})")
 
-_UNIT_BLOCKS: OrderedDict[tuple[object, ...], str] = OrderedDict()
-_UNIT_BLOCKS_MAX = 5000
-_UNIT_BLOCKS_LOCK = threading.Lock()  # pages render in a thread pool
+_UNIT_BLOCKS: BoundedMemo[[], str] = BoundedMemo(
+    lambda: "", maxsize=5000, max_bytes=32 << 20, size=lambda html: 200 + len(html)
+)
+"""Rendered unit blocks: at most 5000, and about 32 MB of HTML (a 100-weapon unit's block
+is large). Shared by every viewer: the CSRF token is filled in after the lookup."""
+_TOKEN_SLOT = "@@csrf-token-slot@@"  # noqa: S105  (a placeholder, replaced per request)
 
 
 @pass_context
@@ -89,9 +91,10 @@ def unit_block(context: Context, uv: Any) -> Markup:
     """One unit's block of the builder table, its HTML memoised on everything it shows.
 
     A 200-unit page renders 200 of these; between two page views almost none change.
-    The key holds the stored unit (content, version, place), the house rules, the
-    viewer's rights and CSRF token; a unit being edited (open, or with form errors)
-    is always rendered afresh.
+    The key holds the stored unit (content, version, place), the house rules and the
+    viewer's rights, not the viewer's CSRF token (rendered as a slot and filled in per
+    request, so one entry serves every viewer); a unit being edited (open, or with form
+    errors) is always rendered afresh.
     """
     form = context.get("form")
     editing = context.get("open_unit") == uv.row.id or (
@@ -104,21 +107,23 @@ def unit_block(context: Context, uv: Any) -> Markup:
         view.army.id,
         view.can_edit,
         context.get("standalone", False),
-        context.get("csrf_token"),
     )
-    if not editing:
-        with _UNIT_BLOCKS_LOCK:
-            cached = _UNIT_BLOCKS.get(key)
-            if cached is not None:
-                _UNIT_BLOCKS.move_to_end(key)
-                return Markup(cached)  # noqa: S704  (our own rendered, escaped HTML)
-    html = env.get_template("armies/unit_block.html").render({**context.get_all(), "uv": uv})
-    if not editing:
-        with _UNIT_BLOCKS_LOCK:
-            _UNIT_BLOCKS[key] = html
-            if len(_UNIT_BLOCKS) > _UNIT_BLOCKS_MAX:
-                _UNIT_BLOCKS.popitem(last=False)
-    return Markup(html)  # noqa: S704
+    token = str(context.get("csrf_token") or "")
+    html = None if editing else _UNIT_BLOCKS.get(key)
+    if html is None:
+        slot = {
+            "csrf_token": _TOKEN_SLOT,
+            "csrf_input": Markup('<input type="hidden" name="{}" value="{}">').format(
+                FIELD, _TOKEN_SLOT
+            ),
+        }
+        html = env.get_template("armies/unit_block.html").render(
+            {**context.get_all(), **slot, "uv": uv}
+        )
+        if not editing:
+            _UNIT_BLOCKS.put(key, html)
+    # our own rendered, escaped HTML; the token is URL-safe base64 (nothing to escape)
+    return Markup(html.replace(_TOKEN_SLOT, token))  # noqa: S704
 
 
 env.globals["unit_block"] = unit_block

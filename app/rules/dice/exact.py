@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,6 +28,7 @@ from app.rules.dice.groups import GroupTable, IntArray, chain_depth, group_table
 from app.rules.dice.results import FloatArray, JointDistribution, TotalDistribution
 from app.rules.dice.spec import Dice, Pool, Ties, check_ties
 from app.rules.errors import InvalidInput, TooMuchWork
+from app.rules.memo import bounded_cache
 
 CArray = NDArray[np.complex128]
 
@@ -37,6 +37,9 @@ TAIL_BUDGET = 5e-11
 WORK_LIMIT = 5e8
 """Estimated complex multiply-adds allowed for one drop/ring calculation (~2 s at the 2.5e8/s
 measured on the slowest case; see bench/dice_compare.py)."""
+CACHE_BYTES = 32 << 20
+"""Bytes of arrays each of the pool caches below may keep (a 100-die ring table alone can
+take tens of MB; entries past the budget push out the least recently used)."""
 _BLOCK_ELEMENTS = 65536
 """Complex entries per block of outcomes (about 1 MiB: stays in cache across the K loop)."""
 
@@ -56,16 +59,39 @@ def _types(dice: tuple[Dice, ...], groups_in_calc: int, budget: float | None = N
     return out
 
 
+WORK_DONE = [0.0]
+"""Multiply-adds of the direct convolutions done so far (the tests hold the estimates to it)."""
+
+
+def _convolve(a: FloatArray, b: FloatArray) -> FloatArray:
+    WORK_DONE[0] += len(a) * len(b)
+    return np.convolve(a, b)
+
+
 def _power(base: FloatArray, n: int) -> FloatArray:
     """``base`` convolved with itself ``n`` times, by repeated squaring."""
     result = np.ones(1)
     while n:
         if n & 1:
-            result = np.convolve(result, base)
+            result = _convolve(result, base)
         n >>= 1
         if n:
-            base = np.convolve(base, base)
+            base = _convolve(base, base)
     return result
+
+
+def _power_cost(length: int, n: int) -> tuple[float, int]:
+    """Multiply-adds of ``_power`` on an array of ``length`` entries, and the result's length."""
+    cost, result, base = 0.0, 1, length
+    while n:
+        if n & 1:
+            cost += result * base
+            result += base - 1
+        n >>= 1
+        if n:
+            cost += base * base
+            base += base - 1
+    return cost, result
 
 
 def _cap(pmf: FloatArray, budget: float) -> tuple[int, float]:
@@ -103,16 +129,139 @@ def _sums(dice: tuple[Dice, ...], groups_in_calc: int) -> _Sums:
     return _sums_cached(dice, groups_in_calc, groups.CHAIN_BUDGET)
 
 
-@lru_cache(maxsize=256)
+@bounded_cache(256, max_bytes=CACHE_BYTES)
 def _sums_cached(dice: tuple[Dice, ...], groups_in_calc: int, budget: float) -> _Sums:
     types = _types(dice, groups_in_calc, budget)
+    check_sums_work(types)
     total, bonus = np.ones(1), np.ones(1)
+    left_out = 0.0
     for t, n in types:
-        total = np.convolve(total, _power(t.value_pmf, n))
-        bonus = np.convolve(bonus, _power(t.bonus_pmf, n))
+        if t.per_die > 0:
+            part, tail = _power_by_bonus(t, n, TAIL_BUDGET)
+            left_out += tail
+        else:
+            part = _power(t.value_pmf, n)
+        total = _convolve(total, part)
+        bonus = _convolve(bonus, _power(t.bonus_pmf, n))
     total.setflags(write=False)
     bonus.setflags(write=False)
-    return _Sums(types, total, bonus, _chain_dropped(types))
+    return _Sums(types, total, bonus, _chain_dropped(types) + left_out)
+
+
+SUMS_LIMIT = 2e9
+"""Multiply-adds allowed for a pool's total (direct convolutions, ~1e9 a second here; the
+largest legal pools need < 5e8 since a per-die modifier no longer spreads them)."""
+
+
+def sums_work(types: Types) -> float:
+    """Multiply-adds of ``_sums_cached`` for these group kinds, from their sizes alone."""
+    cost, total_len, bonus_len = 0.0, 1, 1
+    for t, n in types:
+        bonus_cost, part_bonus = _power_cost(len(t.bonus_pmf), n)
+        if t.per_die > 0:
+            # the Bonus-dice cap: this estimate's own sum, then _power_by_bonus's
+            rows = _cap(_power(t.bonus_pmf, n), TAIL_BUDGET)[0] + 1
+            part_cost, part_len = _by_bonus_cost(t, n, rows)
+            part_cost += 2 * bonus_cost
+        else:
+            part_cost, part_len = _power_cost(len(t.value_pmf), n)
+        cost += part_cost + bonus_cost + total_len * part_len + bonus_len * part_bonus
+        total_len += part_len - 1
+        bonus_len += part_bonus - 1
+    return cost
+
+
+def check_sums_work(types: Types) -> None:
+    """Raise ``TooMuchWork`` (naming the dice) before summing pools past ``SUMS_LIMIT``."""
+    work = sums_work(types)
+    if work > SUMS_LIMIT:
+        raise TooMuchWork(
+            f"summing {sum(n for _, n in types)} dice needs ~{work:.2g} operations; "
+            "roll fewer dice",
+            field="count",
+        )
+
+
+def _slope(t: GroupTable) -> int:
+    """What each Bonus die after the first adds at most: its maximum after the per-die
+    modifier (0 without Bonus dice)."""
+    if t.bonus_die == "none":
+        return 0
+    return max(0, (6 if t.bonus_die == "d6" else t.sides) + t.per_die)
+
+
+def _by_bonus(t: GroupTable) -> tuple[FloatArray, int]:
+    """One group as ``joint[bonus, residual - offset]`` with ``value = slope * bonus +
+    residual``: a positive per-die modifier spreads the values (every die adds it) but not
+    the residuals, which stay within the last die's faces."""
+    residual = t.values - _slope(t) * t.bonus
+    offset = int(residual.min())
+    joint = np.zeros((t.depth + 1, int(residual.max()) - offset + 1))
+    np.add.at(joint, (t.bonus, residual - offset), t.probs)
+    return joint, offset
+
+
+def _conv_rows(a: FloatArray, b: FloatArray, rows: int) -> FloatArray:
+    """2-D convolution of ``a`` and ``b`` (bonus x residual), keeping the first ``rows``."""
+    out = np.zeros((min(rows, a.shape[0] + b.shape[0] - 1), a.shape[1] + b.shape[1] - 1))
+    for i in range(min(a.shape[0], rows)):
+        for j in range(min(b.shape[0], rows - i)):
+            out[i + j] += _convolve(a[i], b[j])
+    return out
+
+
+def _conv_rows_cost(
+    a: tuple[int, int], b: tuple[int, int], rows: int
+) -> tuple[float, tuple[int, int]]:
+    """Multiply-adds of ``_conv_rows`` on arrays of shapes ``a`` and ``b``, and its shape."""
+    pairs = sum(min(b[0], rows - i) for i in range(min(a[0], rows)))
+    return float(pairs * a[1] * b[1]), (min(rows, a[0] + b[0] - 1), a[1] + b[1] - 1)
+
+
+def _by_bonus_cost(t: GroupTable, n: int, rows: int) -> tuple[float, int]:
+    """Multiply-adds of ``_power_by_bonus``'s row convolutions, and its total's length."""
+    residual = t.values - _slope(t) * t.bonus
+    width = int(residual.max() - residual.min()) + 1
+    cost, result, base = 0.0, (1, 1), (min(t.depth + 1, rows), width)
+    k = n
+    while k:
+        if k & 1:
+            step, result = _conv_rows_cost(result, base, rows)
+            cost += step
+        k >>= 1
+        if k:
+            step, base = _conv_rows_cost(base, base, rows)
+            cost += step
+    return cost, n * int(residual.min()) + _slope(t) * (result[0] - 1) + result[1]
+
+
+def _power_by_bonus(t: GroupTable, n: int, tail_budget: float) -> tuple[FloatArray, float]:
+    """Total of ``n`` groups of one kind with a positive per-die modifier, and the mass left
+    out (sums with more Bonus dice than the cap whose tail is within ``tail_budget``).
+
+    Summing the spread values directly costs ``(n * depth * (sides + per_die))**2``: 7 s for
+    five d4 at +1000 each. Summing (Bonus dice, residual) pairs costs ``(bonus cap)**2``
+    small convolutions whatever the modifier; the totals are then placed at
+    ``residuals + n * offset + slope * bonus``.
+    """
+    joint, offset = _by_bonus(t)
+    rows, tail = _cap(_power(t.bonus_pmf, n), tail_budget)
+    rows += 1
+    result = np.ones((1, 1))
+    base = joint[:rows]
+    k = n
+    while k:
+        if k & 1:
+            result = _conv_rows(result, base, rows)
+        k >>= 1
+        if k:
+            base = _conv_rows(base, base, rows)
+    slope, width = _slope(t), result.shape[1]
+    total = np.zeros(n * offset + slope * (result.shape[0] - 1) + width)
+    for b in range(result.shape[0]):
+        start = n * offset + slope * b
+        total[start : start + width] += result[b]
+    return total, tail
 
 
 def _fast_len(n: int) -> int:
@@ -357,6 +506,23 @@ def _estimate_work(types: Types, frequencies: int, size_b: int) -> float:
     return float(n_outcomes) * frequencies * size_b * (6 * n_all + poly)
 
 
+def work_bound(pool: Pool, layers: int = 0) -> float:
+    """An upper bound of the work of ``deflect(pool, layers)`` in real multiply-adds, from
+    the pool's sizes alone (nothing is summed): the sums, and with Deflection the
+    order-statistics sweep over the whole support (the real sweep stops at a tail cap, so
+    this only ever over-estimates). Callers use it to keep small requests inline.
+
+    >>> work_bound(Pool.of(2, 6)) < 1e4 < work_bound(Pool.of(20, 6, per_die=900), 2)
+    True
+    """
+    types = _types(pool.dice, pool.dice_count)
+    work = sums_work(types)
+    if layers:
+        support = sum(n * int(t.values.max()) for t, n in types) + 1
+        work += 4 * _estimate_work(types, support // 2 + 1, 1)  # complex: ~4 real each
+    return work
+
+
 @dataclass(frozen=True, eq=False, slots=True)
 class _Lowest:
     types: Types
@@ -370,7 +536,7 @@ def _lowest(
     return _lowest_cached(dice, with_bonus, groups_in_calc, groups.CHAIN_BUDGET, TAIL_BUDGET, ties)
 
 
-@lru_cache(maxsize=64)
+@bounded_cache(64, max_bytes=CACHE_BYTES)
 def _lowest_cached(
     dice: tuple[Dice, ...],
     with_bonus: bool,
@@ -397,8 +563,15 @@ def _lowest_cached(
 def _check_work(types: Types, frequencies: int, size_b: int) -> None:
     work = _estimate_work(types, frequencies, size_b)
     if work > WORK_LIMIT:
+        spread = any(t.per_die > t.sides for t, _ in types)
         raise TooMuchWork(
-            f"dropping dice from {sum(n for _, n in types)} groups needs ~{work:.2g} operations"
+            f"dropping dice from {sum(n for _, n in types)} groups needs ~{work:.2g} operations; "
+            + (
+                "a smaller per-die modifier keeps the totals narrow"
+                if spread
+                else "use fewer dice or less Deflection"
+            ),
+            field="per_die" if spread else "count",
         )
 
 
@@ -526,7 +699,7 @@ def _kept(dice: tuple[Dice, ...], drop: int, groups_in_calc: int) -> _Kept:
     return _kept_cached(dice, drop, groups_in_calc, groups.CHAIN_BUDGET, TAIL_BUDGET)
 
 
-@lru_cache(maxsize=256)
+@bounded_cache(256, max_bytes=CACHE_BYTES)
 def _kept_cached(
     dice: tuple[Dice, ...], drop: int, groups_in_calc: int, chain_budget: float, tail_budget: float
 ) -> _Kept:
@@ -718,7 +891,7 @@ def _kept_pair(dice: Dice, n: int, drop: int) -> tuple[_Kept, _Kept]:
     )
 
 
-@lru_cache(maxsize=256)
+@bounded_cache(256, max_bytes=CACHE_BYTES)
 def _kept_pair_cached(
     kind: Dice, n: int, drop: int, chain_budget: float, tail_budget: float
 ) -> tuple[_Kept, _Kept]:

@@ -246,5 +246,7 @@ def _check_work(n_outcomes: int, counts: list[int], elements: int, extra: int = 
     calls = n_outcomes * states * sum(n + 1 for n in counts)
     if calls > CALL_LIMIT or calls * elements > ELEMENT_LIMIT:
         raise TooMuchWork(
-            f"a deflected ring of {sum(counts)} groups needs ~{calls:.2g} array operations"
+            f"a deflected ring of {sum(counts)} groups needs ~{calls:.2g} array operations; "
+            "use fewer dice",
+            field="count",
         )

@@ -6,36 +6,48 @@ models fix the shape (unknown keys refused) and the hard limits (dice counts, di
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from starlette.concurrency import run_in_threadpool
 
 from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
-from app.rules.errors import InvalidInput
+from app.rules.dice import Pool
+from app.rules.dice.exact import work_bound
+from app.rules.errors import InvalidInput, TooMuchWork
+from app.services import compute
 from app.web.inputs import Line, NoBool, Seed
 from app.web.openapi import ValueProbabilities
+from app.web.ratelimit import calculator_rate_limit
 
 router = APIRouter(tags=["attacks"])
 T = TypeVar("T")
-INLINE_DICE = 12
-"""Requests with at most this many damage and Armour dice (and little Deflection) are computed
-on the event loop: they take well under a millisecond, less than a thread hand-off costs
-(measured: 0.52 vs 0.29 of a hello-world endpoint's requests per second). Heavier ones run in
-the threadpool, so a 1-2 s calculation never blocks other requests."""
+INLINE_WORK = 2e5
+"""Requests whose estimated work (``work_bound``: multiply-adds) is below this are computed on
+the event loop: well under a millisecond, less than a hand-off to a worker costs. Heavier ones
+go to the calculation workers (``app.services.compute``), with their deadline."""
+INLINE_DICE = 30
+RATE_LIMITED = [Depends(calculator_rate_limit)]
+ODDS_FIELDS = {"per_die": "damage.per_die_modifier", "count": "damage.dice", "layers": "deflection"}
+EXPLOSION_FIELDS = {"count": "dice", "per_die": "damage_modifier", "layers": "deflection"}
 
 
-async def _compute(fn: Callable[[], T], cheap: bool) -> T:
-    return fn() if cheap else await run_in_threadpool(fn)
+async def _compute(fn: Callable[[], T], cheap: bool, fields: dict[str, str]) -> T:
+    try:
+        return fn() if cheap else await compute.run_async(fn)
+    except TooMuchWork as exc:
+        raise exc.renamed(fields) from None
 
 
-def _cheap(dice: int, armour_dice: int, deflection: int) -> bool:
-    return dice <= INLINE_DICE and armour_dice <= INLINE_DICE and deflection <= 3
+def _cheap(pools: list[tuple[Pool, int]]) -> bool:
+    if sum(pool.dice_count for pool, _ in pools) > INLINE_DICE:
+        return False  # not even worth estimating on the event loop
+    return sum(work_bound(pool, layers) for pool, layers in pools) < INLINE_WORK
 
 
 DieSides = Literal[4, 6, 8, 10, 12, 20]
@@ -182,12 +194,19 @@ def _attack(body: OddsIn) -> atk.Attack:
         raise
 
 
-@router.post("/brikwars/odds", response_model=OddsOut)
+def _attack_pools(attack: atk.Attack) -> list[tuple[Pool, int]]:
+    """The pools an attack's odds sum (with the Deflection dropped from the damage)."""
+    plain = attack.pool()
+    pools = [(plain, attack.layers()), (atk.over_the_top(plain, attack.damage), attack.layers())]
+    armour = attack.target.armour_value(attack.options)
+    return pools + ([(armour, 0)] if isinstance(armour, Pool) else [])
+
+
+@router.post("/brikwars/odds", response_model=OddsOut, dependencies=RATE_LIMITED)
 async def odds(body: OddsIn) -> Response:
     """Exact odds of one attack: miss, no effect, Something Bad, destroyed (sum 1)."""
     attack = _attack(body)
-    cheap = _cheap(body.damage.dice, body.armor.dice or 0, body.deflection)
-    result = await _compute(attack.odds, cheap)
+    result = await _compute(attack.odds, _cheap(_attack_pools(attack)), ODDS_FIELDS)
     # The engine's own floats and ints need no second validation of ~100 pairs per request:
     # construct the model and let pydantic's serializer write the JSON (measured faster than
     # validating, and than the stdlib json module).
@@ -205,7 +224,7 @@ async def odds(body: OddsIn) -> Response:
     return Response(out.model_dump_json(), media_type="application/json")
 
 
-@router.post("/brikwars/roll")
+@router.post("/brikwars/roll", dependencies=RATE_LIMITED)
 async def roll(body: RollIn) -> RollOut:
     """One seeded resolution with its dice log: the same seed gives the same dice."""
     # a seeded, replayable game roll, not a secret: the stdlib generator is the point
@@ -233,7 +252,7 @@ def roll_out(result: atk.AttackRoll, seed: int) -> RollOut:
     )
 
 
-@router.post("/brikwars/explosion-odds")
+@router.post("/brikwars/explosion-odds", dependencies=RATE_LIMITED)
 async def explosion_odds(body: ExplosionIn) -> ExplosionOut:
     """Every 2" ring of an explosion against one object: outcomes and KnockBack."""
     options = bw.BrikWarsOptions.from_dict(body.options)
@@ -247,8 +266,10 @@ async def explosion_odds(body: ExplosionIn) -> ExplosionOut:
     else:
         damage = bw.explosive_variant(body.variant).damage(body.dice)
     explosion = atk.Explosion(damage, body.damage_modifier, body.over_the_top, options)
-    cheap = _cheap(body.dice, armour.dice, body.deflection) and body.dice <= 3
-    result = await _compute(lambda: explosion.odds(target), cheap)
+    # Rings drop dice (every K at once): only the smallest explosions stay on the event loop
+    armour_pool = [(Pool.of(armour.dice, armour.sides), 0)] if armour.dice else []
+    cheap = body.dice <= 3 and _cheap([(explosion.pool(), 0), *armour_pool])
+    result = await _compute(functools.partial(explosion.odds, target), cheap, EXPLOSION_FIELDS)
     return ExplosionOut(
         rings=[
             RingOut(

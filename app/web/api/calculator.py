@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from fractions import Fraction
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.rules.brikwars.turn import LineOdds, TurnRoll, TurnSituation
@@ -21,7 +21,9 @@ from app.web.api.attacks import DieOut
 from app.web.deps import ApiUser, SessionDep
 from app.web.inputs import Id, Inches, Int, Seed
 from app.web.openapi import ValueProbabilities
+from app.web.ratelimit import calculator_rate_limit
 
+RATE_LIMITED = [Depends(calculator_rate_limit)]
 router = APIRouter(tags=["calculator"])
 
 
@@ -249,7 +251,7 @@ def _line_out(line: LineOdds, weapon_ids: list[int]) -> LineOut:
     )
 
 
-@router.post("/calculator/odds")
+@router.post("/calculator/odds", dependencies=RATE_LIMITED)
 def saved_odds(session: SessionDep, user: ApiUser, body: SavedAttackIn) -> SavedOddsOut:
     """Exact odds of a saved unit's turn (its chosen weapons) against a saved unit."""
     calc, result = _computed(session, user, body)
@@ -315,7 +317,7 @@ def roll_out(rolled: TurnRoll, seed: int, weapon_ids: list[int]) -> SavedRollOut
     )
 
 
-@router.post("/calculator/roll")
+@router.post("/calculator/roll", dependencies=RATE_LIMITED)
 def saved_roll(session: SessionDep, user: ApiUser, body: SavedRollIn) -> SavedRollOut:
     """One seeded roll of that turn, with every die; the same seed gives the same dice.
     (Nothing is kept: battles keep their rolls in a log.)"""
@@ -334,7 +336,7 @@ class RolledInBattleOut(BaseModel):
     url: str = Field(description="the battle's page, showing the roll")
 
 
-@router.post("/calculator/battle", status_code=201)
+@router.post("/calculator/battle", dependencies=RATE_LIMITED, status_code=201)
 def roll_in_battle(session: SessionDep, user: ApiUser, body: SavedRollIn) -> RolledInBattleOut:
     """Roll it!: start a battle with copies of these units and roll the turn there (logged
     with its odds and dice; the target's state carries into the battle's next rolls)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from app.rules.errors import InvalidInput
@@ -18,8 +18,10 @@ from app.services import calculator
 from app.web.calculator_query import Params, parse, to_pairs, to_query
 from app.web.deps import CurrentUser, FormDep, SessionDep
 from app.web.htmx import redirect
+from app.web.ratelimit import calculator_rate_limit
 from app.web.templating import render
 
+RATE_LIMITED = [Depends(calculator_rate_limit)]
 router = APIRouter()
 
 PAGE = "calculator/page.html"
@@ -48,7 +50,7 @@ def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -
     }
 
 
-@router.get("/calculator")
+@router.get("/calculator", dependencies=RATE_LIMITED)
 def calculator_page(request: Request, session: SessionDep, user: CurrentUser) -> Response:
     """The calculator; for htmx just its block, with the URL to push."""
     context = calculator_context(session, user, Params(list(request.query_params.multi_items())))
@@ -84,7 +86,7 @@ def battle_url(rolled: calculator.RolledInBattle, request: calculator.CalcReques
     return f"/battles/{rolled.battle_id}?{urlencode(pairs)}#result"
 
 
-@router.post("/calculator/roll")
+@router.post("/calculator/roll", dependencies=RATE_LIMITED)
 def calculator_roll(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep
 ) -> Response:

@@ -270,7 +270,8 @@ class Explosion:
             raise TooMuchWork(
                 f"an explosion of {n} dice against a Deflecting object is too much work to "
                 f"compute for every ring within 2 s (at most {MAX_PLATED_FACES} die faces, "
-                "e.g. 12d10)"
+                "e.g. 12d10)",
+                field="dice",
             )
         rings = tuple(self.ring_odds(target, k) for k in range(n))
         return ExplosionOdds(rings, max(r.truncation_bound for r in rings))

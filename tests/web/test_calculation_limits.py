@@ -1,0 +1,142 @@
+"""Heavy calculations are bounded: estimated before they start, run in their own worker
+processes with a deadline, refused when the workers are full, rate-limited per address."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.services import compute
+from app.services.errors import CalculationTimeout, RateLimited
+from app.settings import get_settings
+from app.web.ratelimit import TokenBuckets
+from tests.web.conftest import Member
+from tests.web.test_calculator_api import _body, api, duel  # noqa: F401  (the fixture)
+
+ODDS = "/api/v1/brikwars/odds"
+
+
+def _per_die_body(dice: int, deflection: int = 0) -> dict[str, object]:
+    return {
+        "damage": {"dice": dice, "sides": 4, "per_die_modifier": 1000},
+        "armor": {"fixed": 4},
+        "deflection": deflection,
+    }
+
+
+@pytest.mark.parametrize("dice", [5, 30, 99])
+def test_a_large_per_die_modifier_gets_exact_odds(client: TestClient, dice: int) -> None:
+    # the issue's bodies took 7 s, 170 s and > 7 min on the event loop
+    r = client.post(ODDS, json=_per_die_body(dice))
+    assert r.status_code == 200, r.text
+    odds = r.json()
+    total = odds["miss"] + odds["no_effect"] + odds["something_bad"] + odds["destroyed"]
+    assert total == pytest.approx(1.0, abs=1e-9)
+    assert odds["no_effect"] == pytest.approx(0.25**dice, abs=1e-12)  # only all ones fail
+    assert min(v for v, _ in odds["damage_distribution"]) >= 1001 * dice
+
+
+def test_dropping_dice_from_spread_totals_names_what_to_reduce(client: TestClient) -> None:
+    r = client.post(ODDS, json=_per_die_body(99, deflection=3))
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["field"] == "damage.per_die_modifier"
+    assert "per-die modifier" in detail["reason"]
+
+
+@pytest.fixture
+def small_pool() -> Iterator[compute.ComputePool]:
+    """One worker, no queue, a long deadline: the tests fill it by hand."""
+    pool = compute.ComputePool(1, 0, 60.0)
+    old = compute.set_pool(pool)
+    yield pool
+    compute.set_pool(old)
+    pool.close()
+
+
+def test_a_full_pool_is_refused_with_retry_after_while_healthz_answers(
+    client: TestClient,
+    small_pool: compute.ComputePool,
+    member: Member,
+    duel: dict[str, int],  # noqa: F811  (the fixture)
+) -> None:
+    small_pool.admit()  # the only place is taken (a job running)
+    try:
+        r = client.post(ODDS, json=_per_die_body(30))
+        assert r.status_code == 503, r.text
+        assert int(r.headers["Retry-After"]) >= 1
+        (detail,) = r.json()["detail"]
+        assert detail["field"] == "body" and "busy" in detail["reason"]
+        # the saved-unit calculator goes through the same pool
+        r = api(member, "POST", "/api/v1/calculator/odds", json=_body(duel, distance=2))
+        assert r.status_code == 503 and "Retry-After" in r.headers
+        assert client.get("/healthz").status_code == 200
+    finally:
+        small_pool.release()
+    assert client.post(ODDS, json=_per_die_body(30)).status_code == 200
+
+
+def test_a_job_past_its_deadline_is_stopped() -> None:
+    pool = compute.ComputePool(1, 0, 0.5)
+    try:
+        with pytest.raises(CalculationTimeout):
+            pool.run(time.sleep, 60)
+        worker = pool.last_worker
+        assert worker is not None and not worker.process.is_alive()  # killed, not left running
+        assert pool.run(sum, [1, 2]) == 3  # a fresh worker takes the next job
+    finally:
+        pool.close()
+
+
+def test_the_client_is_told_when_the_deadline_stops_its_calculation(
+    client: TestClient,
+) -> None:
+    pool = compute.ComputePool(1, 0, 0.001)
+    old = compute.set_pool(pool)
+    try:
+        pool.start()
+        pool.wait_ready()
+        r = client.post(ODDS, json=_per_die_body(99))
+        assert r.status_code == 503, r.text
+        assert "Retry-After" in r.headers
+        assert "stopped" in r.json()["detail"][0]["reason"]
+        assert pool.last_worker is not None and not pool.last_worker.process.is_alive()
+    finally:
+        compute.set_pool(old)
+        pool.close()
+
+
+def test_the_rate_limit_trips_per_address_and_recovers() -> None:
+    buckets = TokenBuckets(per_minute=60, burst=3)
+    for _ in range(3):
+        buckets.take("10.0.0.1", now=100.0)
+    with pytest.raises(RateLimited) as err:
+        buckets.take("10.0.0.1", now=100.0)
+    assert err.value.retry_after_seconds == 1
+    buckets.take("10.0.0.2", now=100.0)  # another address has its own bucket
+    buckets.take("10.0.0.1", now=101.0)  # one token back a second later
+
+
+def test_the_rate_limit_table_is_bounded() -> None:
+    buckets = TokenBuckets(per_minute=60, burst=3, max_keys=100)
+    for i in range(1000):
+        buckets.take(f"10.0.{i // 256}.{i % 256}", now=0.0)
+    assert len(buckets) == 100
+
+
+def test_the_public_calculators_answer_429_past_the_limit(migrated: str) -> None:
+    from app.main import create_app
+
+    settings = get_settings().model_copy(update={"calc_rate_per_minute": 1, "calc_rate_burst": 2})
+    with TestClient(create_app(settings)) as limited:
+        body = {"damage": {"dice": 1, "sides": 6}, "armor": {"fixed": 4}}
+        assert limited.post(ODDS, json=body).status_code == 200
+        assert limited.post("/api/v1/brikwars/roll", json={**body, "seed": 1}).status_code == 200
+        r = limited.post(ODDS, json=body)
+        assert r.status_code == 429
+        assert int(r.headers["Retry-After"]) >= 1
+        assert r.json()["detail"][0]["field"] == "body"
+        assert limited.get("/healthz").status_code == 200  # not a calculator
