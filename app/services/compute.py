@@ -61,6 +61,7 @@ def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker p
 def _warm_up() -> None:  # pragma: no cover - runs in the worker process
     """Import the engine and run each kind of calculation once (numpy's first calls are slow),
     before the worker says it is ready."""
+    import app.web.api.attacks  # noqa: F401  (its jobs write their answers' JSON here)
     from app.rules import brikwars as bw
     from app.rules.brikwars import attacks as atk
 
