@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import math
 import multiprocessing
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -41,6 +42,7 @@ STARTUP_SECONDS = 60.0
 
 def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker process
     """A worker's loop: ``(fn, args)`` in, ``("ok", result)`` or ``("err", exception)`` out."""
+    os.nice(10)  # below the server's own process: requests are answered first
     _warm_up()
     conn.send(("ready", None))
     while True:
