@@ -44,7 +44,10 @@ def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker p
     """A worker's loop: ``(fn, args)`` in, ``("ok", result)`` or ``("err", exception)`` out."""
     os.nice(10)  # below the server's own process: requests are answered first
     _warm_up()
-    conn.send(("ready", None))
+    try:
+        conn.send(("ready", None))
+    except OSError:  # the server stopped while this worker was starting
+        return
     while True:
         try:
             fn, args = conn.recv()
