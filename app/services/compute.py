@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import math
 import multiprocessing
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -41,8 +42,12 @@ STARTUP_SECONDS = 60.0
 
 def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker process
     """A worker's loop: ``(fn, args)`` in, ``("ok", result)`` or ``("err", exception)`` out."""
+    os.nice(10)  # below the server's own process: requests are answered first
     _warm_up()
-    conn.send(("ready", None))
+    try:
+        conn.send(("ready", None))
+    except OSError:  # the server stopped while this worker was starting
+        return
     while True:
         try:
             fn, args = conn.recv()
@@ -61,6 +66,7 @@ def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker p
 def _warm_up() -> None:  # pragma: no cover - runs in the worker process
     """Import the engine and run each kind of calculation once (numpy's first calls are slow),
     before the worker says it is ready."""
+    import app.web.api.attacks  # noqa: F401  (its jobs write their answers' JSON here)
     from app.rules import brikwars as bw
     from app.rules.brikwars import attacks as atk
 

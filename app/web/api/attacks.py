@@ -206,7 +206,15 @@ def _attack_pools(attack: atk.Attack) -> list[tuple[Pool, int]]:
 async def odds(body: OddsIn) -> Response:
     """Exact odds of one attack: miss, no effect, Something Bad, destroyed (sum 1)."""
     attack = _attack(body)
-    result = await _compute(attack.odds, _cheap(_attack_pools(attack)), ODDS_FIELDS)
+    cheap = _cheap(_attack_pools(attack))
+    # computed and written as JSON in the worker: a large answer's serialisation stays off
+    # the event loop too
+    text = await _compute(functools.partial(_odds_json, attack), cheap, ODDS_FIELDS)
+    return Response(text, media_type="application/json")
+
+
+def _odds_json(attack: atk.Attack) -> str:
+    result = attack.odds()
     # The engine's own floats and ints need no second validation of ~100 pairs per request:
     # construct the model and let pydantic's serializer write the JSON (measured faster than
     # validating, and than the stdlib json module).
@@ -221,7 +229,7 @@ async def odds(body: OddsIn) -> Response:
         over_the_top=result.over_the_top,
         on_fire=result.on_fire,
     )
-    return Response(out.model_dump_json(), media_type="application/json")
+    return out.model_dump_json()
 
 
 @router.post("/brikwars/roll", dependencies=RATE_LIMITED)
@@ -252,8 +260,8 @@ def roll_out(result: atk.AttackRoll, seed: int) -> RollOut:
     )
 
 
-@router.post("/brikwars/explosion-odds", dependencies=RATE_LIMITED)
-async def explosion_odds(body: ExplosionIn) -> ExplosionOut:
+@router.post("/brikwars/explosion-odds", response_model=ExplosionOut, dependencies=RATE_LIMITED)
+async def explosion_odds(body: ExplosionIn) -> Response:
     """Every 2" ring of an explosion against one object: outcomes and KnockBack."""
     options = bw.BrikWarsOptions.from_dict(body.options)
     armour = body.armor.to_engine()
@@ -269,7 +277,13 @@ async def explosion_odds(body: ExplosionIn) -> ExplosionOut:
     # Rings drop dice (every K at once): only the smallest explosions stay on the event loop
     armour_pool = [(Pool.of(armour.dice, armour.sides), 0)] if armour.dice else []
     cheap = body.dice <= 3 and _cheap([(explosion.pool(), 0), *armour_pool])
-    result = await _compute(functools.partial(explosion.odds, target), cheap, EXPLOSION_FIELDS)
+    job = functools.partial(_explosion_json, explosion, target)
+    text = await _compute(job, cheap, EXPLOSION_FIELDS)
+    return Response(text, media_type="application/json")
+
+
+def _explosion_json(explosion: atk.Explosion, target: atk.Target) -> str:
+    result = explosion.odds(target)
     return ExplosionOut(
         rings=[
             RingOut(
@@ -287,4 +301,4 @@ async def explosion_odds(body: ExplosionIn) -> ExplosionOut:
             for r in result.rings
         ],
         truncation_bound=result.truncation_bound,
-    )
+    ).model_dump_json()
