@@ -11,11 +11,15 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import socket
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import uvicorn
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -131,3 +135,22 @@ def _clean_tables(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+@pytest.fixture(scope="session")
+def live_server(app) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The app served by uvicorn on a free loopback port, in a thread."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("live server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)

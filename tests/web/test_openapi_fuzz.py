@@ -11,16 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from tests.web.conftest import sign_up
@@ -40,24 +34,6 @@ CHECKS = ",".join(
 REPORT = Path(__file__).resolve().parent.parent / "artifacts" / "schemathesis.txt"
 
 
-@pytest.fixture
-def served(app) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """The app on a free loopback port, in a thread of this process."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-
-
 def _token(app) -> str:  # type: ignore[no-untyped-def]
     with TestClient(app) as client:
         member = sign_up(client, name="Fuzz")
@@ -68,14 +44,14 @@ def _token(app) -> str:  # type: ignore[no-untyped-def]
         return str(r.json()["token"])
 
 
-def test_schemathesis_finds_no_server_error_and_no_schema_violation(app, served: str) -> None:  # type: ignore[no-untyped-def]
+def test_schemathesis_finds_no_server_error_and_no_schema_violation(app, live_server: str) -> None:  # type: ignore[no-untyped-def]
     cli = shutil.which("schemathesis", path=str(Path(sys.executable).parent))
     assert cli, "schemathesis is a dev dependency: make test installs it"
     token = _token(app)
     command = [
         cli,
         "run",
-        f"{served}/api/v1/openapi.json",
+        f"{live_server}/api/v1/openapi.json",
         "--header",
         f"Authorization: Bearer {token}",
         "--exclude-path-regex",
