@@ -1,6 +1,6 @@
 """Compare three ways to compute BrikWars dice exactly; prints a Markdown table.
 
-    /work/venv-dice/bin/python bench/dice_compare.py [--quick]
+    <a venv with icepool>/bin/python bench/dice_compare.py [--quick]
 
 (a) icepool (exact rationals, the field's dice library), (b) the BrikForge engine (numpy
 float64: direct convolution for totals, the Fourier order-statistics identity for drop-k),
