@@ -46,13 +46,34 @@ HEAVY: list[tuple[str, str, dict[str, object]]] = [
     ),
     (
         "/api/v1/brikwars/explosion-odds",
-        "12d10 against a Deflecting object (the most die faces allowed)",
-        {"dice": 12, "sides": 10, "armor": {"fixed": 4}, "deflection": 1},
+        "14d10 against a Deflecting object (the most d10s allowed: one sweep a ring)",
+        {"dice": 14, "sides": 10, "armor": {"fixed": 4}, "deflection": 1},
     ),
     (
         "/api/v1/brikwars/explosion-odds",
-        "60d10 vs Armour 100d20, every ring",
-        {"dice": 60, "sides": 10, "armor": {"dice": 100, "sides": 20}},
+        "16d6 against a Deflecting object (the most d6s allowed)",
+        {"dice": 16, "sides": 6, "armor": {"fixed": 4}, "deflection": 1},
+    ),
+    (
+        "/api/v1/brikwars/explosion-odds",
+        "15d10 against a Deflecting object: refused before any ring",
+        {"dice": 15, "sides": 10, "armor": {"fixed": 4}, "deflection": 1},
+    ),
+    (
+        "/api/v1/brikwars/explosion-odds",
+        "9 Armor Piercing bricks Over the Top vs 1 Deflection (the mixed sweep)",
+        {
+            "dice": 9,
+            "variant": "armor_piercing",
+            "over_the_top": True,
+            "armor": {"fixed": 4},
+            "deflection": 1,
+        },
+    ),
+    (
+        "/api/v1/brikwars/explosion-odds",
+        "68d10 vs Armour 100d20, every ring (the most d10s allowed)",
+        {"dice": 68, "sides": 10, "armor": {"dice": 100, "sides": 20}},
     ),
 ]
 EXPLOSION_16 = {"dice": 16, "sides": 10, "armor": {"dice": 5, "sides": 10}}

@@ -153,15 +153,32 @@ def change_password(
     current_password: str,
     new_password: str,
     keep_session_id: int | None,
+    client_address: str,
 ) -> int:
     """Set a new password (the current one must be given) and end every other session.
 
+    A wrong current password counts as a failed login of the account from this address, with
+    the same backoff: a stolen session cannot be used to guess the password at speed.
     Returns how many sessions ended.
     """
+    wait = login_wait(session, email=user.email, client_address=client_address, now=utcnow())
+    if wait > 0:
+        raise TooManyAttempts(
+            wait, f"too many wrong passwords; try again in {wait} s", "current_password"
+        )
     if not verify_password(user.password_hash, current_password):
+        _record_failure(session, email=user.email, client_address=client_address)
         raise InvalidField("current_password", "is not your password")
     user.password_hash = hash_password(new_password)
     return sessions.end_all(session, user=user, keep=keep_session_id)
+
+
+def _record_failure(session: Session, *, email: str, client_address: str) -> None:
+    """Save a failed password check in a transaction of its own: the request that made it
+    fails, and its own transaction rolls back."""
+    with Session(bind=session.get_bind()) as own:
+        own.add(LoginFailure(email=email, client_address=client_address, created_at=utcnow()))
+        own.commit()
 
 
 def get_user(session: Session, user_id: int) -> User | None:

@@ -577,18 +577,29 @@ def roll_attack(
     The units are built from their copies with their current Size Damage. ``moved``: the
     weapon or the target moved since the last attack (Homing In starts over).
     """
+
+    def prepare(battle: Battle) -> PreparedAttack:
+        return prepare_attack(
+            _units(session, battle.id),
+            attacker_id=attacker_id,
+            weapons=weapons,
+            target_id=target_id,
+            situation=situation,
+            followers=followers,
+            moved=moved,
+        )
+
+    # The odds are computed before the battle is locked: on SQLite its lock is the database's
+    # write lock, and a heavy turn's odds take up to the calculation deadline. Under the lock
+    # the attack is prepared again from what is committed; another roll that changed a unit
+    # meanwhile changes the turn, and only then are the odds computed again.
+    ahead = prepare(battle_for(session, user=user, battle_id=battle_id))
+    turn_odds = compute.run(ahead.turn.odds)
     battle = _lock(session, user=user, battle_id=battle_id)
-    units = _units(session, battle.id)
-    prepared = prepare_attack(
-        units,
-        attacker_id=attacker_id,
-        weapons=weapons,
-        target_id=target_id,
-        situation=situation,
-        followers=followers,
-        moved=moved,
-    )
-    odds = battle_log.odds_to_dict(compute.run(prepared.turn.odds), prepared.names)
+    prepared = prepare(battle)
+    if prepared.turn != ahead.turn:
+        turn_odds = compute.run(prepared.turn.odds)
+    odds = battle_log.odds_to_dict(turn_odds, prepared.names)
     seed = _new_seed(seed)
     roll = prepared.turn.roll(random.Random(seed))  # noqa: S311  (a replayable game roll)
     attacker, targets = prepared.attacker, prepared.targets

@@ -91,13 +91,17 @@ class InvalidCredentials(ServiceError):
 
 
 class TooManyAttempts(ServiceError):
-    """Throttled: too many failed logins, or sign-ups, from this client address."""
+    """Throttled: too many failed logins, password checks or sign-ups from this client address."""
 
     def __init__(
-        self, retry_after_seconds: int, message: str = "too many failed logins; try again later"
+        self,
+        retry_after_seconds: int,
+        message: str = "too many failed logins; try again later",
+        field: str = "email",
     ) -> None:
         super().__init__(message)
         self.retry_after_seconds = retry_after_seconds
+        self.field = field
 
 
 class NotAuthenticated(ServiceError):

@@ -232,7 +232,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(TooManyAttempts)
     async def _throttled(request: Request, exc: TooManyAttempts) -> Response:
         retry = {"Retry-After": str(exc.retry_after_seconds)}
-        return _answer(request, 429, "email", str(exc), "Too many attempts", str(exc), retry)
+        return _answer(request, 429, exc.field, str(exc), "Too many attempts", str(exc), retry)
 
     @app.exception_handler(Busy)
     async def _busy(request: Request, exc: Busy) -> Response:

@@ -6,18 +6,18 @@ import itertools
 import random
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from app.db.models import BattleEntry, BattleUnit, User
+from app.db.models import Battle, BattleEntry, BattleUnit, User
 from app.rules.brikwars import unit_from_dict
 from app.rules.brikwars.turn import Turn, TurnSituation
 from app.rules.errors import InvalidInput
-from app.services import armies, battle_log, battles, builder
+from app.services import armies, battle_log, battles, builder, compute
 from app.services.errors import NotFound
 
 _ids = itertools.count(1)
@@ -493,3 +493,95 @@ def test_a_target_in_another_battle_is_refused(world: World) -> None:
     assert refused.value.field == "target_id"
     assert "not a unit of this battle" in refused.value.reason
     assert _entries(world) == 0 and _entries(other) == 0
+
+
+def _committed_world(app) -> tuple[World, int]:  # type: ignore[no-untyped-def]
+    with app.state.sessionmaker() as session:
+        host = _user(session)
+        w = _battle(session, host)
+        session.commit()
+        return w, host.id
+
+
+def _bump_elsewhere(app, battle_id: int) -> None:  # type: ignore[no-untyped-def]
+    """Another player's action on the battle: its row (and on SQLite the database) locked
+    for writing, given 0.3 s to get the lock."""
+    with app.state.sessionmaker() as other:
+        if other.bind.dialect.name == "sqlite":
+            other.execute(text("PRAGMA busy_timeout = 300"))
+        else:
+            other.execute(text("SET LOCAL lock_timeout = '300ms'"))
+        try:
+            other.execute(
+                update(Battle).where(Battle.id == battle_id).values(version=Battle.version + 1)
+            )
+            other.commit()
+        finally:
+            if other.bind.dialect.name == "sqlite":
+                other.execute(text("PRAGMA busy_timeout = 15000"))
+
+
+def test_the_odds_are_computed_with_the_battle_unlocked(app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A heavy turn's odds take up to the calculation deadline: meanwhile other actions on
+    the battle (on SQLite, any write at all) go ahead. Before, they waited for the lock."""
+    w, host_id = _committed_world(app)
+    real = compute.run
+    calls: list[str] = []
+
+    def run(fn, *args):  # type: ignore[no-untyped-def]
+        calls.append("odds")
+        _bump_elsewhere(app, w.battle_id)  # raised "database is locked" / lock timeout
+        return real(fn, *args)
+
+    monkeypatch.setattr(compute, "run", run)
+    with app.state.sessionmaker() as s:
+        entry = battles.roll_attack(
+            s,
+            user=s.get(User, host_id),
+            battle_id=w.battle_id,
+            attacker_id=w.tank,
+            weapons=(0,),
+            target_id=w.walker,
+            situation=NEAR,
+            seed=3,
+        )
+        s.commit()
+    assert calls == ["odds"]  # nothing changed the turn: computed once
+    assert entry.seq == 1
+
+
+def test_a_turn_changed_while_its_odds_were_computed_is_computed_again(app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Another roll damages the target while this roll's odds are computed: the roll sees
+    the damaged target, and its stored odds are the damaged target's."""
+    w, host_id = _committed_world(app)
+    with app.state.sessionmaker() as s:
+        seed = _seed_where(
+            replace(w, session=s, user=s.get(User, host_id)),
+            lambda r: r.lines[0].effects[0].outcome == "size_damage",
+        )
+    real = compute.run
+    results: list[object] = []
+
+    def run(fn, *args):  # type: ignore[no-untyped-def]
+        if not results:  # the other player's roll lands first
+            results.append(real(fn, *args))
+            with app.state.sessionmaker() as other:
+                user = other.get(User, host_id)
+                _attack(replace(w, session=other, user=user), seed=seed)
+                other.commit()
+            return results[0]
+        results.append(real(fn, *args))
+        return results[-1]
+
+    monkeypatch.setattr(compute, "run", run)
+    with app.state.sessionmaker() as s:
+        user = s.get(User, host_id)
+        entry = _attack(replace(w, session=s, user=user), seed=5)
+        s.commit()
+    # ours computed ahead, the other roll's, then ours again against the damaged Walker
+    assert len(results) == 3
+    assert entry.seq == 2
+    assert entry.changes[str(w.walker)]["before"]["size_damage"] == 1
+    names = [(w.walker, "Walker")]
+    assert entry.odds == battle_log.odds_to_dict(results[2], names)  # type: ignore[arg-type]
+    assert entry.odds != battle_log.odds_to_dict(results[0], names)  # type: ignore[arg-type]

@@ -185,3 +185,27 @@ def test_last_seen_is_written_at_most_once_a_minute(app, member: Member) -> None
     assert touched > old + timedelta(minutes=4)
     member.client.get("/armies")
     assert last_seen() == touched
+
+
+def test_guessing_the_current_password_backs_off_like_a_login(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    """A stolen session must not become a fast oracle for the password: wrong current
+    passwords count as failed logins of the account from that address (5, then a wait)."""
+    thief = _copy(app, member)
+    thief_csrf = page_csrf(thief, "/account")
+    headers = {"X-CSRF-Token": thief_csrf}
+    for guess in range(5):
+        body = {"current_password": f"guess number {guess}", "new_password": "n" * 12}
+        r = thief.post("/api/v1/auth/password", json=body, headers=headers)
+        assert r.status_code == 422
+    body = {"current_password": PASSWORD, "new_password": "n" * 12}
+    r = thief.post("/api/v1/auth/password", json=body, headers=headers)
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    assert r.json()["detail"][0]["field"] == "current_password"
+    # the right password was not even checked: it still is the password
+    r = member.htmx("/account/password", {"current_password": PASSWORD, "new_password": "m" * 12})
+    assert r.status_code == 429 and "too many wrong passwords" in r.text
+    assert 'id="password"' in r.text and "Retry-After" in r.headers
+    # one throttle: a login of the account from that address waits too
+    fresh = TestClient(app)
+    r = fresh.post("/api/v1/auth/login", json={"email": member.email, "password": PASSWORD})
+    assert r.status_code == 429

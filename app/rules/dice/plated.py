@@ -31,6 +31,12 @@ CALL_LIMIT = 600_000
 """Array operations allowed for one sweep (~2 s with numpy's per-call cost)."""
 ELEMENT_LIMIT = 2e9
 """Array elements touched allowed for one sweep (~2 s)."""
+MIXED_CALL_WEIGHT = 0.25
+"""The general sweep's bound counts states and groups that never meet (measured 0.3-0.6 us
+a counted operation against ~4 us for the plain sweep), so it weighs a quarter."""
+REQUEST_CALL_LIMIT = 350_000
+"""Array operations allowed for all the sweeps of one request (every ring of an explosion):
+measured 3.5-4.4 us each on the 2-core machine (12d10 to 30d4), so ~1.5 s at most."""
 
 
 def explosion_ring_deflected(
@@ -149,7 +155,7 @@ def _mixed(
     soft = [k[3] for k, _ in kinds]
     pierce = [k[4] for k, _ in kinds]
     ap_total = sum(n for (k, n) in kinds if k[4])
-    _check_work(len(values), counts, (s_cap + 1) * (b_cap + 1), layers + 2)
+    _check_work(len(values), counts, (s_cap + 1) * (b_cap + 1), _layer_states(kinds, n_all, layers))
 
     def layers_left(placed: tuple[int, ...], t: int, dropped_now: int) -> int:
         ap_dropped = sum(placed[u] for u in range(len(counts)) if pierce[u])
@@ -241,9 +247,59 @@ def _add_shifted(
     target[shift_s:, shift_b:] += weight * arr[: shape[0] - shift_s, : shape[1] - shift_b]
 
 
-def _check_work(n_outcomes: int, counts: list[int], elements: int, extra: int = 1) -> None:
+def _calls(n_outcomes: int, counts: list[int], extra: int = 1) -> int:
+    """An upper bound of the array operations of one sweep (outcomes x states x growth)."""
     states = math.prod(n + 1 for n in counts) * extra
-    calls = n_outcomes * states * sum(n + 1 for n in counts)
+    return n_outcomes * states * sum(n + 1 for n in counts)
+
+
+def sweep_work(pool: Pool, layers: int, piercing: tuple[bool, ...] | None = None) -> int:
+    """The array operations of one ``explosion_ring_deflected(pool, ring, layers, ...)``
+    (the same for every ring), from the pool's outcomes alone: callers that sweep many rings
+    add these up and refuse the request before the first sweep (``check_request_work``).
+
+    >>> sweep_work(Pool.of(12, 10), 1) > sweep_work(Pool.of(6, 10), 1) > 0
+    True
+    """
+    if layers == 0:
+        return 0
+    n_all = pool.dice_count
+    special = any(piercing or ()) or any(not d.deflectable for d in pool.dice)
+    if not special:
+        sums = exact._sums(pool.dice, n_all)
+        values, _, _ = exact._union(sums.types)
+        return _calls(len(values), [n for _, n in sums.types])
+    kinds = _kinds(pool, piercing or (False,) * len(pool.dice))
+    types: exact.Types = []
+    for (sides, per_die, bonus_die, _, _), n in kinds:
+        one = Dice(1, sides, per_die=per_die, bonus_die=bonus_die)  # type: ignore[arg-type]
+        types.append((group_table(one, chain_depth(one, n_all)), n))
+    values, _, _ = exact._union(types)
+    calls = _calls(len(values), [n for _, n in kinds], _layer_states(kinds, n_all, layers))
+    return math.ceil(calls * MIXED_CALL_WEIGHT)
+
+
+def _layer_states(kinds: list[tuple[Kind, int]], n_all: int, layers: int) -> int:
+    """Distinct values of the general sweep's layers-left state: -1, then values within
+    ``ap_total + n_all`` of ``layers`` (it starts at most ``ap_total`` below and falls by
+    one a deflected group), so at most ``ap_total + n_all + 2`` whatever the layers."""
+    ap_total = sum(n for k, n in kinds if k[4])
+    return min(layers, ap_total + n_all) + 2
+
+
+def check_request_work(calls: int, dice: int) -> None:
+    """Refuse (``TooMuchWork`` on the dice count) a request whose sweeps together need more
+    than ``REQUEST_CALL_LIMIT`` array operations, before any of them runs."""
+    if calls > REQUEST_CALL_LIMIT:
+        raise TooMuchWork(
+            f"{dice} dice against Deflection need ~{calls:.2g} array operations over every "
+            f"ring (at most {REQUEST_CALL_LIMIT:.2g}, about 2 s); use fewer dice",
+            field="count",
+        )
+
+
+def _check_work(n_outcomes: int, counts: list[int], elements: int, extra: int = 1) -> None:
+    calls = _calls(n_outcomes, counts, extra)
     if calls > CALL_LIMIT or calls * elements > ELEMENT_LIMIT:
         raise TooMuchWork(
             f"a deflected ring of {sum(counts)} groups needs ~{calls:.2g} array operations; "

@@ -68,7 +68,7 @@ def logout(request: Request, session: SessionDep, user: ApiUser) -> Response:
 
 @router.post("/auth/password", status_code=204)
 def password_change(
-    session: SessionDep, user: ApiUser, login: LoginDep, body: PasswordChange
+    request: Request, session: SessionDep, user: ApiUser, login: LoginDep, body: PasswordChange
 ) -> Response:
     """Change the password (the current one is needed); every other session ends."""
     accounts.change_password(
@@ -77,6 +77,7 @@ def password_change(
         current_password=body.current_password,
         new_password=body.new_password,
         keep_session_id=login.id if login is not None else None,
+        client_address=client_address(request),
     )
     return Response(status_code=204)
 

@@ -9,8 +9,8 @@ from fastapi.responses import Response
 
 from app.db.models import User
 from app.services import accounts, sessions
-from app.services.errors import InvalidField
-from app.web.deps import CurrentUser, FormDep, LoginDep, SessionDep
+from app.services.errors import InvalidField, TooManyAttempts
+from app.web.deps import CurrentUser, FormDep, LoginDep, SessionDep, client_address
 from app.web.forms import validate_form
 from app.web.htmx import redirect
 from app.web.inputs import Id
@@ -85,9 +85,17 @@ def password_change(
                 current_password=data.current_password,
                 new_password=data.new_password,
                 keep_session_id=login.id if login is not None else None,
+                client_address=client_address(request),
             )
         except InvalidField as exc:
             errors = {exc.field: exc.reason}
+        except TooManyAttempts as exc:
+            errors = {exc.field: str(exc)}
+            response = _page(
+                request, session, user, block="password", errors=errors, status_code=429
+            )
+            response.headers["Retry-After"] = str(exc.retry_after_seconds)
+            return response
         else:
             message = f"Password changed; {ended} other session{'s' if ended != 1 else ''} ended."
             flash(request, message, "success")

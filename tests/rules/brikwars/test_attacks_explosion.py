@@ -240,8 +240,11 @@ def test_incendiary_sets_on_fire_and_over_the_top_adds_a_d10() -> None:
 
 
 def test_explosion_limits() -> None:
-    with pytest.raises(TooMuchWork):
-        Explosion(DamageExpr(13, 10, explosion=True)).odds(Target(Armour(fixed=4, deflection=1)))
+    # every ring's sweep together: 15d10 and 20d6 against Armor Plating are refused
+    for count, sides in ((15, 10), (20, 6)):
+        explosion = Explosion(DamageExpr(count, sides, explosion=True))
+        with pytest.raises(TooMuchWork):
+            explosion.odds(Target(Armour(fixed=4, deflection=1)))
 
 
 def test_explosive_shot_action_roll_over_the_top_and_miss_distance() -> None:

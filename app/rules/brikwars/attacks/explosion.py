@@ -8,6 +8,7 @@ objects (and objects the blast destroys) are Knocked Back 1" per die left in the
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,13 +37,11 @@ from app.rules.dice import (
     roll_explosion,
     total_distribution,
 )
-from app.rules.errors import InvalidInput, TooMuchWork
+from app.rules.dice.plated import check_request_work, sweep_work
+from app.rules.errors import InvalidInput
 
 RING_INCHES = 2
 POP_SIDES = 6
-MAX_PLATED_FACES = 120
-"""Most dice x sides of an explosion against a Deflecting object over all rings: measured,
-10d10 takes ~0.6 s and 12d20 ~2.5 s (the direct sweep of ``explosion_ring_deflected``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +187,22 @@ class Explosion:
             return layers
         return None
 
+    def sweep_work(self, target: Target, rings: Iterable[int]) -> int:
+        """Array operations of the Deflection sweeps ``ring_odds`` runs for ``rings``."""
+        pool = self.pool(target.size_modifier)
+        calls = 0
+        for ring in rings:
+            layers = self._layers(target, ring)
+            if layers is None:
+                calls += sweep_work(pool, target.armour.deflection, self._piercing())
+            elif layers:
+                calls += sweep_work(pool, layers)
+        return calls
+
+    def check_work(self, target: Target, rings: Iterable[int]) -> None:
+        """Refuse, before any sweep, the rings whose sweeps together are too much work."""
+        check_request_work(self.sweep_work(target, rings), self.ring_count)
+
     def ring_odds(self, target: Target, ring: int) -> RingOdds:
         """Ring ``ring`` (``2*ring`` to ``2*ring + 2`` inches) against one object."""
         modifier = target.size_modifier
@@ -265,14 +280,7 @@ class Explosion:
         [0.1, 0.8, 0.09]
         """
         n = self.ring_count
-        faces = sum(d.count * d.sides for d in self.pool().dice)
-        if target.armour.deflection and faces > MAX_PLATED_FACES:
-            raise TooMuchWork(
-                f"an explosion of {n} dice against a Deflecting object is too much work to "
-                f"compute for every ring within 2 s (at most {MAX_PLATED_FACES} die faces, "
-                "e.g. 12d10)",
-                field="dice",
-            )
+        self.check_work(target, range(n))
         rings = tuple(self.ring_odds(target, k) for k in range(n))
         return ExplosionOdds(rings, max(r.truncation_bound for r in rings))
 
