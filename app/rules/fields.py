@@ -1,0 +1,208 @@
+"""Input fields declared as data: one schema per ruleset for its options, its attack situation
+and whatever else a page or the API asks of a player.
+
+A ruleset declares its fields once (``InputField``); forms, query strings, JSON bodies, the
+OpenAPI schema and the pages' inputs are all read off that declaration, so there is one parser
+per concept and every refusal names its field.
+
+>>> distance = InputField("distance", "Distance", "inches", Fraction(0), high=Fraction(1000))
+>>> parse_field(distance, "2.5"), format_field(distance, Fraction(5, 2))
+(Fraction(5, 2), '2.5')
+>>> parse_field(distance, "-1")
+Traceback (most recent call last):
+...
+app.rules.errors.InvalidInput: distance: must be from 0 to 1000 inches
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+from app.rules.errors import InvalidInput
+from app.rules.numbers import NOT_A_NUMBER, exact_number
+from app.rules.text import control_character_reason
+
+FieldKind = Literal["inches", "whole", "flag", "choice", "text"]
+FieldValue = Fraction | int | bool | str | None
+TRUE_WORDS = frozenset({"1", "on", "true", "yes"})
+FALSE_WORDS = frozenset({"", "0", "off", "false", "no"})
+WHOLE = re.compile(r"[+-]?[0-9]{1,9}")
+
+
+@dataclass(frozen=True, slots=True)
+class InputField:
+    """One input: its name (the form key and JSON key), label, kind, default and bounds.
+
+    ``inches``: an exact number (whole, decimal or a/b) within ``low``..``high``;
+    ``whole``: an integer within ``low``..``high``; ``flag``: on or off; ``choice``: one of
+    ``choices`` (value, label); ``text``: one line of at most ``high`` characters.
+    ``optional``: empty input means ``None`` rather than the default.
+    """
+
+    name: str
+    label: str
+    kind: FieldKind
+    default: FieldValue = None
+    low: Fraction | int | None = 0
+    high: Fraction | int | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+    help: str = ""
+    optional: bool = False
+
+    @property
+    def choice_values(self) -> tuple[str, ...]:
+        return tuple(value for value, _ in self.choices)
+
+
+def _bounds(field: InputField, value: Fraction | int, unit: str) -> None:
+    low, high = field.low, field.high
+    if (low is not None and value < low) or (high is not None and value > high):
+        if low is not None and high is not None:
+            span = f"from {format_number(low)} to {format_number(high)}"
+        elif low is not None:
+            span = f"at least {format_number(low)}"
+        else:
+            span = f"at most {format_number(high)}"  # type: ignore[arg-type]
+        raise InvalidInput(field.name, f"must be {span}{unit}")
+
+
+def parse_field(field: InputField, raw: object) -> FieldValue:
+    """The value of ``raw`` (form text or a JSON value) for ``field``, or ``InvalidInput``
+    naming the field. Empty input gives the default (``None`` when optional)."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        if field.kind == "flag":
+            return False if raw is not None else field.default
+        return None if field.optional else field.default
+    text = raw.strip() if isinstance(raw, str) else raw
+    if field.kind == "flag":
+        if isinstance(text, bool):
+            return text
+        if isinstance(text, str) and text.lower() in TRUE_WORDS | FALSE_WORDS:
+            return text.lower() in TRUE_WORDS
+        raise InvalidInput(field.name, "must be on or off")
+    if isinstance(text, bool):  # a JSON true is not a number, nor a choice
+        raise InvalidInput(field.name, "must not be true or false")
+    if field.kind == "inches":
+        if isinstance(text, int):
+            text = str(text)
+        if not isinstance(text, str):
+            raise InvalidInput(field.name, "needs a number of inches, like 6 or 2.5")
+        try:
+            value: Fraction | int = exact_number(text, field.name)
+        except InvalidInput as err:
+            if err.reason == NOT_A_NUMBER:
+                raise InvalidInput(field.name, "needs a number of inches, like 6 or 2.5") from None
+            raise
+        _bounds(field, value, " inches")
+        return value
+    if field.kind == "whole":
+        if isinstance(text, int):
+            text = str(text)
+        if not isinstance(text, str) or WHOLE.fullmatch(text) is None:
+            raise InvalidInput(field.name, "needs a whole number")
+        value = int(text)
+        _bounds(field, value, "")
+        return value
+    if not isinstance(text, str):
+        raise InvalidInput(field.name, "needs text")
+    if field.kind == "choice":
+        if text not in field.choice_values:
+            raise InvalidInput(field.name, f"must be one of {', '.join(field.choice_values)}")
+        return text
+    reason = control_character_reason(text)
+    if reason is not None:
+        raise InvalidInput(field.name, reason)
+    if field.high is not None and len(text) > field.high:
+        raise InvalidInput(field.name, f"must be at most {field.high} characters")
+    return text
+
+
+def parse_fields(
+    fields: Sequence[InputField], data: Mapping[str, object]
+) -> tuple[dict[str, FieldValue], dict[str, str]]:
+    """Every field's value from ``data`` (missing: the default) and the refusals
+    (field -> reason). Keys that are not fields are left to the caller."""
+    values: dict[str, FieldValue] = {}
+    errors: dict[str, str] = {}
+    for field in fields:
+        try:
+            values[field.name] = parse_field(field, data.get(field.name))
+        except InvalidInput as err:
+            errors[err.field] = err.reason
+            values[field.name] = field.default
+    return values, errors
+
+
+def format_number(value: Fraction | int) -> str:
+    """A number as typed (2.5), exact: a value with no short decimal stays a fraction (1/3)."""
+    if isinstance(value, Fraction) and value.denominator != 1:
+        text = format(float(value), "g")
+        return text if Fraction(text) == value else f"{value.numerator}/{value.denominator}"
+    return str(int(value))
+
+
+def format_field(field: InputField, value: FieldValue) -> str:
+    """The text a form shows (and a query string carries) for ``value``."""
+    if value is None:
+        return ""
+    if field.kind == "flag":
+        return "1" if value else ""
+    if isinstance(value, Fraction | int) and not isinstance(value, bool):
+        return format_number(value)
+    return str(value)
+
+
+def json_value(field: InputField, value: FieldValue) -> Any:
+    """``value`` as JSON: inches as a number when exact in binary, else "a/b" text."""
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else format_number(value)
+    return value
+
+
+def json_schema(field: InputField) -> dict[str, Any]:
+    """The JSON Schema of one field (for the OpenAPI document and the catalogue)."""
+    schema: dict[str, Any]
+    if field.kind == "flag":
+        schema = {"type": "boolean"}
+    elif field.kind == "whole":
+        schema = {"type": "integer"}
+        if field.low is not None:
+            schema["minimum"] = int(field.low)
+        if field.high is not None:
+            schema["maximum"] = int(field.high)
+    elif field.kind == "inches":
+        schema = {
+            "anyOf": [{"type": "number"}, {"type": "string", "maxLength": 20}],
+            "description": "inches: a whole number, a decimal or a fraction a/b",
+        }
+    elif field.kind == "choice":
+        schema = {"type": "string", "enum": list(field.choice_values)}
+    else:
+        schema = {"type": "string"}
+        if field.high is not None:
+            schema["maxLength"] = int(field.high)
+    schema["title"] = field.label
+    if field.help:
+        schema["description"] = (schema.get("description", "") + " " + field.help).strip()
+    default = json_value(field, field.default)
+    if default is not None:
+        schema["default"] = default
+    return schema
+
+
+def describe(field: InputField) -> dict[str, Any]:
+    """A field as plain data for ``GET /api/v1/rulesets`` (name, label, kind, bounds...)."""
+    out: dict[str, Any] = {"name": field.name, "label": field.label, "kind": field.kind}
+    out["default"] = json_value(field, field.default)
+    if field.kind in ("inches", "whole"):
+        out["min"] = None if field.low is None else json_value(field, field.low)
+        out["max"] = None if field.high is None else json_value(field, field.high)
+    if field.choices:
+        out["choices"] = [{"value": v, "label": label} for v, label in field.choices]
+    if field.help:
+        out["help"] = field.help
+    return out
