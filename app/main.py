@@ -19,6 +19,7 @@ from app.web.api import battles as api_battles
 from app.web.api import builder as api_builder
 from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
+from app.web.api import rulesets as api_rulesets
 from app.web.csrf import csrf_protect
 from app.web.errors import install_error_handlers
 from app.web.openapi import build_openapi
@@ -38,7 +39,7 @@ from app.web.security_headers import SecurityHeadersMiddleware
 from app.web.session_cookie import LoginCookieMiddleware
 
 API_PREFIX = "/api/v1"
-STATELESS_PREFIX = f"{API_PREFIX}/brikwars/"
+STATELESS_PREFIXES = (f"{API_PREFIX}/brikwars/", f"{API_PREFIX}/rulesets")
 PAGE_ROUTERS: tuple[APIRouter, ...] = (
     home.router,
     auth.router,
@@ -57,6 +58,7 @@ API_ROUTERS: tuple[APIRouter, ...] = (
     api_armies.router,
     api_builder.router,
     api_attacks.router,
+    api_rulesets.router,
     api_calculator.router,
     api_battles.router,
 )
@@ -79,12 +81,12 @@ class StatelessCalculators(SessionMiddleware):
     It carries no authority: flash messages and a visitor's CSRF token (the log-in
     and sign-up forms). Logins are server-side sessions (``app.services.sessions``)
     whose cookie only holds a random token. ``/api/v1/brikwars/`` (odds, rolls,
-    weapon stats, the catalogue) needs no login and keeps no state, and it is the
-    API's busiest path: it skips the cookie handling.
+    weapon stats, the catalogue) and ``/api/v1/rulesets`` need no login and keep no
+    state, and they are the API's busiest paths: they skip the cookie handling.
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith(STATELESS_PREFIX):
+        if scope["type"] == "http" and scope["path"].startswith(STATELESS_PREFIXES):
             await self.app(scope, receive, send)
             return
         await super().__call__(scope, receive, send)
@@ -134,11 +136,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # path, so they match at once instead of after ~100 page and API routes.
     # They are stateless and outside the session: nothing to forge, no CSRF check.
     app.include_router(api_attacks.router, prefix=API_PREFIX)
+    app.include_router(api_rulesets.router, prefix=API_PREFIX)
     csrf = [Depends(csrf_protect)]
     for router in PAGE_ROUTERS:
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     for router in API_ROUTERS:
-        if router is not api_attacks.router:
+        if router not in (api_attacks.router, api_rulesets.router):
             app.include_router(router, prefix=API_PREFIX, dependencies=csrf)
 
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]

@@ -1,48 +1,30 @@
-"""The ruleset registry: every ruleset BrikForge knows, by id.
+"""The ruleset registry: every rule system BrikForge knows, by id.
 
-Each ruleset is a package under ``app.rules``; this module only names them so
-armies can record which ruleset they were built under. Later capabilities
-(catalogue, build validation, attack odds, attack rolls) hang off the same
-``Ruleset`` record.
+Each ruleset is a package under ``app.rules`` exposing one object that satisfies
+``app.rules.ruleset.Ruleset``; adding a rule system adds one line to ``_ALL``. Nothing else
+in the product names a ruleset: services, pages and the API look it up here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from app.rules.brikwars.ruleset import RULESET as BRIKWARS
 from app.rules.errors import UnknownRuleset
+from app.rules.ruleset import Ruleset
 
+_ALL: tuple[Ruleset, ...] = (BRIKWARS,)
 
-@dataclass(frozen=True, slots=True)
-class Ruleset:
-    """A rule system an army can be built under."""
+RULESETS: dict[str, Ruleset] = {r.id: r for r in _ALL}
 
-    id: str
-    name: str
-    summary: str
-
-
-RULESETS: dict[str, Ruleset] = {
-    r.id: r
-    for r in (
-        Ruleset(
-            id="brikwars",
-            name="BrikWars",
-            summary="BrikWars 2010: chapters 5 (Combat) and 8 (Weaponry).",
-        ),
-    )
-}
-
-DEFAULT_RULESET = "brikwars"
+DEFAULT_RULESET = BRIKWARS.id
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:
-    """Return the ruleset with this id.
+    """Return the ruleset with this id (``UnknownRuleset``, a 422, when there is none).
 
     >>> get_ruleset("brikwars").name
     'BrikWars'
     """
     try:
         return RULESETS[ruleset_id]
-    except KeyError:
-        raise UnknownRuleset(ruleset_id) from None
+    except (KeyError, TypeError):
+        raise UnknownRuleset(str(ruleset_id)) from None

@@ -24,6 +24,14 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Army, Unit, User, Weapon
 from app.rules import brikwars as bw
+from app.rules.brikwars.figures import (
+    WeaponLine,
+    armour_text,
+    inches,
+    size_text,
+    weapon_line,
+    weapon_name,
+)
 from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
 from app.services import history, merge
@@ -139,20 +147,6 @@ def _row_dict(row: Unit) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ figures
 
 
-@dataclass(frozen=True, slots=True)
-class WeaponLine:
-    """A weapon's figures as the builder table shows them."""
-
-    name: str
-    extra: str
-    mount: str
-    use: str
-    range: str
-    damage: str
-    power: str
-    cost: str
-
-
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: memoised, one per content
 class UnitFigures:
     """Everything the rules say about one unit under one set of house rules."""
@@ -171,53 +165,6 @@ class UnitFigures:
     power_text: str
     cost_text: str
     activation_text: str
-
-
-def _inches(value: Fraction | int) -> str:
-    return f'{bw.format_number(value)}"'
-
-
-def _weapon_name(weapon: bw.WeaponSpec) -> str:
-    text = weapon.entry.name
-    if weapon.size is not None and weapon.entry.sized_by == "inches":
-        text += f" {_inches(weapon.size)}"
-    if weapon.xsize is not None:
-        text += f" X{weapon.xsize}"
-    return text
-
-
-def _line(
-    weapon: bw.WeaponSpec, stats: bw.WeaponStats, hold: str | None, options: bw.BrikWarsOptions
-) -> WeaponLine:
-    extra = []
-    if weapon.ammo is not None:
-        extra.append(f"Ammo: {weapon.ammo.rounds} × X{weapon.ammo.xsize} {weapon.ammo.variant}")
-    if weapon.payload is not None:
-        load = weapon.payload
-        extra.append(
-            f"Payload: {load.explosive.rounds} × X{load.explosive.xsize} "
-            f"{load.explosive.variant}, {load.per_launch} per launch"
-            if load.explosive is not None
-            else f"Payload: objects up to {_inches(load.object_size or 0)}"
-        )
-    if stats.damage is not None:
-        damage = str(stats.damage)
-    else:
-        entry = weapon.entry
-        damage = "by Payload" if entry.takes_payload else "by Ammo" if entry.takes_ammo else "–"
-    if stats.deflection:
-        damage += f" · {stats.deflection} Deflection"
-    mount = weapon.mount.replace("_", " ") if weapon.mount else ""
-    return WeaponLine(
-        name=_weapon_name(weapon) + (f" ({weapon.label})" if weapon.label else ""),
-        extra=" · ".join(extra),
-        mount=mount + (f" · {hold.replace('_', ' ')}" if hold else ""),
-        use="–" if stats.use is None else str(stats.use),
-        range="CC" if stats.range_inches is None else _inches(stats.range_inches),
-        damage=damage,
-        power=_inches(weapon.power_need_with(options)),
-        cost=bw.format_cp(weapon.cost_with(options)),
-    )
 
 
 class _Content:
@@ -255,13 +202,7 @@ def _figures(content: _Content, options: bw.BrikWarsOptions) -> UnitFigures:
     holds = tuple(spec.hold_class(i) for i in range(len(spec.weapons)))
     power_needed = spec.power_needed_with(options)
     sets = tuple(bw.activation_sets(spec, options=options))
-    names = [_weapon_name(w) for w in spec.weapons]
-    size = _inches(spec.built_size)
-    if spec.size_damage:
-        size = f"{bw.format_number(spec.effective_size)}/{size}"
-    armour = str(spec.armour) + (
-        f" +{spec.armour.deflection} Defl." if spec.armour.deflection else ""
-    )
+    names = [weapon_name(w) for w in spec.weapons]
     cost = spec.cost_with(options)
     return UnitFigures(
         spec=spec,
@@ -272,12 +213,13 @@ def _figures(content: _Content, options: bw.BrikWarsOptions) -> UnitFigures:
         findings=tuple(bw.validate_unit(spec, options=options)),
         activation_sets=sets,
         lines=tuple(
-            _line(w, s, h, options) for w, s, h in zip(spec.weapons, stats, holds, strict=True)
+            weapon_line(w, s, h, options)
+            for w, s, h in zip(spec.weapons, stats, holds, strict=True)
         ),
-        size_text=size,
-        armour_text=armour,
-        move_text=_inches(spec.current_move),
-        power_text=f"{bw.format_number(power_needed)}/{_inches(spec.power)}",
+        size_text=size_text(spec),
+        armour_text=armour_text(spec),
+        move_text=inches(spec.current_move),
+        power_text=f"{bw.format_number(power_needed)}/{inches(spec.power)}",
         cost_text=bw.format_cp(cost),
         activation_text=" · ".join(
             " + ".join(names[i] for i in chosen) or "nothing" for chosen in sets
@@ -713,7 +655,7 @@ def add_weapon(
         session,
         army=army,
         user=user,
-        summary=f"added {_weapon_name(added)} to {unit.name}, "
+        summary=f"added {weapon_name(added)} to {unit.name}, "
         f"{history.cp_delta(added.cost_with(options_of(army)))}",
     )
     return weapon
@@ -776,8 +718,8 @@ def update_weapon(
         session,
         army=army,
         user=user,
-        summary=f"changed {_weapon_name(before.weapons[index])} on {unit.name} to "
-        f"{_weapon_name(spec.weapons[index])}, {history.cp_delta(delta)}{note}",
+        summary=f"changed {weapon_name(before.weapons[index])} on {unit.name} to "
+        f"{weapon_name(spec.weapons[index])}, {history.cp_delta(delta)}{note}",
     )
     return weapon
 
@@ -811,7 +753,7 @@ def delete_weapon(
         session,
         army=army,
         user=user,
-        summary=f"removed {_weapon_name(spec)} from {unit.name}, "
+        summary=f"removed {weapon_name(spec)} from {unit.name}, "
         f"{history.cp_delta(-spec.cost_with(options_of(army)))}",
     )
 

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel, Field, WithJsonSchema
 
-PUBLIC_PREFIX = "/api/v1/brikwars/"
+PUBLIC_PREFIXES = ("/api/v1/brikwars/", "/api/v1/rulesets")
 """The stateless calculators: no login, nothing stored, so no 401/403/404/409."""
 
 _REASONS = {
@@ -90,7 +90,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
     for path, operations in doc.get("paths", {}).items():
-        statuses = _PUBLIC_STATUSES if path.startswith(PUBLIC_PREFIX) else _PRIVATE_STATUSES
+        statuses = _PUBLIC_STATUSES if path.startswith(PUBLIC_PREFIXES) else _PRIVATE_STATUSES
         for operation in operations.values():
             responses = operation.setdefault("responses", {})
             for status in statuses:

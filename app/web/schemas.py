@@ -131,9 +131,3 @@ class SessionOut(BaseModel):
 
 class TokenCreated(TokenOut):
     token: str = Field(description="Shown once: keep it; only its hash is stored")
-
-
-class RulesetOut(BaseModel):
-    id: str
-    name: str
-    summary: str

@@ -11,7 +11,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
 
 from app.rules.brikwars.catalogue import (
     format_cp,
@@ -30,19 +29,7 @@ from app.rules.brikwars.units import (
     hold_class,
 )
 from app.rules.errors import InvalidInput
-
-Severity = Literal["error", "warning"]
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One problem with a build. ``code`` is stable (for tests and UI); ``message`` is prose."""
-
-    severity: Severity
-    code: str
-    message: str
-    unit: int | None = None
-    weapon: int | None = None
+from app.rules.ruleset import Finding, Severity  # one shape for every ruleset
 
 
 @dataclass(frozen=True, slots=True)

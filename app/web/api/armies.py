@@ -5,19 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.rules.registry import RULESETS
 from app.services import armies
 from app.web.deps import ApiUser, SessionDep
 from app.web.inputs import Id
-from app.web.schemas import ArmyCreate, ArmyOut, ArmyUpdate, RulesetOut
+from app.web.schemas import ArmyCreate, ArmyOut, ArmyUpdate
 
 router = APIRouter(tags=["armies"])
-
-
-@router.get("/rulesets")
-def ruleset_list() -> list[RulesetOut]:
-    """The rule systems an army can be built under."""
-    return [RulesetOut(id=r.id, name=r.name, summary=r.summary) for r in RULESETS.values()]
 
 
 @router.get("/armies")

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
+from app.rules.brikwars.ruleset import RAW_FIELDS
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
@@ -33,7 +34,7 @@ the event loop: well under a millisecond, less than a hand-off to a worker costs
 go to the calculation workers (``app.services.compute``), with their deadline."""
 INLINE_DICE = 30
 RATE_LIMITED = [Depends(calculator_rate_limit)]
-ODDS_FIELDS = {"per_die": "damage.per_die_modifier", "count": "damage.dice", "layers": "deflection"}
+ODDS_FIELDS = RAW_FIELDS
 EXPLOSION_FIELDS = {"count": "dice", "per_die": "damage_modifier", "layers": "deflection"}
 
 

@@ -1,0 +1,502 @@
+"""BrikWars behind the ``Ruleset`` interface: the registry's ``brikwars`` entry.
+
+Everything here translates: the engine's own types (``UnitSpec``, ``BrikWarsOptions``,
+``Turn``, ``Attack``) in, the interface's plain shapes out. No rule lives in this module.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
+from typing import Any
+
+from app.rules.brikwars import attacks as atk
+from app.rules.brikwars.catalogue import (
+    DamageExpr,
+    WeaponType,
+    catalogue,
+    explosive_variants,
+    format_cp,
+    format_number,
+)
+from app.rules.brikwars.figures import armour_text, inches, size_text, weapon_line
+from app.rules.brikwars.options import (
+    DEFAULT_OPTIONS,
+    OPTION_INFO,
+    BrikWarsOptions,
+)
+from app.rules.brikwars.serialize import unit_from_dict, unit_to_dict
+from app.rules.brikwars.turn import ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
+from app.rules.brikwars.units import MOUNTS, Armour, UnitSpec
+from app.rules.brikwars.validation import army_cost, budget_findings, validate_unit
+from app.rules.dice import Pool
+from app.rules.dice.exact import work_bound
+from app.rules.errors import InvalidInput, TooMuchWork
+from app.rules.fields import InputField
+from app.rules.ruleset import (
+    AttackOdds,
+    AttackRoll,
+    CatalogueEntry,
+    Column,
+    Effect,
+    Finding,
+    LineOdds,
+    LineRoll,
+    Outcome,
+    RolledDie,
+    TargetInput,
+    TargetOdds,
+    UnitFigures,
+    WeaponFigures,
+)
+
+RULES_VERSION = "BrikWars 2010"
+OUTCOME_LABELS: tuple[tuple[str, str], ...] = (
+    ("miss", "miss"),
+    ("no_effect", "hit, no effect"),
+    ("something_bad", "Something Bad"),
+    ("size_damage", "Size Damage"),
+    ("destroyed", "destroyed"),
+)
+"""A target's mutually exclusive outcomes, in the order pages show them."""
+ON_FIRE = ("on_fire", "on Fire")
+
+
+# ------------------------------------------------------------------------ options
+
+
+def _option_fields() -> tuple[InputField, ...]:
+    out = []
+    for info in OPTION_INFO:
+        default = getattr(DEFAULT_OPTIONS, info.name)
+        if info.choices is None:
+            out.append(InputField(info.name, info.label, "flag", default))
+        else:
+            choices = tuple((c, c) for c in info.choices)
+            out.append(InputField(info.name, info.label, "choice", default, choices=choices))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------ catalogue
+
+
+def _weapon_fields(entry: WeaponType) -> tuple[InputField, ...]:
+    fields: list[InputField] = []
+    if entry.sized_by == "inches":
+        fields.append(InputField("size", "Weapon Size", "inches", None, high=100))
+    if entry.sized_by == "bricks":
+        fields.append(InputField("xsize", "Size in bricks (X)", "whole", 1, low=1, high=100))
+        variants = tuple((v.id, v.name) for v in explosive_variants())
+        fields.append(
+            InputField("variant", "Variant", "choice", None, choices=variants, optional=True)
+        )
+    if entry.can_be_hand_held and not entry.hand_held_only:
+        mounts = tuple((m, m.replace("_", " ")) for m in MOUNTS)
+        fields.append(InputField("mount", "Mount", "choice", "mounted", choices=mounts))
+    fields.append(InputField("label", "Label", "text", "", high=120, help='e.g. "left claw"'))
+    return tuple(fields)
+
+
+def _entry(entry: WeaponType) -> CatalogueEntry:
+    details = {
+        "scale": entry.scale,
+        "sized_by": entry.sized_by,
+        "cost": entry.cost_text,
+        "use": entry.use_text,
+        "range": entry.range_text,
+        "damage": entry.damage_text,
+        "power": entry.power_text,
+        "deflection": entry.deflection_text,
+        "takes": "ammo" if entry.takes_ammo else "payload" if entry.takes_payload else "",
+    }
+    return CatalogueEntry(
+        id=entry.id,
+        name=entry.name,
+        category=entry.category,
+        summary=entry.notes,
+        fields=_weapon_fields(entry),
+        details={k: v for k, v in details.items() if v},
+    )
+
+
+# ------------------------------------------------------------------------ attack results
+
+
+def _outcomes(values: Mapping[str, float]) -> tuple[Outcome, ...]:
+    return tuple(Outcome(key, label, values[key]) for key, label in OUTCOME_LABELS)
+
+
+def turn_odds(odds: TurnOdds) -> AttackOdds:
+    """A turn's odds in the interface's shape."""
+    lines = []
+    for line in odds.lines:
+        targets = tuple(
+            TargetOdds(
+                t.index,
+                _outcomes(
+                    {
+                        "miss": t.miss,
+                        "no_effect": t.no_effect,
+                        "something_bad": t.something_bad,
+                        "size_damage": t.size_damage,
+                        "destroyed": t.destroyed,
+                    }
+                ),
+                (Outcome(*ON_FIRE, t.on_fire),),
+            )
+            for t in line.targets
+        )
+        notes = (
+            Outcome("over_the_top", "Over the Top", line.over_the_top),
+            Outcome("jam", "jams (Inoperative until Reloaded)", line.jam),
+        )
+        lines.append(
+            LineOdds(
+                label=line.label,
+                kind=line.kind,
+                weapons=line.weapons,
+                targets=targets,
+                damage=line.damage,
+                steps=tuple((s.label, s.value) for s in line.steps),
+                notes=notes,
+                truncation_bound=line.truncation_bound,
+            )
+        )
+    return AttackOdds(tuple(lines), odds.any_destroying, odds.truncation_bound)
+
+
+def _die(die: atk.LoggedDie) -> RolledDie:
+    return RolledDie(die.purpose, die.sides, die.natural, die.value, die.bonus, die.target)
+
+
+def _words(outcome: str, size_damage: int = 0) -> str:
+    if outcome == "size_damage" and size_damage:
+        return f'{size_damage}" of Size Damage'
+    return dict(OUTCOME_LABELS).get(outcome, outcome)
+
+
+def turn_roll(roll: TurnRoll) -> AttackRoll:
+    """A rolled turn in the interface's shape."""
+    return AttackRoll(
+        tuple(
+            LineRoll(
+                label=line.label,
+                kind=line.kind,
+                weapons=line.weapons,
+                dice=tuple(_die(d) for d in line.dice),
+                effects=tuple(
+                    Effect(
+                        e.target,
+                        e.outcome,
+                        _words(e.outcome, e.size_damage),
+                        e.damage,
+                        ("on_fire",) if e.on_fire else (),
+                    )
+                    for e in line.effects
+                ),
+                skipped=line.skipped,
+                notes=("jammed",) if line.jammed else (),
+            )
+            for line in roll.lines
+        )
+    )
+
+
+# ------------------------------------------------------------------------ raw dice attacks
+
+
+def _mapping(data: object, field: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise InvalidInput(field, "must be an object")
+    return data
+
+
+def _whole(
+    data: Mapping[str, Any], key: str, path: str, low: int, high: int, default: int | None = None
+) -> int:
+    value = data.get(key, default)
+    name = f"{path}.{key}" if path else key
+    if value is None:
+        raise InvalidInput(name, "is required")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(name, "needs a whole number")
+    if not low <= value <= high:
+        raise InvalidInput(name, f"must be from {low} to {high}")
+    return value
+
+
+def _known(data: Mapping[str, Any], keys: set[str], path: str) -> None:
+    for key in data:
+        if key not in keys:
+            raise InvalidInput(f"{path}.{key}" if path else str(key), "unknown field")
+
+
+DICE_LIMIT = 100
+MODIFIER_LIMIT = 1000
+SIDES = (4, 6, 8, 10, 12, 20)
+
+
+def _sides(data: Mapping[str, Any], key: str, path: str, allowed: tuple[int, ...]) -> int:
+    value = _whole(data, key, path, 1, 20)
+    if value not in allowed:
+        raise InvalidInput(f"{path}.{key}", f"must be one of {', '.join(map(str, allowed))}")
+    return value
+
+
+def raw_attack(body: Mapping[str, Any]) -> atk.Attack:
+    """The engine's attack from the body of ``POST /api/v1/brikwars/odds`` (as plain data):
+    ``action`` (die, use, modifier; absent: an automatic hit), ``damage`` (dice, sides,
+    modifier, per_die_modifier, fire), ``armor`` (fixed, or dice and sides), ``deflection``,
+    ``options``. Bounds are the API's: at most 100 dice, modifiers within ±1000."""
+    body = _mapping(body, "body")
+    _known(body, {"action", "damage", "armor", "deflection", "options", "seed"}, "")
+    options = BrikWarsOptions.from_dict(body.get("options"))
+    action = None
+    if body.get("action") is not None:
+        a = _mapping(body["action"], "action")
+        _known(a, {"die", "use", "modifier"}, "action")
+        action = atk.ActionRoll(
+            _sides(a, "die", "action", (4, 6, 8, 10, 12)),
+            _whole(a, "use", "action", 0, 100),
+            _whole(a, "modifier", "action", -MODIFIER_LIMIT, MODIFIER_LIMIT, 0),
+        )
+    d = _mapping(body.get("damage"), "damage")
+    _known(d, {"dice", "sides", "modifier", "per_die_modifier", "fire"}, "damage")
+    fire = d.get("fire", False)
+    if not isinstance(fire, bool):
+        raise InvalidInput("damage.fire", "must be true or false")
+    damage = DamageExpr(
+        _whole(d, "dice", "damage", 1, DICE_LIMIT),
+        _sides(d, "sides", "damage", SIDES),
+        _whole(d, "modifier", "damage", -MODIFIER_LIMIT, MODIFIER_LIMIT, 0),
+        fire=fire,
+    )
+    per_die = _whole(d, "per_die_modifier", "damage", -MODIFIER_LIMIT, MODIFIER_LIMIT, 0)
+    r = _mapping(body.get("armor"), "armor")
+    _known(r, {"fixed", "dice", "sides"}, "armor")
+    fixed = _whole(r, "fixed", "armor", 0, 1000, 0)
+    deflection = _whole(body, "deflection", "", 0, 100, 0)
+    if "dice" in r or "sides" in r:
+        armour = Armour(
+            _whole(r, "dice", "armor", 1, DICE_LIMIT),
+            _sides(r, "sides", "armor", SIDES),
+            fixed,
+            deflection,
+        )
+    elif "fixed" in r:
+        armour = Armour(fixed=fixed, deflection=deflection)
+    else:
+        raise InvalidInput("armor", "needs fixed, or dice and sides")
+    target = atk.Target(armour=armour)
+    return atk.Attack(damage, target, action, per_die=per_die, options=options)
+
+
+INLINE_WORK = 2e5
+"""Raw attacks whose estimated work (``work_bound``: multiply-adds) is below this are computed
+where the request is handled: well under a millisecond, less than a hand-off costs."""
+INLINE_DICE = 30
+RAW_FIELDS = {"per_die": "damage.per_die_modifier", "count": "damage.dice", "layers": "deflection"}
+"""The engine's names of what to reduce, as the raw attack body names them."""
+
+
+@dataclass(frozen=True)
+class RawAttack:
+    """One raw dice attack (no saved units) behind the interface's ``Attack``."""
+
+    attack: atk.Attack
+
+    def pools(self) -> list[tuple[Pool, int]]:
+        """The pools the odds sum (with the Deflection dropped from the damage)."""
+        plain = self.attack.pool()
+        layers = self.attack.layers()
+        pools = [(plain, layers), (atk.over_the_top(plain, self.attack.damage), layers)]
+        armour = self.attack.target.armour_value(self.attack.options)
+        return pools + ([(armour, 0)] if isinstance(armour, Pool) else [])
+
+    def inline(self) -> bool:
+        pools = self.pools()
+        if sum(pool.dice_count for pool, _ in pools) > INLINE_DICE:
+            return False  # not even worth estimating where the request is handled
+        return sum(work_bound(pool, layers) for pool, layers in pools) < INLINE_WORK
+
+    def odds(self) -> AttackOdds:
+        try:
+            o = self.attack.odds()
+        except TooMuchWork as exc:  # named as the body names it
+            raise exc.renamed(RAW_FIELDS) from None
+        values = {
+            "miss": o.miss,
+            "no_effect": o.no_effect,
+            "something_bad": o.something_bad,
+            "size_damage": o.size_damage,
+            "destroyed": o.destroyed,
+        }
+        target = TargetOdds(0, _outcomes(values), (Outcome(*ON_FIRE, o.on_fire),))
+        line = LineOdds(
+            label="attack",
+            kind="single",
+            weapons=(),
+            targets=(target,),
+            damage=tuple(o.damage_distribution),
+            notes=(
+                Outcome("over_the_top", "Over the Top", o.over_the_top),
+                Outcome("critical_failure", "damage Critical Failure", o.critical_failure),
+            ),
+            truncation_bound=o.truncation_bound,
+        )
+        return AttackOdds((line,), o.destroyed + o.size_damage, o.truncation_bound)
+
+    def roll(self, rng: random.Random) -> AttackRoll:
+        r = self.attack.roll(rng)
+        outcome = r.outcome
+        effect = Effect(
+            0,
+            outcome,
+            _words(outcome),
+            r.damage,
+            ("on_fire",) if r.on_fire else (),
+        )
+        line = LineRoll("attack", "single", (), tuple(_die(d) for d in r.dice), (effect,))
+        return AttackRoll((line,))
+
+
+@dataclass(frozen=True)
+class TurnAttack:
+    """A turn of saved units (``Turn``) behind the interface's ``Attack``."""
+
+    turn: Turn
+
+    def inline(self) -> bool:
+        return False  # a turn may hold many lines: always the calculation workers
+
+    def odds(self) -> AttackOdds:
+        return turn_odds(self.turn.odds())
+
+    def roll(self, rng: random.Random) -> AttackRoll:
+        return turn_roll(self.turn.roll(rng))
+
+
+# ------------------------------------------------------------------------ the ruleset
+
+
+class BrikWars:
+    """The ``brikwars`` ruleset."""
+
+    id = "brikwars"
+    name = "BrikWars"
+    summary = "BrikWars 2010: chapters 5 (Combat) and 8 (Weaponry)."
+    rules_version = RULES_VERSION
+    option_fields = _option_fields()
+    unit_columns = (
+        Column("size", "Size"),
+        Column("armour", "Armour"),
+        Column("move", "Move"),
+        Column("power", "Power"),
+    )
+    weapon_columns = (
+        Column("mount", "Mount"),
+        Column("use", "Use"),
+        Column("range", "Range"),
+        Column("damage", "Damage"),
+        Column("power", "Power"),
+    )
+
+    def decode_options(self, data: Mapping[str, Any] | None) -> BrikWarsOptions:
+        return BrikWarsOptions.from_dict(None if data is None else dict(data))
+
+    def encode_options(self, options: BrikWarsOptions) -> dict[str, Any]:
+        return options.to_dict()
+
+    def catalogue(self) -> tuple[CatalogueEntry, ...]:
+        return _CATALOGUE
+
+    def decode_unit(self, data: Mapping[str, Any]) -> UnitSpec:
+        return unit_from_dict(dict(data))
+
+    def encode_unit(self, unit: UnitSpec) -> dict[str, Any]:
+        return unit_to_dict(unit)
+
+    def unit_figures(self, unit: UnitSpec, options: BrikWarsOptions) -> UnitFigures:
+        weapons = []
+        for i, weapon in enumerate(unit.weapons):
+            line = weapon_line(weapon, unit.weapon_stats(i, options), unit.hold_class(i), options)
+            cost = weapon.cost_with(options)
+            cells = {
+                "mount": line.mount,
+                "use": line.use,
+                "range": line.range,
+                "damage": line.damage,
+                "power": line.power,
+            }
+            weapons.append(WeaponFigures(line.name, cells, float(cost), format_cp(cost)))
+        power_needed = unit.power_needed_with(options)
+        cells = {
+            "size": size_text(unit),
+            "armour": armour_text(unit),
+            "move": inches(unit.current_move),
+            "power": f"{format_number(power_needed)}/{inches(unit.power)}",
+        }
+        cost = unit.cost_with(options)
+        return UnitFigures(
+            unit.name,
+            cells,
+            float(cost),
+            format_cp(cost),
+            tuple(weapons),
+            tuple(validate_unit(unit, options=options)),
+        )
+
+    def army_findings(
+        self, units: Sequence[UnitSpec], budget: int | None, options: BrikWarsOptions
+    ) -> list[Finding]:
+        if budget is None:
+            return []
+        return budget_findings(army_cost(units, options=options), budget, options=options)
+
+    target_fields = (
+        InputField("distance", "Distance from the first target", "inches", None, high=1000),
+        InputField("spans", "Arc spans to it", "whole", 0, low=0, high=20),
+    )
+
+    def attack(
+        self,
+        attacker: UnitSpec,
+        weapons: tuple[int, ...],
+        targets: Sequence[TargetInput],
+        situation: Mapping[str, Any],
+        options: BrikWarsOptions,
+    ) -> TurnAttack:
+        if not targets:
+            raise InvalidInput("target", "choose a target")
+        main, *more = targets
+        followers = tuple(
+            ArcFollower(t.unit, t.fields.get("distance"), t.fields.get("spans", 0)) for t in more
+        )
+        known = {f.name for f in dataclass_fields(TurnSituation)}
+        for key in situation:
+            if key not in known:
+                raise InvalidInput(str(key), "unknown situation field")
+        turn = Turn(attacker, weapons, main.unit, TurnSituation(**situation), followers, options)
+        return TurnAttack(turn)
+
+    def attack_from_body(self, body: Mapping[str, Any]) -> RawAttack:
+        return RawAttack(raw_attack(body))
+
+    def unit_lines(self, unit: UnitSpec, options: BrikWarsOptions) -> list[str]:
+        figures = self.unit_figures(unit, options)
+        c = figures.cells
+        head = (
+            f"{unit.name}: Size {c['size']}, Armour {c['armour']}, Move {c['move']}, "
+            f"Power {c['power']}, {figures.cost_text}"
+        )
+        return [head] + [
+            f"  {w.name}: Use {w.cells['use']}, Range {w.cells['range']}, "
+            f"Damage {w.cells['damage']}, {w.cost_text}"
+            for w in figures.weapons
+        ]
+
+
+_CATALOGUE = tuple(_entry(e) for e in catalogue() if e.category != "turret")
+RULESET = BrikWars()

@@ -1,0 +1,246 @@
+"""The one interface every rule system implements, and the result shapes they all share.
+
+A ruleset is a package under ``app.rules`` with one object that satisfies ``Ruleset``; the
+registry (``app.rules.registry``) finds it by id. Services, pages and the API see a rule system
+only through this interface, so adding one touches its own package, its template folder
+(``templates/rulesets/<id>/``) and one line of the registry.
+
+Specs (units, weapons), options and battle state are the ruleset's own types: the product
+only passes them back to the ruleset. What the product reads is plain data declared here:
+input fields (``app.rules.fields``), figures, findings, outcome probabilities, dice.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from app.rules.fields import InputField
+
+Severity = Literal["error", "warning", "info"]
+JSON = dict[str, Any]
+
+
+# ------------------------------------------------------------------------ build-time shapes
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A build rule's verdict: an ``error`` makes the army illegal, a ``warning`` does not.
+    ``unit`` and ``weapon`` are positions (None: the army, or the whole unit)."""
+
+    severity: Severity
+    code: str
+    message: str
+    unit: int | None = None
+    weapon: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A stat column of the builder's tables: its key in ``cells`` and its heading."""
+
+    key: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponFigures:
+    """One weapon's figures as shown: name, cells by column key, cost in points."""
+
+    name: str
+    cells: Mapping[str, str]
+    cost: float
+    cost_text: str
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UnitFigures:
+    """One unit's figures as shown: cells by column key, its cost, its weapons' figures, and
+    the findings of the unit and its weapons."""
+
+    name: str
+    cells: Mapping[str, str]
+    cost: float
+    cost_text: str
+    weapons: tuple[WeaponFigures, ...]
+    findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogueEntry:
+    """A weapon or equipment type: what the pickers list and the catalogue API serves."""
+
+    id: str
+    name: str
+    category: str
+    summary: str
+    fields: tuple[InputField, ...] = ()
+    details: Mapping[str, str] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------ attack shapes
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One of a target's mutually exclusive outcomes (they sum to 1), or, in ``extras``, a
+    chance that may overlap the others (on Fire, say)."""
+
+    key: str
+    label: str
+    probability: float
+
+
+@dataclass(frozen=True, slots=True)
+class TargetOdds:
+    target: int  # index into the attack's targets
+    outcomes: tuple[Outcome, ...]
+    extras: tuple[Outcome, ...] = ()
+
+    def probability(self, key: str) -> float:
+        return sum(o.probability for o in self.outcomes + self.extras if o.key == key)
+
+
+@dataclass(frozen=True, slots=True)
+class LineOdds:
+    """One line of an attack (a weapon, or weapons rolled together) against its targets:
+    the outcomes, the damage distribution (value, probability) given a hit, the step-by-step
+    breakdown (label, value) and the probability mass left out by truncation."""
+
+    label: str
+    kind: str
+    weapons: tuple[int, ...]
+    targets: tuple[TargetOdds, ...]
+    damage: tuple[tuple[int, float], ...] = ()
+    steps: tuple[tuple[str, str], ...] = ()
+    notes: tuple[Outcome, ...] = ()  # per-line chances such as a jam
+    truncation_bound: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AttackOdds:
+    lines: tuple[LineOdds, ...]
+    decisive: float  # P(at least one target removed from play): the headline figure
+    truncation_bound: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RolledDie:
+    purpose: str
+    sides: int
+    natural: int
+    value: int
+    bonus: bool = False
+    target: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """What a line did to one target: an outcome key of the odds, and the words for it."""
+
+    target: int
+    outcome: str
+    words: str
+    damage: int | None = None
+    flags: tuple[str, ...] = ()  # extra outcome keys that happened (e.g. "on_fire")
+
+
+@dataclass(frozen=True, slots=True)
+class LineRoll:
+    label: str
+    kind: str
+    weapons: tuple[int, ...]
+    dice: tuple[RolledDie, ...]
+    effects: tuple[Effect, ...]
+    skipped: str = ""
+    notes: tuple[str, ...] = ()  # e.g. "jammed"
+
+
+@dataclass(frozen=True, slots=True)
+class AttackRoll:
+    lines: tuple[LineRoll, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TargetInput:
+    """A target of an attack: the ruleset's unit, and its ``target_fields`` values (for
+    every target after the first: where it stands, say)."""
+
+    unit: Any
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Attack(Protocol):
+    """An attack ready to compute: exact odds, or a seeded roll (same seed, same dice)."""
+
+    def inline(self) -> bool:
+        """Small enough to compute where the request is handled (well under a millisecond);
+        otherwise it goes to the calculation workers."""
+        ...
+
+    def odds(self) -> AttackOdds: ...
+
+    def roll(self, rng: random.Random) -> AttackRoll: ...
+
+
+# ------------------------------------------------------------------------ the interface
+
+
+@runtime_checkable
+class Ruleset(Protocol):
+    """Everything the product needs from a rule system.
+
+    Every ``decode_*`` raises ``app.rules.errors.InvalidInput`` naming the bad field; every
+    ``encode_*`` gives JSON-ready data that its ``decode_*`` reads back to an equal value.
+    Battles (unit state, actions) join the interface with the battle service's move onto it.
+    """
+
+    id: str
+    name: str
+    summary: str
+    rules_version: str  # shown on exports and prints
+
+    # options (house rules)
+    option_fields: tuple[InputField, ...]
+
+    def decode_options(self, data: Mapping[str, Any] | None) -> Any: ...
+
+    def encode_options(self, options: Any) -> JSON: ...
+
+    # catalogue, units and weapons
+    def catalogue(self) -> tuple[CatalogueEntry, ...]: ...
+
+    unit_columns: tuple[Column, ...]
+    weapon_columns: tuple[Column, ...]
+
+    def decode_unit(self, data: Mapping[str, Any]) -> Any: ...
+
+    def encode_unit(self, unit: Any) -> JSON: ...
+
+    def unit_figures(self, unit: Any, options: Any) -> UnitFigures: ...
+
+    def army_findings(
+        self, units: Sequence[Any], budget: int | None, options: Any
+    ) -> list[Finding]: ...
+
+    # attacks
+    situation_fields: tuple[InputField, ...]
+    target_fields: tuple[InputField, ...]  # what each further target (after the first) adds
+
+    def attack(
+        self,
+        attacker: Any,
+        weapons: tuple[int, ...],
+        targets: Sequence[TargetInput],
+        situation: Mapping[str, Any],
+        options: Any,
+    ) -> Attack: ...
+
+    def attack_from_body(self, body: Mapping[str, Any]) -> Attack: ...
+
+    # text
+    def unit_lines(self, unit: Any, options: Any) -> list[str]: ...

@@ -1,0 +1,229 @@
+"""Every rule system over JSON, through the one ``Ruleset`` interface (public: no login).
+
+``GET /rulesets`` lists them with their house-rule options and situation fields;
+``/rulesets/{id}/catalogue`` is a ruleset's weapon and equipment types; ``/rulesets/{id}/odds``
+and ``/roll`` take the ruleset's own attack body and answer in the shape every ruleset shares.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import random
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from app.rules.errors import InvalidInput, UnknownRuleset
+from app.rules.fields import InputField, describe
+from app.rules.registry import RULESETS, get_ruleset
+from app.rules.ruleset import Attack, Ruleset
+from app.services import compute
+from app.services.errors import NotFound
+from app.web.inputs import MAX_SEED
+from app.web.ratelimit import calculator_rate_limit
+
+router = APIRouter(tags=["rulesets"])
+RATE_LIMITED = [Depends(calculator_rate_limit)]
+RulesetId = Annotated[str, Field(max_length=40, pattern=r"^[a-z0-9_]+$")]
+
+
+class ChoiceOut(BaseModel):
+    value: str
+    label: str
+
+
+class FieldOut(BaseModel):
+    """An input a ruleset asks for: name (the JSON key), label, kind and bounds."""
+
+    name: str
+    label: str
+    kind: str = Field(description="inches, whole, flag, choice or text")
+    default: Any = None
+    min: Any = None
+    max: Any = None
+    choices: list[ChoiceOut] | None = None
+    help: str | None = None
+
+
+class RulesetOut(BaseModel):
+    id: str
+    name: str
+    summary: str
+    rules_version: str = ""
+    options: list[FieldOut] = []
+    catalogue: str = Field("", description="Where its weapon and equipment types are")
+
+
+class CatalogueEntryOut(BaseModel):
+    id: str
+    name: str
+    category: str
+    summary: str
+    fields: list[FieldOut]
+    details: dict[str, str]
+
+
+class OutcomeOut(BaseModel):
+    key: str
+    label: str
+    probability: float
+
+
+class TargetOddsOut(BaseModel):
+    target: int
+    outcomes: list[OutcomeOut] = Field(description="Mutually exclusive: they sum to 1")
+    extras: list[OutcomeOut] = Field(description="Chances that may overlap the outcomes")
+
+
+class LineOddsOut(BaseModel):
+    label: str
+    kind: str
+    weapons: list[int]
+    targets: list[TargetOddsOut]
+    damage: list[tuple[int, float]] = Field(description="[value, probability] given a hit")
+    steps: list[tuple[str, str]]
+    notes: list[OutcomeOut]
+    truncation_bound: float
+
+
+class AttackOddsOut(BaseModel):
+    lines: list[LineOddsOut]
+    decisive: float = Field(description="P(at least one target removed from play)")
+    truncation_bound: float
+
+
+class DieOut(BaseModel):
+    purpose: str
+    sides: int
+    natural: int
+    value: int
+    bonus: bool
+    target: int | None
+
+
+class EffectOut(BaseModel):
+    target: int
+    outcome: str
+    words: str
+    damage: int | None
+    flags: list[str]
+
+
+class LineRollOut(BaseModel):
+    label: str
+    kind: str
+    weapons: list[int]
+    dice: list[DieOut]
+    effects: list[EffectOut]
+    skipped: str
+    notes: list[str]
+
+
+class AttackRollOut(BaseModel):
+    seed: int
+    lines: list[LineRollOut]
+
+
+def _ruleset(ruleset_id: str) -> Ruleset:
+    """The ruleset of a path: an unknown id is a 404, like any other missing thing."""
+    try:
+        return get_ruleset(ruleset_id)
+    except UnknownRuleset:
+        raise NotFound("ruleset") from None
+
+
+def _fields(fields: tuple[InputField, ...]) -> list[FieldOut]:
+    return [FieldOut.model_validate(describe(f)) for f in fields]
+
+
+def ruleset_out(ruleset: Ruleset) -> RulesetOut:
+    """A ruleset's description, as listed (the armies page's choices read the same)."""
+    return RulesetOut(
+        id=ruleset.id,
+        name=ruleset.name,
+        summary=ruleset.summary,
+        rules_version=ruleset.rules_version,
+        options=_fields(ruleset.option_fields),
+        catalogue=f"/api/v1/rulesets/{ruleset.id}/catalogue",
+    )
+
+
+@router.get("/rulesets")
+def ruleset_list() -> list[RulesetOut]:
+    """The rule systems an army can be built under, with their options (house rules)."""
+    return [ruleset_out(r) for r in RULESETS.values()]
+
+
+@router.get("/rulesets/{ruleset_id}")
+def ruleset_one(ruleset_id: RulesetId) -> RulesetOut:
+    """One rule system."""
+    return ruleset_out(_ruleset(ruleset_id))
+
+
+@router.get("/rulesets/{ruleset_id}/catalogue")
+def ruleset_catalogue(ruleset_id: RulesetId) -> list[CatalogueEntryOut]:
+    """The weapon and equipment types of a rule system, with the fields each takes."""
+    return [
+        CatalogueEntryOut(
+            id=e.id,
+            name=e.name,
+            category=e.category,
+            summary=e.summary,
+            fields=_fields(e.fields),
+            details=dict(e.details),
+        )
+        for e in _ruleset(ruleset_id).catalogue()
+    ]
+
+
+AttackBody = Annotated[
+    dict[str, Any],
+    Body(
+        description="The ruleset's own attack body (for brikwars: the body of "
+        "POST /api/v1/brikwars/odds)",
+        examples=[
+            {
+                "action": {"die": 6, "use": 4},
+                "damage": {"dice": 1, "sides": 6},
+                "armor": {"fixed": 4},
+            }
+        ],
+    ),
+]
+
+
+def _odds_json(attack: Attack) -> str:
+    odds = attack.odds()
+    return AttackOddsOut.model_validate(dataclasses.asdict(odds)).model_dump_json()
+
+
+def _roll_json(attack: Attack, seed: int) -> str:
+    # a seeded, replayable game roll, not a secret: the stdlib generator is the point
+    roll = attack.roll(random.Random(seed))  # noqa: S311
+    out = {"seed": seed, **dataclasses.asdict(roll)}
+    return AttackRollOut.model_validate(out).model_dump_json()
+
+
+async def _answer(attack: Attack, job: functools.partial[str]) -> Response:
+    text = job() if attack.inline() else await compute.run_async(job)
+    return Response(text, media_type="application/json")
+
+
+@router.post("/rulesets/{ruleset_id}/odds", response_model=AttackOddsOut, dependencies=RATE_LIMITED)
+async def ruleset_odds(ruleset_id: RulesetId, body: AttackBody) -> Response:
+    """Exact odds of one attack under a rule system: each line's outcomes (summing to 1)."""
+    attack = _ruleset(ruleset_id).attack_from_body(body)
+    return await _answer(attack, functools.partial(_odds_json, attack))
+
+
+@router.post("/rulesets/{ruleset_id}/roll", response_model=AttackRollOut, dependencies=RATE_LIMITED)
+async def ruleset_roll(ruleset_id: RulesetId, body: AttackBody) -> Response:
+    """One seeded roll of an attack (``seed`` in the body; the same seed, the same dice)."""
+    seed = body.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise InvalidInput("seed", f"needs a whole number from 0 to {MAX_SEED}")
+    attack = _ruleset(ruleset_id).attack_from_body(body)
+    return await _answer(attack, functools.partial(_roll_json, attack, seed))
