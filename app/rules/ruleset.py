@@ -174,6 +174,19 @@ class TargetInput:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class SampleAttack:
+    """An attack a ruleset names as typical of it: the conformance suite checks its odds
+    against 20,000 seeded rolls, and guides and examples may show it. Units are as
+    ``encode_unit`` writes them; ``situation`` as ``attack`` takes it."""
+
+    name: str
+    attacker: JSON
+    weapons: tuple[int, ...]
+    targets: tuple[JSON, ...]
+    situation: Mapping[str, Any] = field(default_factory=dict)
+
+
 class Attack(Protocol):
     """An attack ready to compute: exact odds, or a seeded roll (same seed, same dice)."""
 
@@ -242,5 +255,16 @@ class Ruleset(Protocol):
 
     def attack_from_body(self, body: Mapping[str, Any]) -> Attack: ...
 
-    # text
+    sample_attacks: tuple[SampleAttack, ...]  # at least three
+
+    # text and pages
     def unit_lines(self, unit: Any, options: Any) -> list[str]: ...
+
+    def format_cost(self, cost: Any) -> str:
+        """A cost in the ruleset's own points ("4.5CP")."""
+        ...
+
+    def template_context(self) -> Mapping[str, Any]:
+        """What the ruleset's own templates (``templates/rulesets/<id>/``) read: choice
+        lists as (value, label) pairs, and grouped choices as (group label, choices)."""
+        ...

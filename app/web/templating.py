@@ -15,9 +15,8 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from app.rules import brikwars as bw
-from app.rules.brikwars.catalogue import ACTION_DICE
-from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS
 from app.rules.memo import BoundedMemo
+from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.services.battle_log import effect_words
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
@@ -26,14 +25,6 @@ from app.web.csrf import FIELD, csrf_token
 from app.web.htmx import is_htmx
 
 FLASH_KEY = "_flash"
-BUILDER_CATEGORIES = (
-    ("close_combat", "Close combat"),
-    ("ranged", "Ranged"),
-    ("explosive", "Explosives, Cannons, Launchers"),
-    ("armour", "Armour"),
-    ("equipment", "Equipment"),
-)
-
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 env = templates.env
 assert env.autoescape, "Jinja autoescape must stay on"
@@ -42,30 +33,26 @@ assert env.autoescape, "Jinja autoescape must stay on"
 env.auto_reload = False
 env.filters["cp"] = bw.format_cp
 env.filters["num"] = bw.format_number
-env.filters["zip_pairs"] = lambda values: [(v, v) for v in values]
 env.filters["urlencode_page"] = lambda params, page: urlencode({**params, "page": page})
 env.filters["weapon_values"] = lambda row: {"type": row.type, **flatten(row.spec)}
 
 
-@lru_cache(maxsize=64)
-def weapon_type_options(selected: str = "") -> Markup:
-    """The weapon picker's <optgroup>s, rendered once per selected type (a page of a
-    200-unit army has many pickers)."""
+def ruleset_context(ruleset_id: str) -> Mapping[str, Any]:
+    """What a ruleset's own templates (``templates/rulesets/<id>/``) read."""
+    return get_ruleset(ruleset_id).template_context()
+
+
+@lru_cache(maxsize=256)
+def grouped_options(ruleset_id: str, key: str, selected: str = "") -> Markup:
+    """A ruleset's grouped choices (its context's ``key``: (label, ((value, text), ...))) as
+    <optgroup>s, rendered once per selected value (a page has many pickers)."""
     parts = []
-    for category, label in BUILDER_CATEGORIES:
+    for label, choices in ruleset_context(ruleset_id)[key]:
         options = Markup("").join(
-            Markup('<option value="{}"{}>{}{}</option>').format(
-                t.id,
-                Markup(" selected") if t.id == selected else "",
-                t.name,
-                ' (S")'
-                if t.sized_by == "inches"
-                else " (X bricks)"
-                if t.sized_by == "bricks"
-                else "",
+            Markup('<option value="{}"{}>{}</option>').format(
+                value, Markup(" selected") if value == selected else "", text
             )
-            for t in bw.catalogue()
-            if t.category == category
+            for value, text in choices
         )
         parts.append(
             Markup('<optgroup label="{}">').format(label) + options + Markup("</optgroup>")
@@ -73,7 +60,10 @@ def weapon_type_options(selected: str = "") -> Markup:
     return Markup("").join(parts)
 
 
-env.globals["weapon_type_options"] = weapon_type_options
+env.globals["ruleset"] = get_ruleset
+env.globals["default_ruleset"] = DEFAULT_RULESET
+env.globals["ruleset_context"] = ruleset_context
+env.globals["grouped_options"] = grouped_options
 env.globals["damage_chart"] = damage_chart
 env.globals["outcome_words"] = effect_words
 env.filters["battle_unit_option"] = lambda row: (str(row.id), f"{row.name} ({row.side})")
@@ -135,20 +125,6 @@ env.globals.update(
     select=_forms.select,  # type: ignore[attr-defined]
     findings_list=_forms.findings_list,  # type: ignore[attr-defined]
 )
-
-# The builder's choices, rendered from the engine's own tables.
-env.globals["bw"] = {
-    "weapon_types": [t for t in bw.catalogue() if t.category != "turret"],
-    "categories": BUILDER_CATEGORIES,
-    "variant_choices": [("", "standard")]
-    + [(v.id, v.name) for v in bw.explosive_variants() if v.id != "standard"],
-    "options": bw.OPTION_INFO,
-    "kind_choices": [(k, k.capitalize()) for k in KINDS],
-    "propulsion_choices": [(p, p.capitalize()) for p in PROPULSIONS],
-    "mount_choices": [("", "default")] + [(m, m.replace("_", " ")) for m in MOUNTS],
-    "mind_choices": [("", "none / default")] + [(d, f"d{d}") for d in ACTION_DICE],
-    "specialties": list(SPECIALTY_COSTS),
-}
 
 
 def flash(request: Request, message: str, category: str = "info") -> None:

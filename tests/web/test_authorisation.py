@@ -160,10 +160,10 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", API + "/tokens", {"name": "t"}, USER),
     ("DELETE", API + "/tokens/{token_id}", {}, ACCOUNT),
     ("GET", API + "/rulesets", {}, PUBLIC),
-    ("GET", API + "/rulesets/{ruleset_id}", {}, PUBLIC),
-    ("GET", API + "/rulesets/{ruleset_id}/catalogue", {}, PUBLIC),
-    ("POST", API + "/rulesets/{ruleset_id}/odds", ODDS, PUBLIC),
-    ("POST", API + "/rulesets/{ruleset_id}/roll", {**ODDS, "seed": 7}, PUBLIC),
+    ("GET", API + "/rulesets/{ruleset}", {}, PUBLIC),
+    ("GET", API + "/rulesets/{ruleset}/catalogue", {}, PUBLIC),
+    ("POST", API + "/rulesets/{ruleset}/odds", ODDS, PUBLIC),
+    ("POST", API + "/rulesets/{ruleset}/roll", {**ODDS, "seed": 7}, PUBLIC),
     ("POST", API + "/brikwars/weapon-stats", WEAPON, PUBLIC),
     ("GET", API + "/brikwars/catalogue", {}, PUBLIC),
     ("POST", API + "/brikwars/odds", ODDS, PUBLIC),
@@ -328,7 +328,7 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
             "battle_attacker_id": tank_copy.id,
             "battle_unit_id": scout_copy.id,
             "battle_token": battle_token,
-            "ruleset_id": "brikwars",
+            "ruleset": "brikwars",
         }
         s.commit()
         return World(ids, {r: u.email for r, u in users.items()})

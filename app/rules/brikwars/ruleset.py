@@ -10,10 +10,12 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
+from fractions import Fraction
 from typing import Any
 
 from app.rules.brikwars import attacks as atk
 from app.rules.brikwars.catalogue import (
+    ACTION_DICE,
     DamageExpr,
     WeaponType,
     catalogue,
@@ -29,7 +31,7 @@ from app.rules.brikwars.options import (
 )
 from app.rules.brikwars.serialize import unit_from_dict, unit_to_dict
 from app.rules.brikwars.turn import ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
-from app.rules.brikwars.units import MOUNTS, Armour, UnitSpec
+from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS, Armour, UnitSpec
 from app.rules.brikwars.validation import army_cost, budget_findings, validate_unit
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
@@ -46,6 +48,7 @@ from app.rules.ruleset import (
     LineRoll,
     Outcome,
     RolledDie,
+    SampleAttack,
     TargetInput,
     TargetOdds,
     UnitFigures,
@@ -380,6 +383,18 @@ class TurnAttack:
 
 # ------------------------------------------------------------------------ the ruleset
 
+_TANK: dict[str, Any] = {
+    "name": "Tank",
+    "size": 4,
+    "structure_level": 2,
+    "weapons": [
+        {"type": "gun", "size": 3},
+        {"type": "machinegun", "size": 2},
+        {"type": "cannon", "size": 4, "ammo": {"xsize": 2}},
+    ],
+}
+_WALKER: dict[str, Any] = {"name": "Walker", "size": 3, "structure_level": 3}
+
 
 class BrikWars:
     """The ``brikwars`` ruleset."""
@@ -481,8 +496,43 @@ class BrikWars:
         turn = Turn(attacker, weapons, main.unit, TurnSituation(**situation), followers, options)
         return TurnAttack(turn)
 
+    sample_attacks = (
+        SampleAttack(
+            'a 3" Gun against a Size 3" Creation at 2"',
+            _TANK,
+            (0,),
+            (_WALKER,),
+            {"distance": Fraction(2)},
+        ),
+        SampleAttack(
+            "a Scorpion's 5\" Stinger against a Hero in close combat",
+            {
+                "name": "Scorpion",
+                "size": 5,
+                "structure_level": 1,
+                "weapons": [{"type": "melee_weapon", "size": 5}],
+            },
+            (0,),
+            ({"name": "Hero", "kind": "hero"},),
+            {"distance": Fraction(0)},
+        ),
+        SampleAttack(
+            'a Cannon\'s X2 shell against a Size 3" Creation at 12"',
+            _TANK,
+            (2,),
+            (_WALKER,),
+            {"distance": Fraction(12)},
+        ),
+    )
+
     def attack_from_body(self, body: Mapping[str, Any]) -> RawAttack:
         return RawAttack(raw_attack(body))
+
+    def format_cost(self, cost: Fraction | int) -> str:
+        return format_cp(cost)
+
+    def template_context(self) -> Mapping[str, Any]:
+        return _TEMPLATE_CONTEXT
 
     def unit_lines(self, unit: UnitSpec, options: BrikWarsOptions) -> list[str]:
         figures = self.unit_figures(unit, options)
@@ -499,4 +549,35 @@ class BrikWars:
 
 
 _CATALOGUE = tuple(_entry(e) for e in catalogue() if e.category != "turret")
+PICKER_GROUPS = (
+    ("close_combat", "Close combat"),
+    ("ranged", "Ranged"),
+    ("explosive", "Explosives, Cannons, Launchers"),
+    ("armour", "Armour"),
+    ("equipment", "Equipment"),
+)
+"""The weapon picker's groups, in the order of the weapon tables."""
+_SIZED = {"inches": ' (S")', "bricks": " (X bricks)"}
+_TEMPLATE_CONTEXT: Mapping[str, Any] = {
+    "weapon_groups": tuple(
+        (
+            label,
+            tuple(
+                (t.id, t.name + _SIZED.get(t.sized_by, ""))
+                for t in catalogue()
+                if t.category == group
+            ),
+        )
+        for group, label in PICKER_GROUPS
+    ),
+    "variant_choices": (
+        ("", "standard"),
+        *tuple((v.id, v.name) for v in explosive_variants() if v.id != "standard"),
+    ),
+    "kind_choices": tuple((k, k.capitalize()) for k in KINDS),
+    "propulsion_choices": tuple((p, p.capitalize()) for p in PROPULSIONS),
+    "mount_choices": (("", "default"), *tuple((m, m.replace("_", " ")) for m in MOUNTS)),
+    "mind_choices": (("", "none / default"), *tuple((d, f"d{d}") for d in ACTION_DICE)),
+    "specialties": tuple(SPECIALTY_COSTS),
+}
 RULESET = BrikWars()

@@ -157,14 +157,14 @@ def ruleset_list() -> list[RulesetOut]:
     return [ruleset_out(r) for r in RULESETS.values()]
 
 
-@router.get("/rulesets/{ruleset_id}")
-def ruleset_one(ruleset_id: RulesetId) -> RulesetOut:
+@router.get("/rulesets/{ruleset}")
+def ruleset_one(ruleset: RulesetId) -> RulesetOut:
     """One rule system."""
-    return ruleset_out(_ruleset(ruleset_id))
+    return ruleset_out(_ruleset(ruleset))
 
 
-@router.get("/rulesets/{ruleset_id}/catalogue")
-def ruleset_catalogue(ruleset_id: RulesetId) -> list[CatalogueEntryOut]:
+@router.get("/rulesets/{ruleset}/catalogue")
+def ruleset_catalogue(ruleset: RulesetId) -> list[CatalogueEntryOut]:
     """The weapon and equipment types of a rule system, with the fields each takes."""
     return [
         CatalogueEntryOut(
@@ -175,15 +175,14 @@ def ruleset_catalogue(ruleset_id: RulesetId) -> list[CatalogueEntryOut]:
             fields=_fields(e.fields),
             details=dict(e.details),
         )
-        for e in _ruleset(ruleset_id).catalogue()
+        for e in _ruleset(ruleset).catalogue()
     ]
 
 
 AttackBody = Annotated[
     dict[str, Any],
     Body(
-        description="The ruleset's own attack body (for brikwars: the body of "
-        "POST /api/v1/brikwars/odds)",
+        description="The ruleset's own attack body (the example is the first ruleset's)",
         examples=[
             {
                 "action": {"die": 6, "use": 4},
@@ -212,18 +211,18 @@ async def _answer(attack: Attack, job: functools.partial[str]) -> Response:
     return Response(text, media_type="application/json")
 
 
-@router.post("/rulesets/{ruleset_id}/odds", response_model=AttackOddsOut, dependencies=RATE_LIMITED)
-async def ruleset_odds(ruleset_id: RulesetId, body: AttackBody) -> Response:
+@router.post("/rulesets/{ruleset}/odds", response_model=AttackOddsOut, dependencies=RATE_LIMITED)
+async def ruleset_odds(ruleset: RulesetId, body: AttackBody) -> Response:
     """Exact odds of one attack under a rule system: each line's outcomes (summing to 1)."""
-    attack = _ruleset(ruleset_id).attack_from_body(body)
+    attack = _ruleset(ruleset).attack_from_body(body)
     return await _answer(attack, functools.partial(_odds_json, attack))
 
 
-@router.post("/rulesets/{ruleset_id}/roll", response_model=AttackRollOut, dependencies=RATE_LIMITED)
-async def ruleset_roll(ruleset_id: RulesetId, body: AttackBody) -> Response:
+@router.post("/rulesets/{ruleset}/roll", response_model=AttackRollOut, dependencies=RATE_LIMITED)
+async def ruleset_roll(ruleset: RulesetId, body: AttackBody) -> Response:
     """One seeded roll of an attack (``seed`` in the body; the same seed, the same dice)."""
     seed = body.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise InvalidInput("seed", f"needs a whole number from 0 to {MAX_SEED}")
-    attack = _ruleset(ruleset_id).attack_from_body(body)
+    attack = _ruleset(ruleset).attack_from_body(body)
     return await _answer(attack, functools.partial(_roll_json, attack, seed))
