@@ -7,11 +7,11 @@ from fastapi.responses import Response
 
 from app.rules.registry import RULESETS
 from app.services import armies
-from app.web.deps import ApiUser, SessionDep
+from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id
 from app.web.schemas import ArmyCreate, ArmyOut, ArmyUpdate, RulesetOut
 
-router = APIRouter(tags=["armies"])
+router = APIRouter(route_class=SessionRoute, tags=["armies"])
 
 
 @router.get("/rulesets")

@@ -20,14 +20,14 @@ from app.rules.errors import InvalidInput
 from app.services import calculator
 from app.services.errors import NotFound
 from app.web.api.attacks import DieOut
-from app.web.deps import ApiUser, SessionDep
+from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Inches, Int, Seed
 from app.web.openapi import ValueProbabilities
 from app.web.ratelimit import calculator_rate_limit
 from app.web.situation_schema import SituationModel, situation_model
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
-router = APIRouter(tags=["calculator"])
+router = APIRouter(route_class=SessionRoute, tags=["calculator"])
 
 
 class _In(BaseModel):
