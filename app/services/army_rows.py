@@ -9,14 +9,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from sqlalchemy import bindparam, event, text, update
 from sqlalchemy.orm import ORMExecuteState, Session
 
-from app.db.models import Army
+from app.db.models import Army, Unit, Weapon
 
-# session.info key: {army_id: rows} read since the session last wrote anything.
+# session.info key: {army_id: rows} read since the session last wrote units or weapons.
 _FRESH = "brikforge.fresh_rows"
 
 
@@ -136,11 +137,19 @@ def lock_army(session: Session, army_id: int) -> None:
     )
 
 
-# The rows kept in a session are forgotten as soon as it could have changed them: a
-# flush, any statement that is not a read (position shifts and locks are UPDATEs issued
-# directly), and the end of the transaction (other writers' changes become visible).
+# The rows kept in a session are forgotten as soon as it could have changed them: a flush
+# that wrote units or weapons (a revision's own row leaves them be), any statement that is
+# not a read (position shifts are UPDATEs issued directly), and the end of the transaction
+# (other writers' changes become visible).
 def _forget(session: Session, *_: object) -> None:
     session.info.pop(_FRESH, None)
+
+
+def _forget_if_rows_flushed(session: Session, _context: object) -> None:
+    # During after_flush, new/dirty/deleted still list what this flush wrote.
+    written = chain(session.new, session.dirty, session.deleted)
+    if _FRESH in session.info and any(isinstance(obj, Unit | Weapon) for obj in written):
+        _forget(session)
 
 
 def _forget_unless_read(state: ORMExecuteState) -> None:
@@ -148,6 +157,7 @@ def _forget_unless_read(state: ORMExecuteState) -> None:
         _forget(state.session)
 
 
-for _event in ("after_flush", "after_commit", "after_soft_rollback"):
-    event.listen(Session, _event, _forget)
+event.listen(Session, "after_flush", _forget_if_rows_flushed)
+event.listen(Session, "after_commit", _forget)
+event.listen(Session, "after_soft_rollback", _forget)
 event.listen(Session, "do_orm_execute", _forget_unless_read)

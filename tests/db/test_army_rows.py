@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete
+from sqlalchemy import delete, event
 
-from app.db.models import Army, Unit, User
-from app.services import army_rows
+from app.db.base import utcnow
+from app.db.models import Army, LoginFailure, Unit, User
+from app.services import army_rows, builder
 
 
 def _army(s) -> int:  # type: ignore[no-untyped-def]
@@ -37,6 +38,11 @@ def test_rows_are_read_again_after_any_write(app) -> None:  # type: ignore[no-un
         )
         assert _names(s, army_id) == []
 
+        rows = army_rows.load_rows(s, army_id)
+        s.add(LoginFailure(email="x@example.com", client_address="t", created_at=utcnow()))
+        s.flush()  # wrote no unit: the rows still stand
+        assert army_rows.load_rows(s, army_id) is rows
+
         s.add(Unit(army_id=army_id, name="Flushed", kind="minifig", spec={}, position=0))
         s.flush()
         assert _names(s, army_id) == ["Flushed"]
@@ -44,3 +50,23 @@ def test_rows_are_read_again_after_any_write(app) -> None:  # type: ignore[no-un
         s.execute(delete(Unit).where(Unit.army_id == army_id))
         s.rollback()
         assert _names(s, army_id) == ["Flushed"]
+
+
+def test_a_change_and_the_page_answering_it_read_the_rows_once(app) -> None:  # type: ignore[no-untyped-def]
+    reads = []
+
+    def count(state) -> None:  # type: ignore[no-untyped-def]
+        if state.statement is army_rows._UNIT_ROWS:
+            reads.append(1)
+
+    with app.state.sessionmaker() as s:
+        army_id = _army(s)
+        user = s.get(User, s.get(Army, army_id).owner_id)
+        event.listen(s, "do_orm_execute", count)
+        try:
+            builder.add_unit(s, user=user, army_id=army_id, data={"name": "A", "kind": "minifig"})
+            view = builder.army_view(s, user=user, army_id=army_id)
+        finally:
+            event.remove(s, "do_orm_execute", count)
+        assert [u.row.name for u in view.units] == ["A"]
+        assert len(reads) == 1  # the revision's read, reused by the page
