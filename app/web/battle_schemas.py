@@ -26,6 +26,7 @@ from app.web.situation_schema import SituationModel, situation_model
 MAX_FOLLOWER_ROWS = 3  # rows of the page's Arc Fire form (the API takes up to 11)
 
 
+# Generated from the declared fields; to a type checker, the base (with to_engine).
 if TYPE_CHECKING:
     SituationIn = SituationModel
 else:

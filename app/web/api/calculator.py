@@ -56,6 +56,7 @@ class FollowerIn(_In):
     )
 
 
+# Generated from the declared fields; to a type checker, the base (with to_engine).
 if TYPE_CHECKING:
     SituationIn = SituationModel
 else:
