@@ -12,14 +12,13 @@ army re-renders without re-deriving the 199 units that did not change.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, text, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Army, Unit, User, Weapon
@@ -35,113 +34,20 @@ from app.rules.brikwars.figures import (
 from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
 from app.services import history, merge
+
+# The rows are read in army_rows; their names stay importable from here.
+from app.services.army_rows import UnitRow as UnitRow
+from app.services.army_rows import WeaponRow as WeaponRow
+from app.services.army_rows import load_rows as load_rows
+from app.services.army_rows import load_rows_of as load_rows_of
+from app.services.army_rows import lock_army as lock_army
+from app.services.army_rows import unit_dict
 from app.services.errors import NotFound, StaleVersion
 from app.services.permissions import Access, army_for, can
 
-ROWS_KEY = "brikforge.rows"
-
-
-# ------------------------------------------------------------------------------ rows
-
-
-@dataclass(frozen=True, slots=True)
-class WeaponRow:
-    """A stored weapon; ``spec_json`` is its JSON text as stored (parsed only on demand)."""
-
-    id: int
-    position: int
-    version: int
-    type: str
-    spec_json: str
-
-    @property
-    def spec(self) -> dict[str, Any]:
-        return json.loads(self.spec_json)  # type: ignore[no-any-return]
-
-    @property
-    def base(self) -> dict[str, Any]:
-        """The weapon as stored: a form sends it back as the base of a stale edit's merge."""
-        return {"type": self.type, **self.spec}
-
-
-@dataclass(frozen=True, slots=True)
-class UnitRow:
-    """A stored unit and its weapons, in order."""
-
-    id: int
-    position: int
-    version: int
-    name: str
-    kind: str
-    spec_json: str
-    weapons: tuple[WeaponRow, ...]
-
-    @property
-    def spec(self) -> dict[str, Any]:
-        return json.loads(self.spec_json)  # type: ignore[no-any-return]
-
-    @property
-    def base(self) -> dict[str, Any]:
-        """The unit's own fields as stored: the base of a stale edit's merge."""
-        return {"name": self.name, "kind": self.kind, **self.spec}
-
-    @property
-    def content(self) -> tuple[object, ...]:
-        """What the unit is, as stored: the memo key of its figures."""
-        return (
-            self.name,
-            self.kind,
-            self.spec_json,
-            tuple((w.type, w.spec_json) for w in self.weapons),
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        return _unit_dict(self.name, self.kind, self.spec, [(w.type, w.spec) for w in self.weapons])
-
-
-def load_rows(session: Session, army_id: int) -> list[UnitRow]:
-    """The army's units and weapons as plain rows, in order (two queries).
-
-    The JSON columns come back as text: most units' figures are memoised on it, so
-    parsing it again would be wasted work.
-    """
-    return load_rows_of(session, [army_id])[army_id]
-
-
-# Plain SQL, read as plain tuples: this runs on every page and change of an army, and
-# SQLAlchemy's result processing would cost more than the query itself.
-_WEAPON_ROWS = text(
-    "SELECT w.unit_id, w.id, w.position, w.version, w.type, CAST(w.spec AS TEXT) "
-    "FROM weapon w JOIN unit u ON u.id = w.unit_id WHERE u.army_id IN :ids "
-    "ORDER BY w.unit_id, w.position"
-).bindparams(bindparam("ids", expanding=True))
-_UNIT_ROWS = text(
-    "SELECT army_id, id, position, version, name, kind, CAST(spec AS TEXT) "
-    "FROM unit WHERE army_id IN :ids ORDER BY army_id, position, id"
-).bindparams(bindparam("ids", expanding=True))
-
-
-def load_rows_of(session: Session, army_ids: list[int]) -> dict[int, list[UnitRow]]:
-    """The rows of several armies at once (still two queries)."""
-    armies: dict[int, list[UnitRow]] = {army_id: [] for army_id in army_ids}
-    if not army_ids:
-        return armies
-    weapons: dict[int, list[WeaponRow]] = {}
-    for unit_id, *fields in session.execute(_WEAPON_ROWS, {"ids": army_ids}):
-        weapons.setdefault(unit_id, []).append(WeaponRow(*fields))
-    for army_id, *fields in session.execute(_UNIT_ROWS, {"ids": army_ids}):
-        armies[army_id].append(UnitRow(*fields, weapons=tuple(weapons.get(fields[0], ()))))
-    return armies
-
-
-def _unit_dict(
-    name: str, kind: str, spec: Mapping[str, Any], weapons: list[tuple[str, Mapping[str, Any]]]
-) -> dict[str, Any]:
-    return {"name": name, "kind": kind, **spec, "weapons": [{"type": t, **w} for t, w in weapons]}
-
 
 def _row_dict(row: Unit) -> dict[str, Any]:
-    return _unit_dict(row.name, row.kind, row.spec, [(w.type, w.spec) for w in row.weapons])
+    return unit_dict(row.name, row.kind, row.spec, [(w.type, w.spec) for w in row.weapons])
 
 
 # ------------------------------------------------------------------------------ figures
@@ -357,10 +263,7 @@ def army_view(session: Session, *, user: User, army_id: int) -> ArmyView:
     army = army_for(session, user=user, army_id=army_id, access=Access.READ)
     is_owner = army.owner_id == user.id
     can_edit = is_owner or can(session, user=user, army=army, access=Access.EDIT)
-    # A revision recorded in this request already read the rows as they now stand.
-    rows = session.info.pop((ROWS_KEY, army.id), None)
-    if rows is None:
-        rows = load_rows(session, army.id)
+    rows = load_rows(session, army.id)
     return build_view(army, rows, can_edit=can_edit, is_owner=is_owner)
 
 
@@ -426,20 +329,6 @@ def _unit_of(
     if unit is None:
         raise NotFound("unit")
     return army, unit
-
-
-def lock_army(session: Session, army_id: int) -> None:
-    """Take the army's write lock before reading or changing its units' positions.
-
-    A no-op UPDATE of the army row: PostgreSQL holds the row until commit, SQLite its
-    write lock, so racing adds read the last position one after the other (issue 10).
-    """
-    session.execute(
-        update(Army)
-        .where(Army.id == army_id)
-        .values(version=Army.version)
-        .execution_options(synchronize_session=False)
-    )
 
 
 def _shift(

@@ -1,6 +1,6 @@
 """Revisions: every saved change to an army, in words, with the army as it then stood.
 
-A revision's snapshot is the export document (``transfer.export_doc``), so viewing
+A revision's snapshot is the export document (``army_document.export_doc``), so viewing
 an old revision, restoring it and exporting share one format.
 """
 
@@ -13,9 +13,10 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Army, ArmyRevision, Unit, User, Weapon
+from app.db.models import Army, ArmyRevision, Unit, User
 from app.rules import brikwars as bw
-from app.services import builder
+from app.services.army_document import add_units, export_json
+from app.services.army_rows import load_rows, lock_army
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for
 
@@ -28,12 +29,8 @@ def cp_delta(delta: Fraction) -> str:
 
 def record(session: Session, *, army: Army, user: User | None, summary: str) -> ArmyRevision:
     """Save a revision of the army as it stands now (after this action's changes)."""
-    from app.services.transfer import export_json
-
     session.flush()
-    rows = builder.load_rows(session, army.id)
-    # The page answering this action shows the same rows: hand them over, don't re-read.
-    session.info[(builder.ROWS_KEY, army.id)] = rows
+    rows = load_rows(session, army.id)
     revision = ArmyRevision(
         army_id=army.id,
         user_id=user.id if user else None,
@@ -87,34 +84,13 @@ def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> 
 
 def replace_contents(session: Session, *, army: Army, doc: dict[str, Any]) -> None:
     """Set an army's settings and units to those of an export document."""
-    builder.lock_army(session, army.id)  # racing adds wait: positions restart at 0
+    lock_army(session, army.id)  # racing adds wait: positions restart at 0
     army.name = doc["name"]
     army.budget = doc["budget"]
     army.notes = doc.get("notes", "")
     army.house_rules = doc.get("house_rules", {})
     session.execute(delete(Unit).where(Unit.army_id == army.id))
     add_units(session, army_id=army.id, units=doc["units"])
-
-
-def add_units(session: Session, *, army_id: int, units: list[dict[str, Any]]) -> None:
-    for position, data in enumerate(units):
-        data = dict(data)
-        weapons = data.pop("weapons", [])
-        unit = Unit(
-            army_id=army_id,
-            name=data.pop("name"),
-            kind=data.pop("kind"),
-            spec=data,
-            position=position,
-            weapons=[],
-        )
-        session.add(unit)
-        for w_position, weapon in enumerate(weapons):
-            weapon = dict(weapon)
-            session.add(
-                Weapon(unit=unit, type=weapon.pop("type"), spec=weapon, position=w_position)
-            )
-    session.flush()
 
 
 def settings_at(session: Session, army_id: int, version: int) -> dict[str, Any] | None:

@@ -16,15 +16,17 @@ from sqlalchemy.orm import Session
 from app.db.models import Army, User
 from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
-from app.rules.memo import bounded_cache
 from app.rules.registry import RULESETS
 from app.rules.text import control_character_reason
-from app.services import builder, quotas
+from app.services import builder, history, quotas
+from app.services.army_document import FORMAT, VERSION, add_units
+
+# The export document lives in army_document; its names stay importable from here.
+from app.services.army_document import RULES_VERSION as RULES_VERSION
+from app.services.army_document import export_doc as export_doc
+from app.services.army_document import export_json as export_json
 from app.services.errors import ServiceError
 
-FORMAT = "brikforge-army"
-VERSION = 1
-RULES_VERSION = "BrikWars 2010"
 MAX_BYTES = 1_000_000
 MAX_UNITS = 1000
 MAX_WEAPONS = 100
@@ -36,49 +38,6 @@ class ImportProblems(ServiceError):
     def __init__(self, problems: list[tuple[str, str]]) -> None:
         super().__init__("; ".join(f"{p}: {r}" for p, r in problems))
         self.problems = problems
-
-
-def export_doc(army: Army, rows: list[builder.UnitRow]) -> dict[str, Any]:
-    """The army as a versioned JSON document."""
-    return json.loads(export_json(army, rows))  # type: ignore[no-any-return]
-
-
-def export_json(army: Army, rows: list[builder.UnitRow]) -> str:
-    """The export document as JSON text, built from the rows' stored JSON text unparsed."""
-    head = json.dumps(
-        {
-            "format": FORMAT,
-            "version": VERSION,
-            "ruleset": army.ruleset_id,
-            "rules_version": RULES_VERSION,
-            "name": army.name,
-            "budget": army.budget,
-            "notes": army.notes,
-            "house_rules": bw.BrikWarsOptions.from_dict(army.house_rules or {}).to_dict(),
-        }
-    )
-    units = ",".join(_unit_json(row.content) for row in rows)
-    return f'{head[:-1]}, "units": [{units}]}}'
-
-
-def _members(obj_json: str) -> str:
-    """The members of a stored JSON object, ready to splice (``', "a": 1'`` or ``''``)."""
-    inner = obj_json.strip()[1:-1].strip()
-    return f", {inner}" if inner else ""
-
-
-@bounded_cache(4096, max_bytes=32 << 20, size=lambda text: 100 + 2 * len(text))
-def _unit_json(content: tuple[Any, ...]) -> str:
-    """A unit's JSON from its stored content (``UnitRow.content``), memoised: a revision of
-    a large army re-serialises mostly unchanged units."""
-    name, kind, spec_json, weapons = content
-    weapon_json = ",".join(
-        f'{{"type": {json.dumps(w_type)}{_members(w_spec)}}}' for w_type, w_spec in weapons
-    )
-    return (
-        f'{{"name": {json.dumps(name)}, "kind": {json.dumps(kind)}'
-        f'{_members(spec_json)}, "weapons": [{weapon_json}]}}'
-    )
 
 
 def export_text(view: builder.ArmyView) -> str:
@@ -178,8 +137,6 @@ def parse_document(raw: bytes) -> dict[str, Any]:
 
 def import_army(session: Session, *, user: User, raw: bytes) -> Army:
     """Create an army from a document: all of it, or nothing."""
-    from app.services.history import add_units, record
-
     quotas.armies(session, user=user)
     doc = parse_document(raw)
     army = Army(
@@ -193,5 +150,6 @@ def import_army(session: Session, *, user: User, raw: bytes) -> Army:
     session.add(army)
     session.flush()
     add_units(session, army_id=army.id, units=doc["units"])
-    record(session, army=army, user=user, summary=f"imported with {len(doc['units'])} units")
+    summary = f"imported with {len(doc['units'])} units"
+    history.record(session, army=army, user=user, summary=summary)
     return army

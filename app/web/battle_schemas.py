@@ -10,61 +10,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from fractions import Fraction
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from app.rules.brikwars.turn import MAX_ARC_TARGETS, MAX_DIVERT_TURNS, MAX_WEAPONS, TurnSituation
+from app.rules.brikwars.situation_fields import BATTLE_SITUATION_FIELDS, FOLLOWER_SPANS
+from app.rules.brikwars.turn import MAX_ARC_TARGETS, MAX_WEAPONS
+from app.rules.fields import TRUE_WORDS
 from app.services import battles
 from app.web.errors import field_errors
 from app.web.inputs import MAX_WEAPON_INDEX, Id, Inches, Int, NoBool, Seed, parse_index
 from app.web.schemas import Name, StrictModel
+from app.web.situation_schema import SituationModel, situation_model
 
 MAX_FOLLOWER_ROWS = 3  # rows of the page's Arc Fire form (the API takes up to 11)
-BOOLEANS = ("firing_blind", "outnumbered", "gunner", "charge", "combined")
 
 
-class SituationIn(StrictModel):
-    """Where and how the attacker fires this turn (chapters 5 and 8)."""
-
-    distance: Inches | None = Field(default=None, description="inches")
-    height: Inches = Field(default=0, description="inches above the target")
-    visible_sections: Int = Field(default=3, ge=1, le=3, description="of a minifig target")
-    visible_size: Inches | None = Field(
-        default=None, description="inches of a larger target in view (cover)"
+# Generated from the declared fields; to a type checker, the base (with to_engine).
+if TYPE_CHECKING:
+    SituationIn = SituationModel
+else:
+    SituationIn = situation_model(
+        BATTLE_SITUATION_FIELDS,
+        module=__name__,
+        doc="Where and how the attacker fires this turn (chapters 5 and 8).",
     )
-    small: Literal["2x2", "1x1"] | None = Field(default=None, description="aiming at a part")
-    firing_blind: bool = False
-    outnumbered: bool = False
-    gunnery_support: Int = Field(default=0, ge=0, le=100, description="supporting Gunners")
-    gunner: bool = False
-    charge: bool = False
-    arc: Int = Field(default=1, ge=1, le=MAX_ARC_TARGETS, description="points of Firing Arc")
-    burst: Int = Field(default=0, ge=0, le=20, description="shots of a MachineGun Burst")
-    combined: bool = Field(default=False, description="sum the single attacks (Combined)")
-    divert_turns: Int = Field(
-        default=0, ge=0, le=MAX_DIVERT_TURNS, description="turns of Power saved, spent now"
-    )
-    teamwork: Inches = Field(default=0, description="inches of Power lent")
-
-    def to_engine(self) -> TurnSituation:
-        return TurnSituation(
-            distance=None if self.distance is None else Fraction(str(self.distance)),
-            height=Fraction(str(self.height)),
-            visible_sections=self.visible_sections,
-            visible_size=None if self.visible_size is None else Fraction(str(self.visible_size)),
-            small=self.small,
-            firing_blind=self.firing_blind,
-            outnumbered=self.outnumbered,
-            gunnery_support=self.gunnery_support,
-            gunner=self.gunner,
-            charge=self.charge,
-            arc=self.arc,
-            burst=self.burst,
-            combined=self.combined,
-            divert_turns=self.divert_turns,
-            teamwork=Fraction(str(self.teamwork)),
-        )
 
 
 class FollowerIn(StrictModel):
@@ -72,7 +42,12 @@ class FollowerIn(StrictModel):
 
     unit_id: Id
     distance: Inches | None = Field(default=None, description="inches")
-    spans: Int = Field(default=0, ge=0, le=MAX_ARC_TARGETS, description="full points of Arc")
+    spans: Int = Field(
+        default=FOLLOWER_SPANS.default,
+        ge=FOLLOWER_SPANS.low,
+        le=FOLLOWER_SPANS.high,
+        description=FOLLOWER_SPANS.help,
+    )
 
 
 class AttackIn(StrictModel):
@@ -241,12 +216,12 @@ def detail_out(view: battles.BattleView) -> BattleDetailOut:
 def attack_from_form(form: Mapping[str, str]) -> tuple[RollIn | None, dict[str, str]]:
     """The attack form as a ``RollIn``, or None and ``{field: reason}`` (form field names)."""
     situation: dict[str, Any] = {}
-    for name in SituationIn.model_fields:
-        value = form.get(name, "").strip()
-        if name in BOOLEANS:
-            situation[name] = value in ("on", "true", "1")
+    for field in BATTLE_SITUATION_FIELDS:
+        value = form.get(field.name, "").strip()
+        if field.kind == "flag":
+            situation[field.name] = value.lower() in TRUE_WORDS
         elif value:
-            situation[name] = value
+            situation[field.name] = value
     weapons = sorted(
         index
         for key, value in form.items()
@@ -271,7 +246,7 @@ def attack_from_form(form: Mapping[str, str]) -> tuple[RollIn | None, dict[str, 
         "weapons": weapons,
         "situation": situation,
         "followers": followers,
-        "moved": form.get("moved") in ("on", "true", "1"),
+        "moved": form.get("moved", "").strip().lower() in TRUE_WORDS,
     }
     seed = form.get("seed", "").strip()
     if seed:

@@ -7,38 +7,27 @@ had to refuse, each with its reason (shown inline; the rest of the page still co
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 from urllib.parse import urlencode
 
 from app.rules.brikwars.options import BONUS_DIE_CHOICES
-from app.rules.brikwars.turn import MAX_ARC_TARGETS, MAX_DIVERT_TURNS, TurnSituation
+from app.rules.brikwars.situation_fields import (
+    FOLLOWER_DISTANCE,
+    FOLLOWER_SPANS,
+    SITUATION_FIELDS,
+    situation_from_input,
+    situation_to_input,
+)
+from app.rules.brikwars.turn import MAX_ARC_TARGETS
 from app.rules.errors import InvalidInput
-from app.rules.numbers import NOT_A_NUMBER, exact_number
+from app.rules.fields import format_field, parse_field
 from app.services.calculator import CalcRequest, Follower, Loadout
 from app.web.inputs import parse_id
 
-MAX_INCHES = 1000
 MAX_ALLIES = 11
-TRUE = {"1", "on", "true", "yes"}
-
-# situation field -> (kind, low, high)
-NUMBERS: dict[str, tuple[str, float, float]] = {
-    "distance": ("inches", 0, MAX_INCHES),
-    "height": ("inches", 0, MAX_INCHES),
-    "visible_sections": ("whole", 1, 3),
-    "visible_size": ("inches", 0, MAX_INCHES),
-    "gunnery_support": ("whole", 0, 100),
-    "homing_in": ("whole", 0, 100),
-    "arc": ("whole", 1, MAX_ARC_TARGETS),
-    "burst": ("whole", 0, 20),
-    "divert_turns": ("whole", 0, MAX_DIVERT_TURNS),
-    "teamwork": ("inches", 0, MAX_INCHES),
-}
-FLAGS = ("firing_blind", "outnumbered", "gunner", "charge", "combined")
 
 
 class Params:
@@ -57,25 +46,12 @@ class Params:
         return [v.strip() for k, v in self.items if k == key]
 
 
-def _inches(text: str, low: float, high: float) -> Fraction:
-    try:
-        value = exact_number(text, "")
-    except InvalidInput as err:
-        if err.reason == NOT_A_NUMBER:
-            raise InvalidInput("", "needs a number of inches, like 6 or 2.5") from None
-        raise
-    if not low <= value <= high:
-        raise InvalidInput("", f"must be from {low:g} to {high:g} inches")
-    return value
+def _inches(text: str) -> Fraction:
+    return parse_field(FOLLOWER_DISTANCE, text)  # type: ignore[return-value]
 
 
-def _whole(text: str, low: float, high: float) -> int:
-    if re.fullmatch(r"[+-]?[0-9]{1,9}", text) is None:
-        raise InvalidInput("", "needs a whole number")
-    value = int(text)
-    if not low <= value <= high:
-        raise InvalidInput("", f"must be from {low:g} to {high:g}")
-    return value
+def _spans(text: str) -> int:
+    return parse_field(FOLLOWER_SPANS, text)  # type: ignore[return-value]
 
 
 def _id(text: str) -> int | None:
@@ -102,29 +78,7 @@ def parse(params: Params | Mapping[str, Any]) -> tuple[CalcRequest, dict[str, st
     """The request a query string describes, and the fields refused (field -> reason)."""
     if not isinstance(params, Params):
         params = Params([(k, str(v)) for k, v in params.items()])
-    errors: dict[str, str] = {}
-    situation: dict[str, Any] = {}
-    for name, (kind, low, high) in NUMBERS.items():
-        text = params.get(name)
-        if not text:
-            continue
-        try:
-            situation[name] = (_inches if kind == "inches" else _whole)(text, low, high)
-        except InvalidInput as err:
-            errors[name] = err.reason
-    small = params.get("small")
-    if small in ("2x2", "1x1"):
-        situation["small"] = small
-    elif small:
-        errors["small"] = "must be 2x2, 1x1 or empty"
-    for name in FLAGS:
-        if params.get(name).lower() in TRUE:
-            situation[name] = True
-    try:
-        turn = TurnSituation(**situation)
-    except InvalidInput as err:  # defensive: the bounds above should already hold
-        errors[err.field] = err.reason
-        turn = TurnSituation()
+    turn, errors = situation_from_input({f.name: params.get(f.name) for f in SITUATION_FIELDS})
 
     def ids(key: str) -> tuple[int, ...]:
         try:
@@ -147,12 +101,8 @@ def parse(params: Params | Mapping[str, Any]) -> tuple[CalcRequest, dict[str, st
             continue
         try:
             unit_id = _id(text)
-            distance = (
-                _inches(distances[i], 0, MAX_INCHES)
-                if i < len(distances) and distances[i]
-                else None
-            )
-            span = _whole(spans[i], 0, 20) if i < len(spans) and spans[i] else 0
+            distance = _inches(distances[i]) if i < len(distances) and distances[i] else None
+            span = _spans(spans[i]) if i < len(spans) and spans[i] else 0
         except (ValueError, InvalidInput) as err:
             errors[f"follower-{i}"] = (
                 err.reason if isinstance(err, InvalidInput) else "needs a unit"
@@ -182,14 +132,6 @@ def parse(params: Params | Mapping[str, Any]) -> tuple[CalcRequest, dict[str, st
     return request, errors
 
 
-def _number(value: Fraction | int) -> str:
-    """Inches as typed (2.5), exact: a value with no short decimal stays a fraction (1/3)."""
-    if isinstance(value, Fraction) and value.denominator != 1:
-        text = format(float(value), "g")
-        return text if Fraction(text) == value else f"{value.numerator}/{value.denominator}"
-    return str(int(value))
-
-
 def to_pairs(request: CalcRequest) -> list[tuple[str, str]]:
     """The query pairs of a request, defaults left out."""
     pairs: list[tuple[str, str]] = []
@@ -198,16 +140,10 @@ def to_pairs(request: CalcRequest) -> list[tuple[str, str]]:
     pairs += [("weapons", str(w)) for w in request.attacker.weapon_ids]
     if request.target_id is not None:
         pairs.append(("target", str(request.target_id)))
-    default = TurnSituation()
-    for f in fields(TurnSituation):
-        value = getattr(request.situation, f.name)
-        if value == getattr(default, f.name):
-            continue
-        text = value if isinstance(value, str) else "1" if value is True else _number(value)
-        pairs.append((f.name, text))
+    pairs += situation_to_input(request.situation).items()
     for follower in request.followers:
         pairs.append(("follower", str(follower.unit_id)))
-        distance = "" if follower.distance is None else _number(follower.distance)
+        distance = format_field(FOLLOWER_DISTANCE, follower.distance)
         pairs.append(("follower_distance", distance))
         pairs.append(("follower_spans", str(follower.spans)))
     if request.compare is not None and request.compare.unit_id is not None:

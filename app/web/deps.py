@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Annotated
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from fastapi.routing import APIRoute
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -17,13 +18,39 @@ from app.services.errors import NotAuthenticated
 from app.services.sessions import ActiveSession
 from app.web.session_cookie import COOKIE
 
+ANSWER_STATUS = "answer_status"  # request.state: the status of the route's answer
+
+
+class SessionRoute(APIRoute):
+    """A route whose answer's status decides the request session's fate (``get_session``).
+
+    The answer is made before the session's dependency exits (``scope="function"``), so it
+    notes its status where the dependency reads it.
+    """
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def answer(request: Request) -> Response:
+            response = await handler(request)
+            setattr(request.state, ANSWER_STATUS, response.status_code)
+            return response
+
+        return answer
+
 
 def get_session(request: Request) -> Iterator[Session]:
-    """One database session per request: committed when the handler returns, else rolled back."""
+    """One database session per request: committed when the route answers below 400, rolled
+    back on any error answer or exception, so a refusal keeps nothing a route wrote before it
+    refused. A refusal that must keep a record (a failed login) commits it itself first.
+    """
     session: Session = request.app.state.sessionmaker()
     try:
         yield session
-        session.commit()
+        if getattr(request.state, ANSWER_STATUS, 200) < 400:
+            session.commit()
+        else:
+            session.rollback()
     except BaseException:
         session.rollback()
         raise

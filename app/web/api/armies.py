@@ -6,11 +6,11 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.services import armies
-from app.web.deps import ApiUser, SessionDep
+from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id
 from app.web.schemas import ArmyCreate, ArmyOut, ArmyUpdate
 
-router = APIRouter(tags=["armies"])
+router = APIRouter(route_class=SessionRoute, tags=["armies"])
 
 
 @router.get("/armies")

@@ -8,7 +8,7 @@ from fastapi.responses import Response
 from app.services import accounts, sessions
 from app.services.errors import NotAuthenticated
 from app.web.csrf import csrf_token
-from app.web.deps import ApiUser, LoginDep, SessionDep, client_address
+from app.web.deps import ApiUser, LoginDep, SessionDep, SessionRoute, client_address
 from app.web.inputs import Id
 from app.web.routes.auth import end_session, start_session
 from app.web.schemas import (
@@ -24,7 +24,7 @@ from app.web.schemas import (
 )
 from app.web.session_cookie import clear_login_cookie
 
-router = APIRouter(tags=["accounts"])
+router = APIRouter(route_class=SessionRoute, tags=["accounts"])
 
 
 def _user_out(user: object) -> UserOut:
@@ -52,7 +52,7 @@ def login(request: Request, session: SessionDep, body: LoginIn) -> LoginOut:
         session, email=body.email, password=body.password, client_address=client_address(request)
     )
     if result.user is None:
-        # The failure row must be kept: commit it before answering with the error.
+        # The failure row must be kept: commit it, since the error rolls the session back.
         session.commit()
         raise result.error or NotAuthenticated()
     start_session(request, session, result.user)

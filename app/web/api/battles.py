@@ -20,11 +20,11 @@ from app.web.battle_schemas import (
     detail_out,
     entry_out,
 )
-from app.web.deps import ApiUser, SessionDep
+from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.htmx import battle_share_url
 from app.web.inputs import Id, Line
 
-router = APIRouter(tags=["battles"])
+router = APIRouter(route_class=SessionRoute, tags=["battles"])
 B = "/battles/{battle_id:int}"
 
 

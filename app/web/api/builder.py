@@ -27,10 +27,10 @@ from app.web.api.builder_schemas import (
     WeaponStatsIn,
     WeaponStatsOut,
 )
-from app.web.deps import ApiUser, SessionDep
+from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id
 
-router = APIRouter(tags=["builder"])
+router = APIRouter(route_class=SessionRoute, tags=["builder"])
 
 
 def _num(value: Fraction | int) -> float:

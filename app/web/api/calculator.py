@@ -9,22 +9,25 @@ from __future__ import annotations
 
 import secrets
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.rules.brikwars.turn import LineOdds, TurnRoll, TurnSituation
+from app.rules.brikwars.situation_fields import FOLLOWER_SPANS, SITUATION_FIELDS
+from app.rules.brikwars.turn import LineOdds, TurnRoll
 from app.rules.errors import InvalidInput
 from app.services import calculator
 from app.services.errors import NotFound
 from app.web.api.attacks import DieOut
-from app.web.deps import ApiUser, SessionDep
+from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Inches, Int, Seed
 from app.web.openapi import ValueProbabilities
 from app.web.ratelimit import calculator_rate_limit
+from app.web.situation_schema import SituationModel, situation_model
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
-router = APIRouter(tags=["calculator"])
+router = APIRouter(route_class=SessionRoute, tags=["calculator"])
 
 
 class _In(BaseModel):
@@ -48,28 +51,16 @@ class TargetIn(_In):
 class FollowerIn(_In):
     unit_id: Id
     distance: Inches | None = Field(default=None)
-    spans: Int = Field(default=0, ge=0, le=20)
-
-
-class SituationIn(_In):
-    distance: Inches | None = Field(default=None, description="inches")
-    height: Inches = Field(default=0, description="inches above the target")
-    visible_sections: Int = Field(default=3, ge=1, le=3, description="of a minifig target")
-    visible_size: Inches | None = Field(
-        default=None, description="inches of a larger target visible (cover)"
+    spans: Int = Field(
+        default=FOLLOWER_SPANS.default, ge=FOLLOWER_SPANS.low, le=FOLLOWER_SPANS.high
     )
-    small: str | None = Field(default=None, pattern="^(2x2|1x1)$", description="aimed part")
-    firing_blind: bool = False
-    outnumbered: bool = False
-    gunnery_support: Int = Field(default=0, ge=0, le=100)
-    homing_in: Int = Field(default=0, ge=0, le=100, description="Gunnery bonus kept")
-    gunner: bool = False
-    charge: bool = False
-    arc: Int = Field(default=1, ge=1, le=12, description="points of Arc")
-    burst: Int = Field(default=0, ge=0, le=20, description="MachineGun Burst shots")
-    combined: bool = Field(default=False, description="one Combined Attack of the weapons")
-    divert_turns: Int = Field(default=0, ge=0, le=20, description="turns of Power saved")
-    teamwork: Inches = Field(default=0, description="Power lent, inches")
+
+
+# Generated from the declared fields; to a type checker, the base (with to_engine).
+if TYPE_CHECKING:
+    SituationIn = SituationModel
+else:
+    SituationIn = situation_model(SITUATION_FIELDS, module=__name__)
 
 
 class AllyIn(_In):
@@ -179,18 +170,10 @@ class SavedRollOut(BaseModel):
 
 
 def _request(body: SavedAttackIn) -> calculator.CalcRequest:
-    a, s = body.attacker, body.situation
+    a = body.attacker
     ids = list(a.weapon_ids) + ([a.weapon_id] if a.weapon_id is not None else [])
     try:
-        situation = TurnSituation(
-            **{
-                **s.model_dump(exclude={"distance", "height", "teamwork", "visible_size"}),
-                "distance": None if s.distance is None else Fraction(str(s.distance)),
-                "visible_size": None if s.visible_size is None else Fraction(str(s.visible_size)),
-                "height": Fraction(str(s.height)),
-                "teamwork": Fraction(str(s.teamwork)),
-            }
-        )
+        situation = body.situation.to_engine()
     except InvalidInput as err:
         raise InvalidInput(f"situation.{err.field}", err.reason) from None
     return calculator.CalcRequest(

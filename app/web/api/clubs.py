@@ -14,12 +14,12 @@ from app.services import builder, clubs, history, sharing, transfer
 from app.services.permissions import club_for
 from app.web.api.builder import army_out
 from app.web.api.builder_schemas import ArmyDetailOut
-from app.web.deps import ApiUser, SessionDep
+from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.htmx import invite_url, share_url
 from app.web.inputs import Float, Id, Line
 from app.web.schemas import ClubCreate
 
-router = APIRouter(tags=["clubs and sharing"])
+router = APIRouter(route_class=SessionRoute, tags=["clubs and sharing"])
 
 
 class _In(BaseModel):
@@ -370,7 +370,6 @@ def army_import(
     try:
         army = transfer.import_army(session, user=user, raw=raw)
     except transfer.ImportProblems as exc:
-        session.rollback()
         return JSONResponse(
             {"detail": [{"field": p, "reason": r} for p, r in exc.problems]}, status_code=422
         )

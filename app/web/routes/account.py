@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from app.db.models import User
 from app.services import accounts, sessions
 from app.services.errors import InvalidField, TooManyAttempts
-from app.web.deps import CurrentUser, FormDep, LoginDep, SessionDep, client_address
+from app.web.deps import CurrentUser, FormDep, LoginDep, SessionDep, SessionRoute, client_address
 from app.web.forms import validate_form
 from app.web.htmx import redirect
 from app.web.inputs import Id
@@ -19,7 +19,7 @@ from app.web.schemas import PasswordChange, TokenCreate
 from app.web.session_cookie import clear_login_cookie
 from app.web.templating import flash, render
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 def _page(

@@ -17,7 +17,7 @@ from app.services.errors import (
 )
 from app.services.permissions import Access
 from app.web.builder_forms import RESOLVE, form_base, resolved
-from app.web.deps import CurrentUser, FormDep, SessionDep
+from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.forms import validate_form
 from app.web.htmx import redirect
 from app.web.inputs import Id
@@ -25,7 +25,7 @@ from app.web.routes.builder import builder_page
 from app.web.schemas import ArmyCreate, ArmyUpdate
 from app.web.templating import flash, render
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 @router.get("/armies")

@@ -13,14 +13,14 @@ from app.services import accounts, sessions
 from app.services.errors import InvalidField, TooManyAttempts
 from app.services.sessions import ActiveSession
 from app.web.csrf import SESSION_KEY
-from app.web.deps import FormDep, OptionalUser, SessionDep, client_address
+from app.web.deps import FormDep, OptionalUser, SessionDep, SessionRoute, client_address
 from app.web.forms import validate_form
 from app.web.htmx import redirect
 from app.web.schemas import LoginIn, RegisterIn
 from app.web.session_cookie import clear_login_cookie, set_login_cookie
 from app.web.templating import flash, render
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 def safe_next(target: str | None) -> str:
@@ -135,6 +135,9 @@ def login(request: Request, session: SessionDep, form: FormDep) -> Response:
         if result.user is not None:
             start_session(request, session, result.user)
             return redirect(request, safe_next(next_url))
+        # The failure is recorded (it throttles the next tries): commit it, since the
+        # error answer rolls the request's session back.
+        session.commit()
         error, status = str(result.error), 401
         if isinstance(result.error, TooManyAttempts):
             status = 429

@@ -21,12 +21,12 @@ from app.rules.errors import InvalidInput
 from app.services import battles
 from app.services.errors import InvalidField, QuotaExceeded
 from app.web.battle_schemas import MAX_FOLLOWER_ROWS, attack_from_form
-from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep
+from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
 from app.web.htmx import battle_share_url, is_htmx, redirect
 from app.web.inputs import Id, parse_id, parse_index
 from app.web.templating import flash, render
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 PAGE = "battles/detail.html"
 
@@ -81,7 +81,6 @@ def battle_create(
     except QuotaExceeded:
         raise  # (shown as a message: the form has no field for it)
     except (InvalidInput, InvalidField) as exc:
-        session.rollback()
         return _list_page(
             request,
             session,
@@ -245,7 +244,6 @@ def _refused(
     form: Mapping[str, str],
     errors: Mapping[str, str],
 ) -> Response:
-    session.rollback()  # nothing logged
     return battle_page(
         request,
         session,
@@ -330,7 +328,6 @@ def _after_action(
 def _action_refused(
     request: Request, session: SessionDep, user: CurrentUser, battle_id: Id, exc: InvalidInput
 ) -> Response:
-    session.rollback()
     flash(request, exc.reason, "error")
     if not is_htmx(request):
         return redirect(request, f"/battles/{battle_id}")

@@ -19,12 +19,12 @@ from app.rules.errors import InvalidInput
 from app.services import builder, merge
 from app.services.errors import EditConflict, FieldConflict, StaleVersion
 from app.web.builder_forms import form_base, form_version, house_rules, nested, resolved
-from app.web.deps import CurrentUser, FormDep, SessionDep
+from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.htmx import is_htmx
 from app.web.inputs import Id
 from app.web.templating import flash, render
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 ARMY_PAGE = "armies/detail.html"
 UNIT_PAGE = "armies/unit.html"
@@ -104,7 +104,6 @@ def _refused(
     unit_id: Id | None = None,
 ) -> Response:
     """The failing form again, with the reason inline (422) or the conflict (409)."""
-    session.rollback()  # nothing half-saved
     view = builder.army_view(session, user=user, army_id=army_id)
     if isinstance(exc, StaleVersion):
         conflicts = exc.conflicts if isinstance(exc, EditConflict) else ()

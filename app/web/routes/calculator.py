@@ -16,13 +16,13 @@ from fastapi.responses import Response
 from app.rules.errors import InvalidInput
 from app.services import calculator
 from app.web.calculator_query import Params, parse, to_pairs, to_query
-from app.web.deps import CurrentUser, FormDep, SessionDep
+from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.htmx import redirect
 from app.web.ratelimit import calculator_rate_limit
 from app.web.templating import render
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 PAGE = "calculator/page.html"
 OUTCOMES = (
@@ -98,8 +98,7 @@ def calculator_roll(
             field, reason = next(iter(errors.items()))
             raise InvalidInput(field, reason)
         rolled = calculator.roll_in_new_battle(session, user=user, request=calc_request)
-    except InvalidInput as err:
-        session.rollback()  # no battle, no log
+    except InvalidInput as err:  # the 422 rolls back: no battle, no log
         context = calculator_context(session, user, params)
         context["roll_error"] = f"{err.field.replace('_', ' ')}: {err.reason}"
         return render(request, PAGE, context, block="calculator", status_code=422)

@@ -16,14 +16,14 @@ from app.services import clubs, sharing
 from app.services.errors import InvalidField
 from app.services.permissions import MANAGERS, club_for
 from app.web.builder_forms import house_rules
-from app.web.deps import CurrentUser, FormDep, SessionDep
+from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.forms import validate_form
 from app.web.htmx import invite_url, redirect
 from app.web.inputs import Id, Line, parse_id
 from app.web.schemas import ClubCreate
 from app.web.templating import flash, render
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 PAGE_SIZE = 20
 BOOLEAN_OPTIONS = [o.name for o in bw.OPTION_INFO if o.choices is None]
 

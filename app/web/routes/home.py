@@ -7,11 +7,11 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from app.web.deps import OptionalUser
+from app.web.deps import OptionalUser, SessionRoute
 from app.web.htmx import redirect
 from app.web.templating import render
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 @router.get("/")

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from app.services import builder, history, transfer
-from app.web.deps import CurrentUser, SessionDep
+from app.web.deps import CurrentUser, SessionDep, SessionRoute
 from app.web.htmx import redirect
 from app.web.inputs import Id
 from app.web.templating import flash, render
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 @router.get("/armies/import")
@@ -43,7 +43,6 @@ def import_army(
     try:
         army = transfer.import_army(session, user=user, raw=raw)
     except transfer.ImportProblems as exc:
-        session.rollback()
         shown = raw[:20_000].decode(errors="replace")
         return render(
             request,

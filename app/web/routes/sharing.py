@@ -8,13 +8,13 @@ from fastapi.responses import Response
 from app.services import clubs, sharing
 from app.services.errors import InvalidField
 from app.services.permissions import Access, army_for
-from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep
+from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
 from app.web.htmx import redirect, share_url
 from app.web.inputs import Id, Line, parse_id
 from app.web.routes.builder import FormState
 from app.web.templating import flash, render
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 def _sharing_page(
@@ -63,7 +63,6 @@ def sharing_save(
             editor_ids=editors,
         )
     except InvalidField as exc:
-        session.rollback()
         return _sharing_page(request, session, user, army_id, error=f"{exc.field}: {exc.reason}")
     flash(request, "Sharing saved.", "success")
     return redirect(request, f"/armies/{army_id}/sharing")

@@ -16,6 +16,7 @@ MODULES = [
     "serialize",
     "turn",
     "battle_state",
+    "situation_fields",
 ]
 
 

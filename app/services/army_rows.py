@@ -1,0 +1,163 @@
+"""An army's stored units and weapons, read as plain rows, and the lock on their positions.
+
+The one reader of an army's rows: the builder's figures, revisions, exports and forks all
+start here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+from sqlalchemy import bindparam, event, text, update
+from sqlalchemy.orm import ORMExecuteState, Session
+
+from app.db.models import Army, Unit, Weapon
+
+# session.info key: {army_id: rows} read since the session last wrote units or weapons.
+_FRESH = "brikforge.fresh_rows"
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponRow:
+    """A stored weapon; ``spec_json`` is its JSON text as stored (parsed only on demand)."""
+
+    id: int
+    position: int
+    version: int
+    type: str
+    spec_json: str
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return json.loads(self.spec_json)  # type: ignore[no-any-return]
+
+    @property
+    def base(self) -> dict[str, Any]:
+        """The weapon as stored: a form sends it back as the base of a stale edit's merge."""
+        return {"type": self.type, **self.spec}
+
+
+@dataclass(frozen=True, slots=True)
+class UnitRow:
+    """A stored unit and its weapons, in order."""
+
+    id: int
+    position: int
+    version: int
+    name: str
+    kind: str
+    spec_json: str
+    weapons: tuple[WeaponRow, ...]
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return json.loads(self.spec_json)  # type: ignore[no-any-return]
+
+    @property
+    def base(self) -> dict[str, Any]:
+        """The unit's own fields as stored: the base of a stale edit's merge."""
+        return {"name": self.name, "kind": self.kind, **self.spec}
+
+    @property
+    def content(self) -> tuple[object, ...]:
+        """What the unit is, as stored: the memo key of its figures."""
+        return (
+            self.name,
+            self.kind,
+            self.spec_json,
+            tuple((w.type, w.spec_json) for w in self.weapons),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return unit_dict(self.name, self.kind, self.spec, [(w.type, w.spec) for w in self.weapons])
+
+
+def load_rows(session: Session, army_id: int) -> list[UnitRow]:
+    """The army's units and weapons as plain rows, in order (two queries).
+
+    The JSON columns come back as text: most units' figures are memoised on it, so
+    parsing it again would be wasted work. Rows read since the session last wrote are
+    reused: a change records a revision from the rows, and the page answering it shows
+    the same rows.
+    """
+    rows: list[UnitRow] | None = session.info.get(_FRESH, {}).get(army_id)
+    if rows is None or session.new or session.dirty or session.deleted:
+        rows = load_rows_of(session, [army_id])[army_id]  # may autoflush: keep them after
+        session.info.setdefault(_FRESH, {})[army_id] = rows
+    return rows
+
+
+# Plain SQL, read as plain tuples: this runs on every page and change of an army, and
+# SQLAlchemy's result processing would cost more than the query itself.
+_WEAPON_ROWS = text(
+    "SELECT w.unit_id, w.id, w.position, w.version, w.type, CAST(w.spec AS TEXT) "
+    "FROM weapon w JOIN unit u ON u.id = w.unit_id WHERE u.army_id IN :ids "
+    "ORDER BY w.unit_id, w.position"
+).bindparams(bindparam("ids", expanding=True))
+_UNIT_ROWS = text(
+    "SELECT army_id, id, position, version, name, kind, CAST(spec AS TEXT) "
+    "FROM unit WHERE army_id IN :ids ORDER BY army_id, position, id"
+).bindparams(bindparam("ids", expanding=True))
+
+
+def load_rows_of(session: Session, army_ids: list[int]) -> dict[int, list[UnitRow]]:
+    """The rows of several armies at once (still two queries)."""
+    armies: dict[int, list[UnitRow]] = {army_id: [] for army_id in army_ids}
+    if not army_ids:
+        return armies
+    weapons: dict[int, list[WeaponRow]] = {}
+    for unit_id, *fields in session.execute(_WEAPON_ROWS, {"ids": army_ids}):
+        weapons.setdefault(unit_id, []).append(WeaponRow(*fields))
+    for army_id, *fields in session.execute(_UNIT_ROWS, {"ids": army_ids}):
+        armies[army_id].append(UnitRow(*fields, weapons=tuple(weapons.get(fields[0], ()))))
+    return armies
+
+
+def unit_dict(
+    name: str, kind: str, spec: Mapping[str, Any], weapons: list[tuple[str, Mapping[str, Any]]]
+) -> dict[str, Any]:
+    return {"name": name, "kind": kind, **spec, "weapons": [{"type": t, **w} for t, w in weapons]}
+
+
+def lock_army(session: Session, army_id: int) -> None:
+    """Take the army's write lock before reading or changing its units' positions.
+
+    A no-op UPDATE of the army row: PostgreSQL holds the row until commit, SQLite its
+    write lock, so racing adds read the last position one after the other (issue 10).
+    """
+    session.execute(
+        update(Army)
+        .where(Army.id == army_id)
+        .values(version=Army.version)
+        .execution_options(synchronize_session=False)
+    )
+
+
+# The rows kept in a session are forgotten as soon as it could have changed them: a flush
+# that wrote units or weapons (a revision's own row leaves them be), any statement that is
+# not a read (position shifts are UPDATEs issued directly), and the end of the transaction
+# (other writers' changes become visible).
+def _forget(session: Session, *_: object) -> None:
+    session.info.pop(_FRESH, None)
+
+
+def _forget_if_rows_flushed(session: Session, _context: object) -> None:
+    # During after_flush, new/dirty/deleted still list what this flush wrote.
+    written = chain(session.new, session.dirty, session.deleted)
+    if _FRESH in session.info and any(isinstance(obj, Unit | Weapon) for obj in written):
+        _forget(session)
+
+
+def _forget_unless_read(state: ORMExecuteState) -> None:
+    if not state.is_select and state.statement not in (_UNIT_ROWS, _WEAPON_ROWS):
+        _forget(state.session)
+
+
+event.listen(Session, "after_flush", _forget_if_rows_flushed)
+event.listen(Session, "after_commit", _forget)
+event.listen(Session, "after_soft_rollback", _forget)
+event.listen(Session, "do_orm_execute", _forget_unless_read)

@@ -1,0 +1,88 @@
+"""The request's database session keeps a route's writes only when it answers below 400."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi import APIRouter, FastAPI, Response
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from starlette.routing import BaseRoute
+
+from app.db.base import utcnow
+from app.db.models import LoginFailure
+from app.web.deps import SessionDep, SessionRoute, get_session
+
+
+def _write(session: SessionDep) -> None:
+    session.add(LoginFailure(email="x@example.com", client_address="test", created_at=utcnow()))
+    session.flush()
+
+
+@pytest.fixture
+def probe(app) -> Iterator[tuple[TestClient, FastAPI]]:  # type: ignore[no-untyped-def]
+    """A small app on the test database whose routes write a row, then answer."""
+    router = APIRouter(route_class=SessionRoute)
+
+    @router.post("/{status:int}")
+    def answer(session: SessionDep, status: int) -> Response:
+        _write(session)
+        return Response(status_code=status)
+
+    @router.post("/raise")
+    def fail(session: SessionDep) -> Response:
+        _write(session)
+        raise RuntimeError("after a flush")
+
+    probe_app = FastAPI()
+    probe_app.state.sessionmaker = app.state.sessionmaker
+    probe_app.include_router(router)
+    with TestClient(probe_app, raise_server_exceptions=False) as client:
+        yield client, app
+
+
+def _rows(app) -> int:  # type: ignore[no-untyped-def]
+    with app.state.sessionmaker() as s:
+        return s.scalar(select(func.count()).select_from(LoginFailure)) or 0
+
+
+@pytest.mark.parametrize("status", [400, 404, 409, 422, 429])
+def test_an_error_answer_after_a_flush_leaves_nothing_written(probe, status) -> None:  # type: ignore[no-untyped-def]
+    client, app = probe
+    assert client.post(f"/{status}").status_code == status
+    assert _rows(app) == 0
+
+
+def test_an_exception_after_a_flush_leaves_nothing_written(probe) -> None:  # type: ignore[no-untyped-def]
+    client, app = probe
+    assert client.post("/raise").status_code == 500
+    assert _rows(app) == 0
+
+
+@pytest.mark.parametrize("status", [200, 201, 204, 303])
+def test_a_successful_answer_commits(probe, status) -> None:  # type: ignore[no-untyped-def]
+    client, app = probe
+    assert client.post(f"/{status}").status_code == status
+    assert _rows(app) == 1
+
+
+def _uses_session(dependant: Dependant) -> bool:
+    return any(d.call is get_session or _uses_session(d) for d in dependant.dependencies)
+
+
+def _api_routes(routes: list[BaseRoute]) -> Iterator[APIRoute]:
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        included = getattr(route, "original_router", None)  # an included router
+        if included is not None:
+            yield from _api_routes(included.routes)
+
+
+def test_every_route_with_a_session_decides_its_fate_by_its_answer(app) -> None:  # type: ignore[no-untyped-def]
+    routes = [r for r in _api_routes(app.routes) if _uses_session(r.dependant)]
+    assert len(routes) > 50
+    assert [r.path for r in routes if not isinstance(r, SessionRoute)] == []

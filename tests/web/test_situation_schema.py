@@ -1,0 +1,45 @@
+"""The API's situation models are made from the declared situation fields, and nothing else."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from pydantic import ValidationError
+
+from app.rules.brikwars.situation_fields import (
+    BATTLE_SITUATION_FIELDS,
+    SITUATION_FIELDS,
+    situation_from_input,
+)
+from app.rules.brikwars.turn import TurnSituation
+from app.web.api.calculator import SituationIn as CalculatorSituationIn
+from app.web.battle_schemas import SituationIn as BattleSituationIn
+
+
+@pytest.mark.parametrize(
+    ("model", "fields"),
+    [(CalculatorSituationIn, SITUATION_FIELDS), (BattleSituationIn, BATTLE_SITUATION_FIELDS)],
+)
+def test_each_model_has_the_fields_names_defaults_and_bounds(model, fields) -> None:  # type: ignore[no-untyped-def]
+    schema = model.model_json_schema()["properties"]
+    assert list(schema) == [f.name for f in fields]
+    for field in fields:
+        prop = schema[field.name]
+        if field.kind == "whole":
+            assert (prop["minimum"], prop["maximum"]) == (field.low, field.high)
+        if not field.optional:
+            assert prop["default"] == field.default
+    assert model().to_engine() == TurnSituation()
+
+
+def test_the_model_and_the_page_reader_agree() -> None:
+    data = {"distance": 2.5, "visible_size": "0.25", "small": "1x1", "arc": 4, "charge": True}
+    model = CalculatorSituationIn.model_validate(data)
+    assert model.to_engine() == situation_from_input(data)[0]
+    assert model.to_engine().visible_size == Fraction(1, 4)
+
+
+def test_the_battle_model_refuses_homing_in_which_the_battle_keeps() -> None:
+    with pytest.raises(ValidationError):
+        BattleSituationIn.model_validate({"homing_in": 1})
