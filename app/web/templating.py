@@ -18,7 +18,7 @@ from app.rules import brikwars as bw
 from app.rules.brikwars.catalogue import ACTION_DICE
 from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS
 from app.rules.memo import BoundedMemo
-from app.services.battle_log import effect_words
+from app.services.battles.text import effect_words
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
 from app.web.charts import damage_chart

@@ -17,7 +17,8 @@ from app.db.models import Battle, BattleEntry, BattleUnit, User
 from app.rules.brikwars import unit_from_dict
 from app.rules.brikwars.turn import Turn, TurnSituation
 from app.rules.errors import InvalidInput
-from app.services import armies, battle_log, battles, builder, compute
+from app.services import armies, battles, builder, compute
+from app.services.battles import codec
 from app.services.errors import NotFound
 
 _ids = itertools.count(1)
@@ -169,9 +170,9 @@ def test_the_stored_odds_are_the_engines_and_the_same_seed_gives_the_same_dice(
     view = _view(world)
     entry = _attack(world, weapons=(0, 1), seed=42)
     turn = Turn(view.unit(world.tank).spec, (0, 1), view.unit(world.walker).spec, NEAR)
-    expected = battle_log.odds_to_dict(turn.odds(), [(world.walker, "Walker")])
+    expected = codec.odds_to_dict(turn.odds(), [(world.walker, "Walker")])
     assert entry.odds == expected
-    rolled = battle_log.roll_to_dict(turn.roll(random.Random(42)), [(world.walker, "Walker")])
+    rolled = codec.roll_to_dict(turn.roll(random.Random(42)), [(world.walker, "Walker")])
     assert entry.dice == rolled
     assert entry.seed == 42 and entry.seq == 1 and entry.kind == "attack"
     assert all(d["purpose"] and d["sides"] for line in entry.dice for d in line["dice"])
@@ -215,7 +216,7 @@ def test_refusals_log_nothing(world: World, kw: dict, field: str, words: str) ->
 
 def test_a_destroyed_unit_neither_attacks_nor_is_attacked(world: World) -> None:
     trooper = world.session.get(BattleUnit, world.trooper)
-    trooper.destroyed = True
+    trooper.state = {**trooper.state, "destroyed": True}
     world.session.flush()
     with pytest.raises(InvalidInput, match="Trooper is destroyed"):
         _attack(world, target=world.trooper)
@@ -299,7 +300,7 @@ def test_homing_in_builds_up_on_the_same_target(world: World) -> None:
 
 def test_burning_roll_is_seeded_and_logged(world: World) -> None:
     trooper = world.session.get(BattleUnit, world.trooper)
-    trooper.on_fire = True
+    trooper.state = {**trooper.state, "on_fire": True}
     world.session.flush()
     first = battles.burning_roll(
         world.session, user=world.user, battle_id=world.battle_id, unit_id=world.trooper, seed=9
@@ -430,42 +431,45 @@ def test_concurrent_rolls_are_all_logged_in_order(app) -> None:  # type: ignore[
     # each roll saw the state the previous one left: no update was lost
     for earlier, later in itertools.pairwise(chain):
         assert later["before"] == earlier["after"]
-    assert chain[-1]["after"]["size_damage"] == int(walker.size_damage)
+    assert chain[-1]["after"] == walker.state
     assert seqs == list(range(1, workers * rolls_each + 1))
     assert seeds == {n * 100 + k for n in range(workers) for k in range(rolls_each)}
 
 
-def test_a_duel_of_two_saved_units_of_one_army_then_a_roll(world: World) -> None:
-    """What the calculator's "Roll it!" calls: two saved units, then roll_attack."""
+def test_a_battle_of_two_saved_units_then_a_roll(world: World) -> None:
+    """What the calculator's "Roll it!" calls: a battle of two saved units, then roll_attack."""
     red = _view(world).unit(world.tank).row
     blue = _view(world).unit(world.walker).row
-    duel = battles.start_duel(
+    assert red.army_id and red.unit_id and blue.army_id and blue.unit_id
+    duel = battles.create_battle(
         world.session,
         user=world.user,
         name="Calculator duel",
-        attacker=(red.army_id, red.unit_id),
-        target=(blue.army_id, blue.unit_id),
+        army_ids=[red.army_id, blue.army_id],
+        unit_ids=[red.unit_id, blue.unit_id],
     )
+    ids = battles.battle_unit_ids(world.session, duel.id)
     entry = battles.roll_attack(
         world.session,
         user=world.user,
-        battle_id=duel.battle.id,
-        attacker_id=duel.attacker_id,
+        battle_id=duel.id,
+        attacker_id=ids[red.unit_id],
         weapons=(0,),
-        target_id=duel.target_id,
+        target_id=ids[blue.unit_id],
         situation=NEAR,
         seed=1,
     )
     assert entry.seq == 1 and entry.summary.startswith("Tank attacks Walker")
     trooper = _view(world).unit(world.trooper).row
-    same_army = battles.start_duel(
+    assert trooper.army_id and trooper.unit_id
+    same_army = battles.create_battle(
         world.session,
         user=world.user,
         name="Sparring",
-        attacker=(blue.army_id, blue.unit_id),
-        target=(trooper.army_id, trooper.unit_id),
+        army_ids=[blue.army_id],
+        unit_ids=[blue.unit_id, trooper.unit_id],
     )
-    view = battles.battle_view(world.session, user=world.user, battle_id=same_army.battle.id)
+    view = battles.battle_view(world.session, user=world.user, battle_id=same_army.id)
     assert [u.row.name for u in view.units] == ["Walker", "Trooper"]
 
 
@@ -583,5 +587,5 @@ def test_a_turn_changed_while_its_odds_were_computed_is_computed_again(app, monk
     assert entry.seq == 2
     assert entry.changes[str(w.walker)]["before"]["size_damage"] == 1
     names = [(w.walker, "Walker")]
-    assert entry.odds == battle_log.odds_to_dict(results[2], names)  # type: ignore[arg-type]
-    assert entry.odds != battle_log.odds_to_dict(results[0], names)  # type: ignore[arg-type]
+    assert entry.odds == codec.odds_to_dict(results[2], names)  # type: ignore[arg-type]
+    assert entry.odds != codec.odds_to_dict(results[0], names)  # type: ignore[arg-type]
