@@ -151,10 +151,12 @@ def downgrade() -> None:
         batch_op.add_column(sa.Column("homed_weapons", sa.JSON(), nullable=True))
         batch_op.add_column(sa.Column("limbs_lost", sa.Integer(), nullable=True))
     unit_ids = set(conn.execute(sa.select(battle_unit.c.id)).scalars())
+    homed_on: dict[int, int | None] = {}
     for unit_id, state in conn.execute(sa.select(battle_unit.c.id, battle_unit.c.state)).all():
         values = _columns_of(_loaded(state) or {})
         if values["homed_on_id"] not in unit_ids:  # the foreign key comes back
             values["homed_on_id"] = None
+        homed_on[unit_id] = values["homed_on_id"]
         conn.execute(battle_unit.update().where(battle_unit.c.id == unit_id).values(**values))
     with op.batch_alter_table("battle_unit", schema=None) as batch_op:
         for name in STATE_COLUMNS:
@@ -168,6 +170,13 @@ def downgrade() -> None:
             ondelete="SET NULL",
         )
         batch_op.drop_column("state")
+    # SQLite's rebuild drops the old table after copying it, and the copy's new foreign key
+    # (ON DELETE SET NULL) empties every homed_on_id: set them again.
+    for unit_id, target in homed_on.items():
+        if target is not None:
+            conn.execute(
+                battle_unit.update().where(battle_unit.c.id == unit_id).values(homed_on_id=target)
+            )
 
     # A plain DROP COLUMN (SQLite 3.35+), not a batch rebuild of the parent table.
     op.drop_column("battle", "ruleset_id")

@@ -13,13 +13,14 @@ import pytest
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from app.db.models import Battle, BattleEntry, BattleUnit, User
+from app.db.models import Army, Battle, BattleEntry, BattleUnit, User
 from app.rules.brikwars import unit_from_dict
+from app.rules.brikwars.battle_state import UnitState
 from app.rules.brikwars.turn import Turn, TurnSituation
 from app.rules.errors import InvalidInput
 from app.services import armies, battles, builder, compute
 from app.services.battles import codec
-from app.services.errors import NotFound
+from app.services.errors import InvalidField, NotFound
 
 _ids = itertools.count(1)
 TANK = {
@@ -471,6 +472,29 @@ def test_a_battle_of_two_saved_units_then_a_roll(world: World) -> None:
     )
     view = battles.battle_view(world.session, user=world.user, battle_id=same_army.id)
     assert [u.row.name for u in view.units] == ["Walker", "Trooper"]
+
+
+def test_a_battle_takes_its_armies_ruleset_and_refuses_a_mix(world: World) -> None:
+    """All armies of a battle share one ruleset, the battle's; a mix is a 422 on army_ids."""
+    battle = world.session.get(Battle, world.battle_id)
+    assert battle is not None and battle.ruleset_id == "brikwars"
+    red = _view(world).unit(world.tank).row
+    other = Army(owner_id=world.user.id, name="Legion", ruleset_id="degrees", budget=10)
+    world.session.add(other)
+    world.session.flush()
+    before = world.session.scalar(select(func.count()).select_from(Battle))
+    with pytest.raises(InvalidField) as refused:
+        battles.create_battle(
+            world.session, user=world.user, name="Mixed", army_ids=[red.army_id, other.id]
+        )
+    assert refused.value.field == "army_ids" and "one ruleset" in refused.value.reason
+    assert "“Legion” degrees" in refused.value.reason
+    assert world.session.scalar(select(func.count()).select_from(Battle)) == before
+
+
+def test_a_new_battle_unit_starts_with_a_fresh_state(world: World) -> None:
+    row = world.session.get(BattleUnit, world.walker)
+    assert row is not None and row.state == UnitState().to_dict()
 
 
 def test_armies_of_the_same_name_are_separate_sides(world: World) -> None:
