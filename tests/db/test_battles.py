@@ -613,3 +613,37 @@ def test_a_turn_changed_while_its_odds_were_computed_is_computed_again(app, monk
     names = [(w.walker, "Walker")]
     assert entry.odds == codec.odds_to_dict(results[2], names)  # type: ignore[arg-type]
     assert entry.odds != codec.odds_to_dict(results[0], names)  # type: ignore[arg-type]
+
+
+def test_the_battles_package_modules_import_one_another_without_a_cycle() -> None:
+    """Views, codec, text, log, attacks... each imports only modules below it."""
+    import ast
+    from pathlib import Path
+
+    import app.services.battles as package
+
+    folder = Path(package.__file__).parent
+    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    prefix = "app.services.battles"
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        found: set[str] = set()
+        for node in ast.walk(ast.parse((folder / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == prefix:
+                found |= {alias.name for alias in node.names} & modules
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(prefix + "."):
+                found.add(node.module.removeprefix(prefix + "."))  # type: ignore[union-attr]
+        graph[name] = found
+    assert graph["views"] == set() and graph["codec"] == set() and graph["text"] == {"views"}
+
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        assert name not in path, f"import cycle: {' -> '.join((*path, name))}"
+        if name not in done:
+            for other in graph[name]:
+                visit(other, (*path, name))
+            done.add(name)
+
+    for name in sorted(graph):
+        visit(name, ())
