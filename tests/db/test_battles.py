@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import pytest
-from sqlalchemy import func, select, text, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, Battle, BattleEntry, BattleUnit, User
@@ -495,6 +495,22 @@ def test_a_battle_takes_its_armies_ruleset_and_refuses_a_mix(world: World) -> No
 def test_a_new_battle_unit_starts_with_a_fresh_state(world: World) -> None:
     row = world.session.get(BattleUnit, world.walker)
     assert row is not None and row.state == UnitState().to_dict()
+
+
+def test_a_deleted_battle_takes_its_units_and_log_with_it(world: World) -> None:
+    """Units' state names other units by plain id (no foreign key): deleting still cascades."""
+    _attack(world, situation=replace(NEAR, gunnery_support=1))
+    tank = world.session.get(BattleUnit, world.tank)
+    assert tank is not None and tank.state["homed_on"] == world.walker
+    world.session.execute(delete(Battle).where(Battle.id == world.battle_id))
+    world.session.expire_all()
+    left = [
+        world.session.scalar(
+            select(func.count()).select_from(t).where(t.battle_id == world.battle_id)
+        )
+        for t in (BattleUnit, BattleEntry)
+    ]
+    assert left == [0, 0]
 
 
 def test_armies_of_the_same_name_are_separate_sides(world: World) -> None:

@@ -9,7 +9,7 @@ log entry with the dice and the state of every unit it changed before and after,
 nothing. Battles are their owner's (``permissions.battle_for``).
 
 The modules, one job each: ``views`` (a battle as shown, a unit's state on its row),
-``reading``, ``links`` (the read-only link), ``setup``, ``log`` (the lock and the entries),
+``reading``, ``links`` (the read-only link), ``creating``, ``log`` (the lock and the entries),
 ``attacks``, ``actions`` (Reload, Divert All Power, Burning Roll, Undo), ``codec`` (an
 attack's odds, dice and situation as the log's JSON) and ``text`` (the log in words).
 """
@@ -23,15 +23,15 @@ from app.services.battles.attacks import (
     prepare_attack,
     roll_attack,
 )
-from app.services.battles.links import linked_view, revoke_link, share_link
-from app.services.battles.reading import battle_view, export_text, list_battles
-from app.services.battles.setup import (
+from app.services.battles.creating import (
     MAX_UNITS,
     armies_for_battle,
     battle_unit_ids,
     create_battle,
     override_bonus_die,
 )
+from app.services.battles.links import linked_view, revoke_link, share_link
+from app.services.battles.reading import battle_view, export_text, list_battles
 from app.services.battles.views import BattleView, LogEntry, Side, UnitInBattle, WeaponInBattle
 
 __all__ = [

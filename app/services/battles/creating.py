@@ -1,4 +1,4 @@
-"""Setting a battle up: which armies may fight, and copies of their units under one ruleset."""
+"""Creating a battle: which armies may fight, and copies of their units under one ruleset."""
 
 from __future__ import annotations
 
