@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Army, Club, User
 from app.rules.registry import get_ruleset
-from app.services import history, merge, quotas
+from app.services import clubs, history, merge, quotas
 from app.services.errors import InvalidField, StaleVersion
 from app.services.permissions import Access, army_for, club_role, readable_armies
 
@@ -38,7 +38,7 @@ def create_army(
         club = session.get(Club, club_id)
         if club is None or club_role(session, user=user, club_id=club_id) is None:
             raise InvalidField("club_id", "is not one of your clubs")
-        house_rules = dict(club.house_rules or {})
+        house_rules = clubs.house_rules_of(club, ruleset_id)
     army = Army(
         owner_id=user.id,
         name=name,

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from app.db.base import utcnow
 from app.db.models import Army, ArmyEditor, Club, ClubInvite, ClubMember, User
 from app.rules import brikwars as bw
+from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.services import quotas
 from app.services.errors import Forbidden, InvalidField, NotFound
 from app.services.permissions import club_for
@@ -212,9 +213,30 @@ def transfer_ownership(session: Session, *, user: User, club_id: int, member_id:
     target.role = "owner"
 
 
-def pin_house_rules(session: Session, *, user: User, club_id: int, options: dict[str, Any]) -> Club:
-    """The house rules new armies of the club start with (validated by the engine)."""
+def house_rules_of(club: Club, ruleset_id: str = DEFAULT_RULESET) -> dict[str, Any]:
+    """The house rules the club pinned for armies of this ruleset ({} when none)."""
+    return dict((club.house_rules or {}).get(ruleset_id) or {})
+
+
+def pin_house_rules(
+    session: Session,
+    *,
+    user: User,
+    club_id: int,
+    options: dict[str, Any],
+    ruleset_id: str = DEFAULT_RULESET,
+) -> Club:
+    """The house rules new armies of the club under this ruleset start with (validated by
+    the ruleset's engine); those pinned for other rulesets stay as they are."""
     club, _ = club_for(session, user=user, club_id=club_id, manage=True)
-    club.house_rules = bw.BrikWarsOptions.from_dict(options).to_dict()
+    checked = _checked_options(ruleset_id, options)
+    club.house_rules = {**(club.house_rules or {}), ruleset_id: checked}  # a new dict: saved
     session.flush()
     return club
+
+
+def _checked_options(ruleset_id: str, options: dict[str, Any]) -> dict[str, Any]:
+    get_ruleset(ruleset_id)  # an unknown id is a 422
+    if ruleset_id != "brikwars":
+        raise InvalidField("ruleset_id", "this ruleset has no house rules")
+    return bw.BrikWarsOptions.from_dict(options).to_dict()

@@ -17,7 +17,7 @@ from markupsafe import Markup
 from app.rules import brikwars as bw
 from app.rules.memo import BoundedMemo
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
-from app.services.battle_log import effect_words
+from app.services.battles.text import effect_words
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
 from app.web.charts import damage_chart

@@ -10,15 +10,17 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import pytest
-from sqlalchemy import func, select, text, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.orm import Session
 
-from app.db.models import Battle, BattleEntry, BattleUnit, User
+from app.db.models import Army, Battle, BattleEntry, BattleUnit, User
 from app.rules.brikwars import unit_from_dict
+from app.rules.brikwars.battle_state import UnitState
 from app.rules.brikwars.turn import Turn, TurnSituation
 from app.rules.errors import InvalidInput
-from app.services import armies, battle_log, battles, builder, compute
-from app.services.errors import NotFound
+from app.services import armies, battles, builder, compute
+from app.services.battles import codec
+from app.services.errors import InvalidField, NotFound
 
 _ids = itertools.count(1)
 TANK = {
@@ -169,9 +171,9 @@ def test_the_stored_odds_are_the_engines_and_the_same_seed_gives_the_same_dice(
     view = _view(world)
     entry = _attack(world, weapons=(0, 1), seed=42)
     turn = Turn(view.unit(world.tank).spec, (0, 1), view.unit(world.walker).spec, NEAR)
-    expected = battle_log.odds_to_dict(turn.odds(), [(world.walker, "Walker")])
+    expected = codec.odds_to_dict(turn.odds(), [(world.walker, "Walker")])
     assert entry.odds == expected
-    rolled = battle_log.roll_to_dict(turn.roll(random.Random(42)), [(world.walker, "Walker")])
+    rolled = codec.roll_to_dict(turn.roll(random.Random(42)), [(world.walker, "Walker")])
     assert entry.dice == rolled
     assert entry.seed == 42 and entry.seq == 1 and entry.kind == "attack"
     assert all(d["purpose"] and d["sides"] for line in entry.dice for d in line["dice"])
@@ -215,7 +217,7 @@ def test_refusals_log_nothing(world: World, kw: dict, field: str, words: str) ->
 
 def test_a_destroyed_unit_neither_attacks_nor_is_attacked(world: World) -> None:
     trooper = world.session.get(BattleUnit, world.trooper)
-    trooper.destroyed = True
+    trooper.state = {**trooper.state, "destroyed": True}
     world.session.flush()
     with pytest.raises(InvalidInput, match="Trooper is destroyed"):
         _attack(world, target=world.trooper)
@@ -299,7 +301,7 @@ def test_homing_in_builds_up_on_the_same_target(world: World) -> None:
 
 def test_burning_roll_is_seeded_and_logged(world: World) -> None:
     trooper = world.session.get(BattleUnit, world.trooper)
-    trooper.on_fire = True
+    trooper.state = {**trooper.state, "on_fire": True}
     world.session.flush()
     first = battles.burning_roll(
         world.session, user=world.user, battle_id=world.battle_id, unit_id=world.trooper, seed=9
@@ -430,43 +432,85 @@ def test_concurrent_rolls_are_all_logged_in_order(app) -> None:  # type: ignore[
     # each roll saw the state the previous one left: no update was lost
     for earlier, later in itertools.pairwise(chain):
         assert later["before"] == earlier["after"]
-    assert chain[-1]["after"]["size_damage"] == int(walker.size_damage)
+    assert chain[-1]["after"] == walker.state
     assert seqs == list(range(1, workers * rolls_each + 1))
     assert seeds == {n * 100 + k for n in range(workers) for k in range(rolls_each)}
 
 
-def test_a_duel_of_two_saved_units_of_one_army_then_a_roll(world: World) -> None:
-    """What the calculator's "Roll it!" calls: two saved units, then roll_attack."""
+def test_a_battle_of_two_saved_units_then_a_roll(world: World) -> None:
+    """What the calculator's "Roll it!" calls: a battle of two saved units, then roll_attack."""
     red = _view(world).unit(world.tank).row
     blue = _view(world).unit(world.walker).row
-    duel = battles.start_duel(
+    assert red.army_id and red.unit_id and blue.army_id and blue.unit_id
+    duel = battles.create_battle(
         world.session,
         user=world.user,
         name="Calculator duel",
-        attacker=(red.army_id, red.unit_id),
-        target=(blue.army_id, blue.unit_id),
+        army_ids=[red.army_id, blue.army_id],
+        unit_ids=[red.unit_id, blue.unit_id],
     )
+    ids = battles.battle_unit_ids(world.session, duel.id)
     entry = battles.roll_attack(
         world.session,
         user=world.user,
-        battle_id=duel.battle.id,
-        attacker_id=duel.attacker_id,
+        battle_id=duel.id,
+        attacker_id=ids[red.unit_id],
         weapons=(0,),
-        target_id=duel.target_id,
+        target_id=ids[blue.unit_id],
         situation=NEAR,
         seed=1,
     )
     assert entry.seq == 1 and entry.summary.startswith("Tank attacks Walker")
     trooper = _view(world).unit(world.trooper).row
-    same_army = battles.start_duel(
+    assert trooper.army_id and trooper.unit_id
+    same_army = battles.create_battle(
         world.session,
         user=world.user,
         name="Sparring",
-        attacker=(blue.army_id, blue.unit_id),
-        target=(trooper.army_id, trooper.unit_id),
+        army_ids=[blue.army_id],
+        unit_ids=[blue.unit_id, trooper.unit_id],
     )
-    view = battles.battle_view(world.session, user=world.user, battle_id=same_army.battle.id)
+    view = battles.battle_view(world.session, user=world.user, battle_id=same_army.id)
     assert [u.row.name for u in view.units] == ["Walker", "Trooper"]
+
+
+def test_a_battle_takes_its_armies_ruleset_and_refuses_a_mix(world: World) -> None:
+    """All armies of a battle share one ruleset, the battle's; a mix is a 422 on army_ids."""
+    battle = world.session.get(Battle, world.battle_id)
+    assert battle is not None and battle.ruleset_id == "brikwars"
+    red = _view(world).unit(world.tank).row
+    other = Army(owner_id=world.user.id, name="Legion", ruleset_id="degrees", budget=10)
+    world.session.add(other)
+    world.session.flush()
+    before = world.session.scalar(select(func.count()).select_from(Battle))
+    with pytest.raises(InvalidField) as refused:
+        battles.create_battle(
+            world.session, user=world.user, name="Mixed", army_ids=[red.army_id, other.id]
+        )
+    assert refused.value.field == "army_ids" and "one ruleset" in refused.value.reason
+    assert "“Legion” degrees" in refused.value.reason
+    assert world.session.scalar(select(func.count()).select_from(Battle)) == before
+
+
+def test_a_new_battle_unit_starts_with_a_fresh_state(world: World) -> None:
+    row = world.session.get(BattleUnit, world.walker)
+    assert row is not None and row.state == UnitState().to_dict()
+
+
+def test_a_deleted_battle_takes_its_units_and_log_with_it(world: World) -> None:
+    """Units' state names other units by plain id (no foreign key): deleting still cascades."""
+    _attack(world, situation=replace(NEAR, gunnery_support=1))
+    tank = world.session.get(BattleUnit, world.tank)
+    assert tank is not None and tank.state["homed_on"] == world.walker
+    world.session.execute(delete(Battle).where(Battle.id == world.battle_id))
+    world.session.expire_all()
+    left = [
+        world.session.scalar(
+            select(func.count()).select_from(t).where(t.battle_id == world.battle_id)
+        )
+        for t in (BattleUnit, BattleEntry)
+    ]
+    assert left == [0, 0]
 
 
 def test_armies_of_the_same_name_are_separate_sides(world: World) -> None:
@@ -583,5 +627,39 @@ def test_a_turn_changed_while_its_odds_were_computed_is_computed_again(app, monk
     assert entry.seq == 2
     assert entry.changes[str(w.walker)]["before"]["size_damage"] == 1
     names = [(w.walker, "Walker")]
-    assert entry.odds == battle_log.odds_to_dict(results[2], names)  # type: ignore[arg-type]
-    assert entry.odds != battle_log.odds_to_dict(results[0], names)  # type: ignore[arg-type]
+    assert entry.odds == codec.odds_to_dict(results[2], names)  # type: ignore[arg-type]
+    assert entry.odds != codec.odds_to_dict(results[0], names)  # type: ignore[arg-type]
+
+
+def test_the_battles_package_modules_import_one_another_without_a_cycle() -> None:
+    """Views, codec, text, log, attacks... each imports only modules below it."""
+    import ast
+    from pathlib import Path
+
+    import app.services.battles as package
+
+    folder = Path(package.__file__).parent
+    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    prefix = "app.services.battles"
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        found: set[str] = set()
+        for node in ast.walk(ast.parse((folder / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == prefix:
+                found |= {alias.name for alias in node.names} & modules
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(prefix + "."):
+                found.add(node.module.removeprefix(prefix + "."))  # type: ignore[union-attr]
+        graph[name] = found
+    assert graph["views"] == set() and graph["codec"] == set() and graph["text"] == {"views"}
+
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        assert name not in path, f"import cycle: {' -> '.join((*path, name))}"
+        if name not in done:
+            for other in graph[name]:
+                visit(other, (*path, name))
+            done.add(name)
+
+    for name in sorted(graph):
+        visit(name, ())

@@ -131,3 +131,153 @@ def test_unique_positions_migration_renumbers_duplicates_in_order() -> None:
     with engine.begin() as conn:
         conn.execute(text("UPDATE unit SET position = 0 WHERE id = 2"))  # allowed again
     engine.dispose()
+
+
+BEFORE_NEUTRAL_BATTLES = "3c1f5a9e7d20"  # the revision before ruleset-neutral battles
+NOW = "2026-12-01 00:00:00+00:00"
+
+
+def _insert(conn, table_name: str, **values: object) -> int:  # type: ignore[no-untyped-def]
+    """A row by its values (lists and dicts as JSON), its new id returned."""
+    import sqlalchemy as sa
+
+    columns = [
+        sa.column(k, sa.JSON()) if isinstance(v, list | dict) else sa.column(k)
+        for k, v in values.items()
+    ]
+    table = sa.table(table_name, sa.column("id"), *columns)
+    return conn.execute(sa.insert(table).values(**values).returning(table.c.id)).scalar_one()  # type: ignore[no-any-return]
+
+
+def test_ruleset_neutral_battles_migration_carries_battles_and_clubs_across() -> None:
+    """Battles, their units' BrikWars state, their log and clubs' house rules made before the
+    change arrive whole; the migrated battle still rolls and undoes; downgrade brings the
+    columns back."""
+    import json
+    from fractions import Fraction
+
+    from sqlalchemy import text
+    from sqlalchemy.orm import Session
+
+    from app.db.models import Battle, BattleUnit, Club, User
+    from app.rules.brikwars.options import DEFAULT_OPTIONS
+    from app.rules.brikwars.serialize import unit_to_dict
+    from app.rules.brikwars.turn import TurnSituation
+    from app.rules.brikwars.units import UnitSpec, WeaponSpec
+    from app.services import battles
+
+    url = another_database_url()
+    cfg = alembic_config(url)
+    command.upgrade(cfg, BEFORE_NEUTRAL_BATTLES)
+    engine = make_engine(url)
+    tank = UnitSpec(name="Tank", size=4, structure_level=2, weapons=(WeaponSpec("gun", size=3),))
+    walker = UnitSpec(name="Walker", size=3, structure_level=3)
+    pinned = {**DEFAULT_OPTIONS.to_dict(), "bonus_die": "d6"}
+    stamps = {"created_at": NOW, "updated_at": NOW}
+    with engine.begin() as conn:
+        user = _insert(
+            conn, "user_account", email="m@example.com", display_name="M", password_hash="x",
+            **stamps,
+        )  # fmt: skip
+        army = _insert(
+            conn, "army", owner_id=user, name="Red", ruleset_id="brikwars", budget=100,
+            notes="", house_rules={}, version=1, **stamps,
+        )  # fmt: skip
+        club = _insert(conn, "club", name="Pinned", house_rules=pinned, **stamps)
+        bare = _insert(conn, "club", name="Bare", house_rules={}, **stamps)
+        battle = _insert(conn, "battle", owner_id=user, name="Ford", version=3, **stamps)
+        common = {
+            "battle_id": battle, "side": "Red", "army_id": army,
+            "options_json": json.dumps(DEFAULT_OPTIONS.to_dict()),
+        }  # fmt: skip
+        tank_id = _insert(
+            conn, "battle_unit", position=0, name="Tank", spec_json=json.dumps(unit_to_dict(tank)),
+            size_damage="1.5", destroyed=False, on_fire=True, inoperative=[0], diverted_turns=2,
+            homing_in=0, homed_weapons=[], limbs_lost=0, **common,
+        )  # fmt: skip
+        walker_id = _insert(
+            conn, "battle_unit", position=1, name="Walker",
+            spec_json=json.dumps(unit_to_dict(walker)), size_damage="1", destroyed=False,
+            on_fire=False, inoperative=[], diverted_turns=0, homing_in=0, homed_weapons=[],
+            limbs_lost=3, **common,
+        )  # fmt: skip
+        conn.execute(
+            text(
+                "UPDATE battle_unit SET homing_in = 2, homed_on_id = :walker, homed_weapons = :w"
+                " WHERE id = :tank"
+            ),
+            {"walker": walker_id, "tank": tank_id, "w": "[0]"},
+        )
+        old_state = {
+            "size_damage": 0, "destroyed": False, "on_fire": False, "inoperative": [],
+            "diverted_turns": 0, "homing_in": 0, "homed_on": None, "homed_weapons": [],
+            "limbs_lost": 3,
+        }  # fmt: skip
+        walker_now = {**old_state, "size_damage": 1}
+        _insert(
+            conn, "battle_entry", battle_id=battle, seq=1, created_at=NOW, actor_id=user,
+            kind="attack", seed=7, summary="Tank attacks Walker", request_json="{}",
+            odds_json="null", dice_json="[]",
+            changes_json=json.dumps({str(walker_id): {"before": old_state, "after": walker_now}}),
+        )  # fmt: skip
+    engine.dispose()
+
+    command.upgrade(cfg, "head")
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert session.get(Battle, battle).ruleset_id == "brikwars"  # type: ignore[union-attr]
+        assert session.get(BattleUnit, tank_id).state == {  # type: ignore[union-attr]
+            "size_damage": "1.5", "destroyed": False, "on_fire": True, "inoperative": [0],
+            "diverted_turns": 2, "homing_in": 2, "homed_on": walker_id, "homed_weapons": [0],
+            "limbs_lost": 0,
+        }  # fmt: skip
+        assert session.get(BattleUnit, walker_id).state == walker_now  # type: ignore[union-attr]
+        assert session.get(Club, club).house_rules == {"brikwars": pinned}  # type: ignore[union-attr]
+        assert session.get(Club, bare).house_rules == {}  # type: ignore[union-attr]
+
+        # The migrated battle plays on: its old entry undoes, a new roll logs and undoes.
+        owner = session.get(User, user)
+        assert owner is not None
+        view = battles.battle_view(session, user=owner, battle_id=battle)
+        assert view.unit(tank_id).badges == [
+            "on Fire", '3" Gun Inoperative', "2 turns of Power saved", "Homing In +2"
+        ]  # fmt: skip
+        assert view.unit(tank_id).effective_size_text == '2.5"'
+        battles.undo_last(session, user=owner, battle_id=battle)
+        assert session.get(BattleUnit, walker_id).state == old_state  # type: ignore[union-attr]
+        battles.reload(session, user=owner, battle_id=battle, unit_id=tank_id)
+        entry = battles.roll_attack(
+            session, user=owner, battle_id=battle, attacker_id=tank_id, weapons=(0,),
+            target_id=walker_id, situation=TurnSituation(distance=Fraction(2)), seed=1,
+        )  # fmt: skip
+        assert entry.seq == 2 and entry.summary.startswith("Tank attacks Walker")
+        battles.undo_last(session, user=owner, battle_id=battle)
+        battles.undo_last(session, user=owner, battle_id=battle)
+        tank_state = session.get(BattleUnit, tank_id).state  # type: ignore[union-attr]
+        assert tank_state["inoperative"] == [0] and tank_state["size_damage"] == "1.5"
+        session.commit()
+
+    command.downgrade(cfg, BEFORE_NEUTRAL_BATTLES)
+    engine.dispose()
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT id, size_damage, on_fire, diverted_turns, homing_in, homed_on_id,"
+                " limbs_lost FROM battle_unit ORDER BY position"
+            )
+        ).all()
+        rules = dict(conn.execute(text("SELECT id, house_rules FROM club")).all())
+    assert [(r[0], r[1], bool(r[2]), *r[3:]) for r in rows] == [
+        (tank_id, "1.5", True, 2, 2, walker_id, 0),
+        (walker_id, "0", False, 0, 0, None, 3),
+    ]
+    assert {k: json.loads(v) if isinstance(v, str) else v for k, v in rules.items()} == {
+        club: pinned,
+        bare: {},
+    }
+    with engine.begin() as conn:  # the battle still deletes with its units and log
+        conn.execute(text("DELETE FROM battle WHERE id = :id"), {"id": battle})
+        assert conn.execute(text("SELECT count(*) FROM battle_unit")).scalar_one() == 0
+        assert conn.execute(text("SELECT count(*) FROM battle_entry")).scalar_one() == 0
+    engine.dispose()

@@ -298,7 +298,7 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
             .order_by(BattleUnit.position)
         ).all()
         # the scout is burning and its gun jammed: Reload and the Burning Roll have work to do
-        scout_copy.on_fire, scout_copy.inoperative = True, [0]
+        scout_copy.state = {**scout_copy.state, "on_fire": True, "inoperative": [0]}
         battles.divert_power(s, user=owner, battle_id=battle.id, unit_id=tank_copy.id)
         battle_token = battles.share_link(s, user=owner, battle_id=battle.id)
         token, _ = accounts.create_api_token(s, user=owner, name="mine")

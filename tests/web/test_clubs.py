@@ -7,7 +7,7 @@ import re
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.db.models import ClubInvite
+from app.db.models import Club, ClubInvite
 from tests.web.conftest import Member, sign_up
 
 
@@ -168,6 +168,37 @@ def test_new_club_armies_start_with_the_pinned_house_rules(member: Member) -> No
         api(member, "GET", f"/api/v1/armies/{private['id']}").json()["house_rules"]["bonus_die"]
         == "same"
     )
+
+
+def test_house_rules_are_kept_per_ruleset(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    """The club keeps {ruleset: options}; the page and the API show the BrikWars ones as
+    before, pinning them leaves another ruleset's alone, and a new army takes its own."""
+    club_id = club_with(member)
+    with app.state.sessionmaker() as session:
+        club = session.get(Club, club_id)
+        club.house_rules = {"degrees": {"heroic": True}}
+        session.commit()
+    assert api(member, "GET", f"/api/v1/clubs/{club_id}").json()["house_rules"] == {}
+    pinned = api(
+        member,
+        "PUT",
+        f"/api/v1/clubs/{club_id}/house-rules",
+        json={"options": {"bonus_die": "d6"}},
+    ).json()
+    assert pinned["bonus_die"] == "d6" and "degrees" not in pinned
+    assert api(member, "GET", f"/api/v1/clubs/{club_id}").json()["house_rules"] == pinned
+    with app.state.sessionmaker() as session:
+        stored = session.get(Club, club_id).house_rules
+    assert stored == {"degrees": {"heroic": True}, "brikwars": pinned}
+    army = api(
+        member,
+        "POST",
+        "/api/v1/armies",
+        json={"name": "Club army", "budget": 5, "club_id": club_id},
+    ).json()
+    assert api(member, "GET", f"/api/v1/armies/{army['id']}").json()["house_rules"] == pinned
+    page = member.client.get(f"/clubs/{club_id}").text
+    assert re.search(r'<option value="d6"\s+selected', page)
 
 
 def test_share_links_read_without_account_and_revoke(app, member: Member) -> None:  # type: ignore[no-untyped-def]

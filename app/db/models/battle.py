@@ -15,7 +15,6 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
-    Boolean,
     ForeignKey,
     Integer,
     String,
@@ -35,6 +34,8 @@ class Battle(TimestampMixin, Base):
         ForeignKey("user_account.id", ondelete="CASCADE"), index=True
     )
     name: Mapped[str] = mapped_column(String(120))
+    # The rule system every unit of the battle was built under (one per battle).
+    ruleset_id: Mapped[str] = mapped_column(String(40))
     # The read-only link: only the SHA-256 of its token (None: not shared, or revoked).
     share_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     # Bumped by every action as its first write: the lock that orders concurrent rolls.
@@ -68,18 +69,9 @@ class BattleUnit(Base):
     name: Mapped[str] = mapped_column(String(120))
     spec_json: Mapped[str] = mapped_column(Text)
     options_json: Mapped[str] = mapped_column(Text)
-    # State (app.rules.brikwars.battle_state.UnitState): Size Damage as an exact number text.
-    size_damage: Mapped[str] = mapped_column(String(32), default="0")
-    destroyed: Mapped[bool] = mapped_column(Boolean, default=False)
-    on_fire: Mapped[bool] = mapped_column(Boolean, default=False)
-    inoperative: Mapped[list[int]] = mapped_column(JSON, default=list)
-    diverted_turns: Mapped[int] = mapped_column(Integer, default=0)
-    homing_in: Mapped[int] = mapped_column(Integer, default=0)
-    homed_on_id: Mapped[int | None] = mapped_column(
-        ForeignKey("battle_unit.id", ondelete="SET NULL"), default=None
-    )
-    homed_weapons: Mapped[list[int]] = mapped_column(JSON, default=list)
-    limbs_lost: Mapped[int] = mapped_column(Integer, default=0)
+    # The unit's state in the battle, as its ruleset's engine writes it (BrikWars:
+    # ``battle_state.state_to_dict``). Unit ids inside it are plain ids of this battle's units.
+    state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
     battle: Mapped[Battle] = relationship(back_populates="units", lazy="raise")
 

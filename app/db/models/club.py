@@ -18,7 +18,8 @@ class Club(TimestampMixin, Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(120))
-    # House rules pinned by the organisers: new armies of the club start with them.
+    # House rules pinned by the organisers, by ruleset id ({"brikwars": options}): a new army
+    # of the club starts with those of its own ruleset.
     house_rules: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict, server_default="{}")
 
     members: Mapped[list[ClubMember]] = relationship(

@@ -52,36 +52,55 @@ class UnitState:
     limbs_lost: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (exact Size Damage as ``number_to_json``)."""
-        return {
-            "size_damage": number_to_json(self.size_damage),
-            "destroyed": self.destroyed,
-            "on_fire": self.on_fire,
-            "inoperative": sorted(self.inoperative),
-            "diverted_turns": self.diverted_turns,
-            "homing_in": self.homing_in,
-            "homed_on": self.homed_on,
-            "homed_weapons": list(self.homed_weapons),
-            "limbs_lost": self.limbs_lost,
-        }
+        """JSON-ready: ``state_to_dict``."""
+        return state_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> UnitState:
-        return cls(
-            size_damage=Fraction(str(data.get("size_damage", 0))),
-            destroyed=bool(data.get("destroyed", False)),
-            on_fire=bool(data.get("on_fire", False)),
-            inoperative=frozenset(int(i) for i in data.get("inoperative", ())),
-            diverted_turns=int(data.get("diverted_turns", 0)),
-            homing_in=int(data.get("homing_in", 0)),
-            homed_on=None if data.get("homed_on") is None else int(data["homed_on"]),
-            homed_weapons=tuple(int(i) for i in data.get("homed_weapons", ())),
-            limbs_lost=int(data.get("limbs_lost", 0)),
-        )
+        """``state_from_dict``."""
+        return state_from_dict(data)
 
     def unit(self, spec: UnitSpec) -> UnitSpec:
         """The unit as it now stands: its Size Damage lowers Effective Size, Armour, Power."""
         return replace(spec, size_damage=min(self.size_damage, spec.built_size))
+
+
+def state_to_dict(state: UnitState) -> dict[str, Any]:
+    """The state as JSON: what a battle unit's ``state`` column and a log entry's before/after
+    hold. Size Damage is exact (``number_to_json``: 1, "1.5", "1/3"); ``homed_on`` is the
+    battle unit's id.
+
+    >>> state = state_to_dict(UnitState(size_damage=Fraction(3, 2), inoperative=frozenset({2, 0})))
+    >>> state["size_damage"], state["inoperative"], state["homed_on"]
+    ('1.5', [0, 2], None)
+    """
+    return {
+        "size_damage": number_to_json(state.size_damage),
+        "destroyed": state.destroyed,
+        "on_fire": state.on_fire,
+        "inoperative": sorted(state.inoperative),
+        "diverted_turns": state.diverted_turns,
+        "homing_in": state.homing_in,
+        "homed_on": state.homed_on,
+        "homed_weapons": list(state.homed_weapons),
+        "limbs_lost": state.limbs_lost,
+    }
+
+
+def state_from_dict(data: Mapping[str, Any]) -> UnitState:
+    """The state from ``state_to_dict``'s JSON; a missing key takes its default (a fresh unit)."""
+    homed_on = data.get("homed_on")
+    return UnitState(
+        size_damage=Fraction(str(data.get("size_damage", 0))),
+        destroyed=bool(data.get("destroyed", False)),
+        on_fire=bool(data.get("on_fire", False)),
+        inoperative=frozenset(int(i) for i in data.get("inoperative", ())),
+        diverted_turns=int(data.get("diverted_turns", 0)),
+        homing_in=int(data.get("homing_in", 0)),
+        homed_on=None if homed_on is None else int(homed_on),
+        homed_weapons=tuple(int(i) for i in data.get("homed_weapons", ())),
+        limbs_lost=int(data.get("limbs_lost", 0)),
+    )
 
 
 def require_fighting(state: UnitState, name: str, field: str) -> None:

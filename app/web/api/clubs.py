@@ -152,7 +152,7 @@ def club_get(
         id=club.id,
         name=club.name,
         role=role,
-        house_rules=club.house_rules or {},
+        house_rules=clubs.house_rules_of(club),
         members=[
             MemberOut(user_id=m.user_id, display_name=m.display_name, role=m.role)
             for m in clubs.members(session, club_id=club.id)
@@ -240,9 +240,8 @@ def club_house_rules(
     session: SessionDep, user: ApiUser, club_id: Id, body: OptionsIn
 ) -> dict[str, Any]:
     """Pin the house rules new armies of the club start with."""
-    return clubs.pin_house_rules(
-        session, user=user, club_id=club_id, options=body.options
-    ).house_rules
+    club = clubs.pin_house_rules(session, user=user, club_id=club_id, options=body.options)
+    return clubs.house_rules_of(club)
 
 
 @router.get("/armies/{army_id:int}/sharing")

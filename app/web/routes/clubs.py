@@ -95,7 +95,7 @@ def _club_page(
         "page": page,
         "pages": pages,
         "search": dict(params),
-        "options": bw.BrikWarsOptions.from_dict(club.house_rules or {}).to_dict(),
+        "options": bw.BrikWarsOptions.from_dict(clubs.house_rules_of(club)).to_dict(),
         "new_invite": None,
         **extra,
     }

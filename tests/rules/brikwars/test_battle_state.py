@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from fractions import Fraction
 
@@ -15,6 +16,8 @@ from app.rules.brikwars.battle_state import (
     divert,
     homing_bonus,
     reload,
+    state_from_dict,
+    state_to_dict,
     target_after,
 )
 from app.rules.brikwars.options import DEFAULT_OPTIONS
@@ -55,6 +58,30 @@ def test_state_round_trips_through_json():
     )
     assert state.to_dict()["size_damage"] == "1.5"
     assert UnitState.from_dict(state.to_dict()) == state
+    assert state_from_dict(state_to_dict(state)) == state
+
+
+@pytest.mark.parametrize(
+    ("size_damage", "stored"), [(Fraction(0), 0), (Fraction(2), 2), (Fraction(1, 3), "1/3")]
+)
+def test_state_codec_keeps_size_damage_exact_in_the_logs_format(
+    size_damage: Fraction, stored: int | str
+) -> None:
+    """Whole numbers as JSON numbers, others as exact text: as log entries have always held."""
+    data = state_to_dict(UnitState(size_damage=size_damage, destroyed=True))
+    assert data["size_damage"] == stored
+    assert json.loads(json.dumps(data)) == data
+    assert state_from_dict(data) == UnitState(size_damage=size_damage, destroyed=True)
+
+
+def test_state_from_dict_reads_old_log_entries() -> None:
+    """Entries logged before the state column stored Size Damage as text ("2") too."""
+    old = {"size_damage": "2", "destroyed": False, "on_fire": True, "inoperative": [1],
+           "diverted_turns": 0, "homing_in": 2, "homed_on": 5, "homed_weapons": [0],
+           "limbs_lost": 0}  # fmt: skip
+    state = state_from_dict(old)
+    assert state.size_damage == 2 and state.homed_on == 5 and state.inoperative == {1}
+    assert state_from_dict({}) == UnitState()
 
 
 def test_state_gives_the_unit_its_size_damage():

@@ -1,0 +1,64 @@
+"""Battles: units of several armies brought together, attacks rolled and logged, state kept.
+
+A battle copies its units (and their armies' house rules) when it is created, so later roster
+edits never rewrite it; all its armies share one ruleset, the battle's. Every action is one
+transaction that first takes the battle's lock (``log.lock``), reads the units' state, lets
+the engine decide (``app.rules.brikwars.turn`` and ``battle_state``), and appends one numbered
+log entry with the dice and the state of every unit it changed before and after, so
+``undo_last`` restores exactly. Refused actions raise ``InvalidInput`` (a 422) and log
+nothing. Battles are their owner's (``permissions.battle_for``).
+
+The modules, one job each: ``views`` (a battle as shown, a unit's state on its row),
+``reading``, ``links`` (the read-only link), ``creating``, ``log`` (the lock and the entries),
+``attacks``, ``actions`` (Reload, Divert All Power, Burning Roll, Undo), ``codec`` (an
+attack's odds, dice and situation as the log's JSON) and ``text`` (the log in words).
+"""
+
+from app.services.battles.actions import burning_roll, divert_power, reload, undo_last
+from app.services.battles.attacks import (
+    Follower,
+    OddsPreview,
+    PreparedAttack,
+    attack_odds,
+    prepare_attack,
+    roll_attack,
+)
+from app.services.battles.creating import (
+    MAX_UNITS,
+    armies_for_battle,
+    battle_unit_ids,
+    create_battle,
+    override_bonus_die,
+)
+from app.services.battles.links import linked_view, revoke_link, share_link
+from app.services.battles.reading import battle_view, export_text, list_battles
+from app.services.battles.views import BattleView, LogEntry, Side, UnitInBattle, WeaponInBattle
+
+__all__ = [
+    "MAX_UNITS",
+    "BattleView",
+    "Follower",
+    "LogEntry",
+    "OddsPreview",
+    "PreparedAttack",
+    "Side",
+    "UnitInBattle",
+    "WeaponInBattle",
+    "armies_for_battle",
+    "attack_odds",
+    "battle_unit_ids",
+    "battle_view",
+    "burning_roll",
+    "create_battle",
+    "divert_power",
+    "export_text",
+    "linked_view",
+    "list_battles",
+    "override_bonus_die",
+    "prepare_attack",
+    "reload",
+    "revoke_link",
+    "roll_attack",
+    "share_link",
+    "undo_last",
+]

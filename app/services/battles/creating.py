@@ -1,0 +1,135 @@
+"""Creating a battle: which armies may fight, and copies of their units under one ruleset."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db.models import Army, Battle, BattleUnit, User
+from app.rules import brikwars as bw
+from app.rules.brikwars import battle_state as bs
+from app.rules.brikwars.serialize import unit_from_dict, unit_to_dict
+from app.rules.errors import InvalidInput
+from app.rules.text import plain_text
+from app.services import builder, quotas
+from app.services.errors import InvalidField
+from app.services.permissions import Access, army_for, battle_armies
+
+MAX_UNITS = 200
+# The rulesets whose battles can be played (their engines keep a unit's state and roll).
+BATTLE_RULESETS = ("brikwars",)
+
+
+def armies_for_battle(session: Session, *, user: User) -> list[Army]:
+    """The armies the user may bring to a battle (their own and their clubs')."""
+    query = (
+        battle_armies(user).where(Army.ruleset_id.in_(BATTLE_RULESETS)).order_by(Army.name, Army.id)
+    )
+    return list(session.scalars(query))
+
+
+def create_battle(
+    session: Session,
+    *,
+    user: User,
+    name: str,
+    army_ids: list[int],
+    unit_ids: list[int] | None = None,
+) -> Battle:
+    """A battle with copies of the armies' units (all, or just ``unit_ids`` of them).
+
+    Every army must be one the user may read, and all of one ruleset (the battle's); without
+    ``unit_ids`` two or more armies are needed, and a battle always has at least two units.
+    Each army is a side.
+    """
+    name = name.strip()
+    if not 1 <= len(name) <= 120:
+        raise InvalidInput("name", "must be 1 to 120 characters")
+    plain_text(name, "name")
+    army_ids = list(dict.fromkeys(army_ids))
+    if not army_ids:
+        raise InvalidInput("army_ids", "choose the armies that fight")
+    if unit_ids is None and len(army_ids) < 2:
+        raise InvalidInput("army_ids", "choose two or more armies")
+    chosen_armies = [army_for(session, user=user, army_id=i, access=Access.READ) for i in army_ids]
+    ruleset_id = _one_ruleset(chosen_armies)
+    rows = builder.load_rows_of(session, army_ids)
+    picked = [(army, row) for army in chosen_armies for row in rows[army.id]]
+    if unit_ids is not None:
+        wanted = list(dict.fromkeys(unit_ids))
+        by_id = {row.id: (army, row) for army, row in picked}
+        missing = [i for i in wanted if i not in by_id]
+        if missing:
+            raise InvalidInput("unit_ids", f"unit {missing[0]} is not in the chosen armies")
+        picked = [by_id[i] for i in wanted]
+    if len(picked) < 2:
+        raise InvalidInput("army_ids", "a battle needs at least two units")
+    if len(picked) > MAX_UNITS:
+        raise InvalidInput("army_ids", f"a battle takes at most {MAX_UNITS} units")
+    quotas.battles(session, user=user)
+    battle = Battle(owner_id=user.id, name=name, ruleset_id=ruleset_id)
+    session.add(battle)
+    session.flush()
+    sides = _side_names(chosen_armies)
+    fresh = bs.state_to_dict(bs.UnitState())
+    for position, (army, row) in enumerate(picked):
+        spec = unit_from_dict(row.as_dict())
+        session.add(
+            BattleUnit(
+                battle_id=battle.id,
+                position=position,
+                side=sides[army.id],
+                army_id=army.id,
+                unit_id=row.id,
+                name=row.name,
+                spec_json=json.dumps(unit_to_dict(spec)),
+                options_json=json.dumps(builder.options_of(army).to_dict()),
+                state=dict(fresh),
+            )
+        )
+    session.flush()
+    return battle
+
+
+def _one_ruleset(armies: list[Army]) -> str:
+    """The ruleset all the armies share (a battle is fought under one), and can be played."""
+    rulesets = {army.ruleset_id for army in armies}
+    if len(rulesets) > 1:
+        which = ", ".join(f"“{army.name}” {army.ruleset_id}" for army in armies)
+        raise InvalidField(
+            "army_ids", f"the armies must all be of one ruleset to fight a battle ({which})"
+        )
+    ruleset_id = rulesets.pop()
+    if ruleset_id not in BATTLE_RULESETS:
+        raise InvalidInput("army_ids", f"“{armies[0].name}” is not a BrikWars army")
+    return ruleset_id
+
+
+def _side_names(armies: list[Army]) -> dict[int, str]:
+    """Each army's side name: its own, numbered when two armies share a name."""
+    names: dict[int, str] = {}
+    for army in armies:
+        name, n = army.name, 1
+        while name in names.values():
+            n += 1
+            name = f"{army.name} ({n})"
+        names[army.id] = name
+    return names
+
+
+def battle_unit_ids(session: Session, battle_id: int) -> dict[int, int]:
+    """Each copied unit's battle unit id, by the saved unit it was copied from."""
+    rows = session.execute(
+        select(BattleUnit.unit_id, BattleUnit.id).where(BattleUnit.battle_id == battle_id)
+    )
+    return {unit_id: bu_id for unit_id, bu_id in rows if unit_id is not None}
+
+
+def override_bonus_die(session: Session, battle_id: int, bonus_die: str) -> None:
+    """Play a new battle with another Bonus die than its armies' (the calculator's choice)."""
+    for row in session.scalars(select(BattleUnit).where(BattleUnit.battle_id == battle_id)):
+        options = {**json.loads(row.options_json), "bonus_die": bonus_die}
+        row.options_json = json.dumps(bw.BrikWarsOptions.from_dict(options).to_dict())
+    session.flush()

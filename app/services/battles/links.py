@@ -1,0 +1,35 @@
+"""A battle's read-only link: made, revoked, and followed."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db.models import Battle, User
+from app.services.battles.views import BattleView, view_of
+from app.services.errors import NotFound
+from app.services.permissions import battle_for
+from app.services.tokens import digest, new_token
+
+
+def share_link(session: Session, *, user: User, battle_id: int) -> str:
+    """A fresh read-only link token (shown once; an earlier link stops working)."""
+    battle = battle_for(session, user=user, battle_id=battle_id)
+    token, hashed = new_token()
+    battle.share_token_hash = hashed
+    session.flush()
+    return token
+
+
+def revoke_link(session: Session, *, user: User, battle_id: int) -> None:
+    """The read-only link stops working at once."""
+    battle_for(session, user=user, battle_id=battle_id).share_token_hash = None
+    session.flush()
+
+
+def linked_view(session: Session, *, token: str) -> BattleView:
+    """The battle behind a live read-only link (unknown or revoked: NotFound)."""
+    battle = session.scalar(select(Battle).where(Battle.share_token_hash == digest(token)))
+    if battle is None:
+        raise NotFound("battle")
+    return view_of(session, battle)

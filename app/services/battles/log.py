@@ -1,0 +1,102 @@
+"""Writing a battle's log: the lock every action takes first, the next numbered entry, and the
+before/after state of every unit an action changed (what Undo restores)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.db.models import Battle, BattleEntry, User
+from app.rules.brikwars import battle_state as bs
+from app.services.battles.views import UnitInBattle, store_state
+from app.services.permissions import battle_for
+
+SEQ_ATTEMPTS = 3
+
+
+def lock(session: Session, *, user: User, battle_id: int) -> Battle:
+    """The user's battle, locked for this transaction before any of its state is read.
+
+    The version bump is the transaction's first write: on PostgreSQL it holds the battle's
+    row lock (as SELECT ... FOR UPDATE would) until commit, and on SQLite it takes the
+    database's write lock; either way a second action on the battle waits, then reads what
+    the first one committed. Log numbers are allocated under it.
+    """
+    battle = battle_for(session, user=user, battle_id=battle_id)
+    session.execute(
+        update(Battle)
+        .where(Battle.id == battle.id)
+        .values(version=Battle.version + 1)
+        .execution_options(synchronize_session=False)
+    )
+    session.refresh(battle)
+    return battle
+
+
+def append(session: Session, battle: Battle, entry: BattleEntry) -> BattleEntry:
+    """Add the entry with the next number; a clash on (battle, seq) is retried."""
+    for attempt in range(SEQ_ATTEMPTS):
+        last = session.scalar(
+            select(func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
+        )
+        entry.seq = (last or 0) + 1
+        try:
+            with session.begin_nested():
+                session.add(entry)
+                session.flush()
+        except IntegrityError:
+            if attempt + 1 == SEQ_ATTEMPTS:
+                raise
+            continue
+        return entry
+    raise AssertionError("unreachable")
+
+
+def changes_json(before: dict[int, bs.UnitState], after: dict[int, bs.UnitState]) -> str:
+    """Each changed unit's state before and after, by unit id (the entry's ``changes``)."""
+    return json.dumps(
+        {
+            str(uid): {
+                "before": bs.state_to_dict(before[uid]),
+                "after": bs.state_to_dict(after[uid]),
+            }
+            for uid in after
+        }
+    )
+
+
+def new_seed(seed: int | None) -> int:
+    return seed if seed is not None else secrets.randbelow(2**31)
+
+
+def log_state_change(
+    session: Session,
+    battle: Battle,
+    user: User,
+    unit: UnitInBattle,
+    after: bs.UnitState,
+    *,
+    kind: str,
+    summary: str,
+    dice: list[dict[str, Any]] | None = None,
+    seed: int | None = None,
+) -> BattleEntry:
+    """Keep one unit's new state and log the action that made it."""
+    store_state(unit.row, after)
+    entry = BattleEntry(
+        battle_id=battle.id,
+        actor_id=user.id,
+        kind=kind,
+        seed=seed,
+        summary=summary[:500],
+        request_json=json.dumps({"unit_id": unit.row.id}),
+        odds_json="null",
+        dice_json=json.dumps(dice or []),
+        changes_json=changes_json({unit.row.id: unit.state}, {unit.row.id: after}),
+    )
+    return append(session, battle, entry)

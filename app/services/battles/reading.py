@@ -1,0 +1,31 @@
+"""Reading battles: the user's list, one battle as it stands, and its forum text."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db.models import Battle, User
+from app.services.battles import text
+from app.services.battles.views import BattleView, view_of
+from app.services.permissions import battle_for
+
+
+def list_battles(session: Session, *, user: User) -> list[Battle]:
+    """The user's battles, most recently active first."""
+    query = (
+        select(Battle)
+        .where(Battle.owner_id == user.id)
+        .order_by(Battle.updated_at.desc(), Battle.id.desc())
+    )
+    return list(session.scalars(query))
+
+
+def battle_view(session: Session, *, user: User, battle_id: int) -> BattleView:
+    """A battle of the user's: units by side with their state, and the log."""
+    return view_of(session, battle_for(session, user=user, battle_id=battle_id))
+
+
+def export_text(view: BattleView) -> str:
+    """The battle as plain text for a forum post (see ``text.export_text``)."""
+    return text.export_text(view)
