@@ -87,8 +87,11 @@ def parse_field(field: InputField, raw: object) -> FieldValue:
     if isinstance(text, bool):  # a JSON true is not a number, nor a choice
         raise InvalidInput(field.name, "must not be true or false")
     if field.kind == "inches":
-        if isinstance(text, int):
-            text = str(text)
+        if isinstance(text, Fraction):  # already exact: only the bounds to check
+            _bounds(field, text, " inches")
+            return text
+        if isinstance(text, int | float):  # a JSON number: its repr is the number as written
+            text = repr(text)
         if not isinstance(text, str):
             raise InvalidInput(field.name, "needs a number of inches, like 6 or 2.5")
         try:

@@ -32,6 +32,8 @@ FIELDS = (DISTANCE, ARC, BLIND, SMALL, NOTE)
         (DISTANCE, "2.5", Fraction(5, 2)),
         (DISTANCE, "1/3", Fraction(1, 3)),
         (DISTANCE, 4, 4),
+        (DISTANCE, 2.5, Fraction(5, 2)),  # a JSON number
+        (DISTANCE, Fraction(1, 3), Fraction(1, 3)),  # already exact
         (DISTANCE, "", Fraction(0)),
         (ARC, "3", 3),
         (ARC, 6, 6),
@@ -54,6 +56,8 @@ def test_values_are_read(field: InputField, raw: object, value: object) -> None:
         (DISTANCE, "far", "needs a number of inches"),
         (DISTANCE, True, "must not be true or false"),
         (DISTANCE, "1e-100000", "exponent"),
+        (DISTANCE, 1e-100, "exponent"),
+        (DISTANCE, Fraction(2000), "must be from 0 to 1000 inches"),
         (ARC, "7", "must be from 1 to 6"),
         (ARC, "2.5", "needs a whole number"),
         (ARC, "9" * 40, "needs a whole number"),

@@ -13,10 +13,6 @@ import app.services
 SERVICES = Path(app.services.__file__).resolve().parent
 PACKAGE = "app.services"
 
-# battles ↔ battle_log is being taken apart by the battles package split (issue 11);
-# remove this once that lands.
-KNOWN_CYCLE_EDGES = {("app.services.battle_log", "app.services.battles")}
-
 
 def _module_name(path: Path) -> str:
     parts = path.relative_to(SERVICES).with_suffix("").parts
@@ -59,7 +55,7 @@ def import_graph() -> dict[str, set[str]]:
         targets = set().union(
             *(_imported(node, module, is_package, known) for node in ast.walk(tree))
         )
-        graph[module] = {t for t in targets if t != module and (module, t) not in KNOWN_CYCLE_EDGES}
+        graph[module] = {t for t in targets if t != module}
     return graph
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from dataclasses import fields as dataclass_fields
 from fractions import Fraction
 from typing import Any
 
@@ -30,13 +29,19 @@ from app.rules.brikwars.options import (
     BrikWarsOptions,
 )
 from app.rules.brikwars.serialize import unit_from_dict, unit_to_dict
-from app.rules.brikwars.turn import ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
+from app.rules.brikwars.situation_fields import (
+    FOLLOWER_DISTANCE,
+    FOLLOWER_SPANS,
+    SITUATION_FIELDS,
+    situation_from_input,
+)
+from app.rules.brikwars.turn import ArcFollower, Turn, TurnOdds, TurnRoll
 from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS, Armour, UnitSpec
 from app.rules.brikwars.validation import army_cost, budget_findings, validate_unit
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
-from app.rules.fields import InputField
+from app.rules.fields import InputField, parse_fields
 from app.rules.ruleset import (
     AttackOdds,
     AttackRoll,
@@ -470,10 +475,8 @@ class BrikWars:
             return []
         return budget_findings(army_cost(units, options=options), budget, options=options)
 
-    target_fields = (
-        InputField("distance", "Distance from the first target", "inches", None, high=1000),
-        InputField("spans", "Arc spans to it", "whole", 0, low=0, high=20),
-    )
+    situation_fields = SITUATION_FIELDS
+    target_fields = (FOLLOWER_DISTANCE, FOLLOWER_SPANS)
 
     def attack(
         self,
@@ -485,15 +488,20 @@ class BrikWars:
     ) -> TurnAttack:
         if not targets:
             raise InvalidInput("target", "choose a target")
-        main, *more = targets
-        followers = tuple(
-            ArcFollower(t.unit, t.fields.get("distance"), t.fields.get("spans", 0)) for t in more
-        )
-        known = {f.name for f in dataclass_fields(TurnSituation)}
         for key in situation:
-            if key not in known:
+            if key not in _SITUATION_NAMES:
                 raise InvalidInput(str(key), "unknown situation field")
-        turn = Turn(attacker, weapons, main.unit, TurnSituation(**situation), followers, options)
+        turn_situation, errors = situation_from_input(situation)
+        main, *more = targets
+        followers = []
+        for i, t in enumerate(more):
+            values, more_errors = parse_fields(self.target_fields, t.fields)
+            errors |= {f"targets.{i + 1}.{k}": v for k, v in more_errors.items()}
+            followers.append(ArcFollower(t.unit, values["distance"], values["spans"]))  # type: ignore[arg-type]
+        if errors:
+            field, reason = next(iter(errors.items()))
+            raise InvalidInput(field, reason)
+        turn = Turn(attacker, weapons, main.unit, turn_situation, tuple(followers), options)
         return TurnAttack(turn)
 
     sample_attacks = (
@@ -557,6 +565,7 @@ PICKER_GROUPS = (
     ("equipment", "Equipment"),
 )
 """The weapon picker's groups, in the order of the weapon tables."""
+_SITUATION_NAMES = frozenset(f.name for f in SITUATION_FIELDS)
 _SIZED = {"inches": ' (S")', "bricks": " (X bricks)"}
 _TEMPLATE_CONTEXT: Mapping[str, Any] = {
     "weapon_groups": tuple(

@@ -125,21 +125,12 @@ FOLLOWER_SPANS = InputField(
 # A battle keeps each unit's Homing In itself: its attack requests don't carry it.
 BATTLE_SITUATION_FIELDS = tuple(f for f in SITUATION_FIELDS if f.name != "homing_in")
 
-_INCHES = frozenset(f.name for f in SITUATION_FIELDS if f.kind == "inches")
-
-
-def _raw(name: str, value: Any) -> Any:
-    # A JSON number of inches arrives as a float: its repr is the number as written (2.5).
-    return repr(value) if name in _INCHES and isinstance(value, float) else value
-
 
 def situation_from_input(data: Mapping[str, Any]) -> tuple[TurnSituation, dict[str, str]]:
     """The situation ``data`` describes (form text, a query string or JSON values; a missing
     or empty field takes its default) and the fields refused, field -> reason. A refused
     field keeps its default, so the rest of the situation still counts."""
-    values, errors = parse_fields(
-        SITUATION_FIELDS, {name: _raw(name, value) for name, value in data.items()}
-    )
+    values, errors = parse_fields(SITUATION_FIELDS, data)
     try:
         return TurnSituation(**values), errors  # type: ignore[arg-type]
     except InvalidInput as err:  # defensive: the fields' bounds already hold the engine's

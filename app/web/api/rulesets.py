@@ -54,6 +54,7 @@ class RulesetOut(BaseModel):
     summary: str
     rules_version: str = ""
     options: list[FieldOut] = []
+    situation_fields: list[FieldOut] = []
     catalogue: str = Field("", description="Where its weapon and equipment types are")
 
 
@@ -147,6 +148,7 @@ def ruleset_out(ruleset: Ruleset) -> RulesetOut:
         summary=ruleset.summary,
         rules_version=ruleset.rules_version,
         options=_fields(ruleset.option_fields),
+        situation_fields=_fields(ruleset.situation_fields),
         catalogue=f"/api/v1/rulesets/{ruleset.id}/catalogue",
     )
 

@@ -1,0 +1,254 @@
+"""A small rule system written only against the ``Ruleset`` interface ("Coin War").
+
+Units have Hits; each weapon rolls d6s, every die at or above the house rule's ``hit_on``
+(one more in cover) is a point of damage; damage of at least the target's Hits kills it. It
+exists to show that the interface alone is enough to add a rule system: the conformance
+suite runs on it unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.rules.errors import InvalidInput
+from app.rules.fields import InputField, parse_fields
+from app.rules.ruleset import (
+    AttackOdds,
+    AttackRoll,
+    CatalogueEntry,
+    Column,
+    Effect,
+    Finding,
+    LineOdds,
+    LineRoll,
+    Outcome,
+    RolledDie,
+    SampleAttack,
+    TargetInput,
+    TargetOdds,
+    UnitFigures,
+    WeaponFigures,
+)
+
+OPTION_FIELDS = (
+    InputField("hit_on", "Dice hit on", "choice", "4", choices=(("4", "4+"), ("5", "5+"))),
+    InputField("generous_budget", "Over budget is only a warning", "flag", False),
+)
+DICE = InputField("dice", "Dice", "whole", 1, low=1, high=3)
+HITS = InputField("hits", "Hits", "whole", 1, low=1, high=5)
+BODY_DICE = InputField("dice", "Dice", "whole", 1, low=1, high=10)
+LABELS = {"miss": "miss", "wounded": "wounded", "killed": "killed"}
+
+
+@dataclass(frozen=True)
+class CoinOptions:
+    hit_on: int = 4
+    generous_budget: bool = False
+
+
+@dataclass(frozen=True)
+class CoinUnit:
+    name: str
+    hits: int
+    weapons: tuple[int, ...]  # dice of each weapon
+
+
+def _whole(field: InputField, value: object, path: str) -> int:
+    values, errors = parse_fields((field,), {field.name: value})
+    if errors:
+        raise InvalidInput(path, errors[field.name])
+    result = values[field.name]
+    assert isinstance(result, int)
+    return result
+
+
+def _damage_pmf(dice: int, hit_on: int) -> list[float]:
+    p = (7 - hit_on) / 6
+    return [math.comb(dice, k) * p**k * (1 - p) ** (dice - k) for k in range(dice + 1)]
+
+
+def _outcome(damage: int, hits: int) -> str:
+    return "miss" if damage == 0 else "killed" if damage >= hits else "wounded"
+
+
+@dataclass(frozen=True)
+class CoinAttack:
+    weapons: tuple[int, ...]  # dice of each firing weapon
+    hits: int
+    hit_on: int
+
+    def inline(self) -> bool:
+        return True
+
+    def odds(self) -> AttackOdds:
+        lines = []
+        survive = 1.0
+        for i, dice in enumerate(self.weapons):
+            p = {"miss": 0.0, "wounded": 0.0, "killed": 0.0}
+            pmf = _damage_pmf(dice, self.hit_on)
+            for damage, q in enumerate(pmf):
+                p[_outcome(damage, self.hits)] += q
+            survive *= 1 - p["killed"]
+            outcomes = tuple(Outcome(k, LABELS[k], p[k]) for k in LABELS)
+            lines.append(
+                LineOdds(
+                    label=f"weapon {i + 1}",
+                    kind="single",
+                    weapons=(i,),
+                    targets=(TargetOdds(0, outcomes),),
+                    damage=tuple((d, q) for d, q in enumerate(pmf)),
+                    steps=(("dice", f"{dice}d6"), ("hit on", f"{self.hit_on}+")),
+                )
+            )
+        return AttackOdds(tuple(lines), 1 - survive)
+
+    def roll(self, rng: random.Random) -> AttackRoll:
+        lines = []
+        for i, dice in enumerate(self.weapons):
+            rolled = [rng.randint(1, 6) for _ in range(dice)]
+            damage = sum(1 for n in rolled if n >= self.hit_on)
+            outcome = _outcome(damage, self.hits)
+            lines.append(
+                LineRoll(
+                    label=f"weapon {i + 1}",
+                    kind="single",
+                    weapons=(i,),
+                    dice=tuple(RolledDie("damage", 6, n, n) for n in rolled),
+                    effects=(Effect(0, outcome, LABELS[outcome], damage),),
+                )
+            )
+        return AttackRoll(tuple(lines))
+
+
+class CoinWar:
+    id = "coinwar"
+    name = "Coin War"
+    summary = "A test rule system: d6s against Hits."
+    rules_version = "Coin War 1"
+    option_fields = OPTION_FIELDS
+    unit_columns = (Column("hits", "Hits"),)
+    weapon_columns = (Column("dice", "Dice"),)
+    situation_fields = (InputField("cover", "Target in cover", "flag", False),)
+    target_fields: tuple[InputField, ...] = ()
+    sample_attacks = (
+        SampleAttack(
+            "one die against one Hit",
+            {"name": "A", "hits": 1, "weapons": [1]},
+            (0,),
+            ({"name": "B", "hits": 1, "weapons": []},),
+        ),
+        SampleAttack(
+            "three dice against two Hits",
+            {"name": "A", "hits": 1, "weapons": [3]},
+            (0,),
+            ({"name": "B", "hits": 2, "weapons": [1]},),
+        ),
+        SampleAttack(
+            "two weapons against a covered target",
+            {"name": "A", "hits": 1, "weapons": [2, 3]},
+            (0, 1),
+            ({"name": "B", "hits": 3, "weapons": []},),
+            {"cover": True},
+        ),
+    )
+
+    def decode_options(self, data: Mapping[str, Any] | None) -> CoinOptions:
+        data = dict(data or {})
+        for key in data:
+            if key not in {f.name for f in OPTION_FIELDS}:
+                raise InvalidInput(str(key), "unknown rule option")
+        values, errors = parse_fields(OPTION_FIELDS, data)
+        if errors:
+            field, reason = next(iter(errors.items()))
+            raise InvalidInput(field, reason)
+        return CoinOptions(int(str(values["hit_on"])), bool(values["generous_budget"]))
+
+    def encode_options(self, options: CoinOptions) -> dict[str, Any]:
+        return {"hit_on": str(options.hit_on), "generous_budget": options.generous_budget}
+
+    def catalogue(self) -> tuple[CatalogueEntry, ...]:
+        return (CatalogueEntry("blaster", "Blaster", "ranged", "Rolls its dice.", (DICE,)),)
+
+    def decode_unit(self, data: Mapping[str, Any]) -> CoinUnit:
+        for key in data:
+            if key not in {"name", "hits", "weapons"}:
+                raise InvalidInput(str(key), "unknown field")
+        name = data.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput("name", "is required")
+        weapons = data.get("weapons", [])
+        if not isinstance(weapons, list):
+            raise InvalidInput("weapons", "must be a list")
+        return CoinUnit(
+            name.strip(),
+            _whole(HITS, data.get("hits"), "hits"),
+            tuple(_whole(DICE, w, f"weapons.{i}") for i, w in enumerate(weapons)),
+        )
+
+    def encode_unit(self, unit: CoinUnit) -> dict[str, Any]:
+        return {"name": unit.name, "hits": unit.hits, "weapons": list(unit.weapons)}
+
+    def unit_figures(self, unit: CoinUnit, options: CoinOptions) -> UnitFigures:
+        weapons = tuple(
+            WeaponFigures(f"Blaster {d}d6", {"dice": f"{d}d6"}, float(d), f"{d} pts")
+            for d in unit.weapons
+        )
+        cost = 2 * unit.hits + sum(unit.weapons)
+        return UnitFigures(
+            unit.name, {"hits": str(unit.hits)}, float(cost), f"{cost} pts", weapons, ()
+        )
+
+    def army_findings(
+        self, units: Sequence[CoinUnit], budget: int | None, options: CoinOptions
+    ) -> list[Finding]:
+        total = sum(self.unit_figures(u, options).cost for u in units)
+        if budget is None or total <= budget:
+            return []
+        severity = "warning" if options.generous_budget else "error"
+        return [Finding(severity, "over_budget", f"{total:g} pts is over {budget}")]
+
+    def attack(
+        self,
+        attacker: CoinUnit,
+        weapons: tuple[int, ...],
+        targets: Sequence[TargetInput],
+        situation: Mapping[str, Any],
+        options: CoinOptions,
+    ) -> CoinAttack:
+        if len(targets) != 1:
+            raise InvalidInput("target", "needs exactly one target")
+        for index in weapons:
+            if not 0 <= index < len(attacker.weapons):
+                raise InvalidInput("weapons", f"{attacker.name} has no weapon {index + 1}")
+        values, errors = parse_fields(self.situation_fields, situation)
+        if errors:
+            field, reason = next(iter(errors.items()))
+            raise InvalidInput(field, reason)
+        hit_on = options.hit_on + (1 if values["cover"] else 0)
+        return CoinAttack(tuple(attacker.weapons[i] for i in weapons), targets[0].unit.hits, hit_on)
+
+    def attack_from_body(self, body: Mapping[str, Any]) -> CoinAttack:
+        for key in ("dice", "hits"):
+            if key not in body:
+                raise InvalidInput(key, "is required")
+        dice = _whole(BODY_DICE, body["dice"], "dice")
+        return CoinAttack((dice,), _whole(HITS, body["hits"], "hits"), 4)
+
+    def format_cost(self, cost: float) -> str:
+        return f"{cost:g} pts"
+
+    def template_context(self) -> Mapping[str, Any]:
+        return {}
+
+    def unit_lines(self, unit: CoinUnit, options: CoinOptions) -> list[str]:
+        figures = self.unit_figures(unit, options)
+        return [f"{unit.name}: {unit.hits} Hits, {figures.cost_text}"] + [
+            f"  {w.name}" for w in figures.weapons
+        ]
+
+
+RULESET = CoinWar()

@@ -1,0 +1,164 @@
+"""What every rule system must do behind the ``Ruleset`` interface, checked the same way for
+each registered ruleset and for a small fake one written against the interface alone.
+
+A new rule system passes this suite unchanged: it is parametrised over the registry.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pytest
+
+from app.rules.errors import InvalidInput
+from app.rules.fields import parse_field
+from app.rules.registry import RULESETS
+from app.rules.ruleset import Attack, Ruleset, SampleAttack, TargetInput
+from tests.rules.conformance.fake_ruleset import RULESET as FAKE
+
+ALL: list[Ruleset] = [*RULESETS.values(), FAKE]
+ROLLS = 20_000
+
+
+@pytest.fixture(params=ALL, ids=lambda r: r.id)
+def ruleset(request: pytest.FixtureRequest) -> Ruleset:
+    return request.param  # type: ignore[no-any-return]
+
+
+def _attack(ruleset: Ruleset, sample: SampleAttack) -> Attack:
+    options = ruleset.decode_options(None)
+    targets = [TargetInput(ruleset.decode_unit(t)) for t in sample.targets]
+    attacker = ruleset.decode_unit(sample.attacker)
+    return ruleset.attack(attacker, sample.weapons, targets, sample.situation, options)
+
+
+def test_it_is_a_ruleset_with_an_identity(ruleset: Ruleset) -> None:
+    assert isinstance(ruleset, Ruleset)
+    assert ruleset.id and ruleset.name and ruleset.summary and ruleset.rules_version
+    assert len(ruleset.sample_attacks) >= 3
+
+
+def test_units_round_trip(ruleset: Ruleset) -> None:
+    for sample in ruleset.sample_attacks:
+        for data in (sample.attacker, *sample.targets):
+            unit = ruleset.decode_unit(data)
+            encoded = ruleset.encode_unit(unit)
+            assert ruleset.decode_unit(encoded) == unit
+            assert ruleset.encode_unit(ruleset.decode_unit(encoded)) == encoded
+
+
+def test_options_round_trip_with_every_option_changed(ruleset: Ruleset) -> None:
+    default = ruleset.decode_options(None)
+    assert ruleset.decode_options(ruleset.encode_options(default)) == default
+    for field in ruleset.option_fields:
+        assert parse_field(field, field.default) == field.default
+        if field.kind == "flag":
+            other: object = not field.default
+        elif field.kind == "choice":
+            other = next(v for v in field.choice_values if v != field.default)
+        else:
+            continue
+        changed = ruleset.decode_options({field.name: other})
+        assert changed != default
+        assert ruleset.encode_options(changed)[field.name] == other
+        assert ruleset.decode_options(ruleset.encode_options(changed)) == changed
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"weapons": "none"},
+        {"name": "X", "no_such_field": 1},
+    ],
+)
+def test_a_bad_unit_names_its_field(ruleset: Ruleset, bad: dict[str, object]) -> None:
+    with pytest.raises(InvalidInput) as err:
+        ruleset.decode_unit(bad)
+    assert err.value.field and err.value.reason
+
+
+def test_bad_options_and_bodies_name_their_field(ruleset: Ruleset) -> None:
+    with pytest.raises(InvalidInput) as err:
+        ruleset.decode_options({"no_such_option": True})
+    assert err.value.field == "no_such_option"
+    with pytest.raises(InvalidInput) as err:
+        ruleset.attack_from_body({})
+    assert err.value.field
+
+
+def test_figures_fill_every_column(ruleset: Ruleset) -> None:
+    options = ruleset.decode_options(None)
+    for sample in ruleset.sample_attacks:
+        unit = ruleset.decode_unit(sample.attacker)
+        figures = ruleset.unit_figures(unit, options)
+        assert {c.key for c in ruleset.unit_columns} <= set(figures.cells)
+        for weapon in figures.weapons:
+            assert {c.key for c in ruleset.weapon_columns} <= set(weapon.cells)
+        assert figures.cost >= 0 and figures.cost_text
+        lines = ruleset.unit_lines(unit, options)
+        assert lines and all(isinstance(line, str) and line for line in lines)
+        assert figures.name in lines[0]
+
+
+def test_an_army_over_budget_is_found(ruleset: Ruleset) -> None:
+    options = ruleset.decode_options(None)
+    unit = ruleset.decode_unit(ruleset.sample_attacks[0].attacker)
+    assert ruleset.army_findings([unit], None, options) == []
+    found = ruleset.army_findings([unit, unit], 0, options)
+    assert [f.severity for f in found] == ["error"]
+
+
+def test_the_catalogue_has_unique_ids(ruleset: Ruleset) -> None:
+    entries = ruleset.catalogue()
+    assert entries and len({e.id for e in entries}) == len(entries)
+    for entry in entries:
+        for field in entry.fields:
+            if field.default is not None:
+                assert parse_field(field, field.default) == field.default
+
+
+def test_odds_sum_to_one(ruleset: Ruleset) -> None:
+    for sample in ruleset.sample_attacks:
+        odds = _attack(ruleset, sample).odds()
+        assert odds.lines and 0.0 <= odds.decisive <= 1.0
+        for line in odds.lines:
+            for target in line.targets:
+                total = sum(o.probability for o in target.outcomes)
+                assert total == pytest.approx(1.0, abs=line.truncation_bound + 1e-9)
+                assert all(-1e-12 <= o.probability <= 1 + 1e-12 for o in target.outcomes)
+            assert sum(p for _, p in line.damage) <= 1 + 1e-9
+
+
+def test_the_same_seed_gives_the_same_roll(ruleset: Ruleset) -> None:
+    for sample in ruleset.sample_attacks:
+        attack = _attack(ruleset, sample)
+        assert attack.roll(random.Random(7)) == attack.roll(random.Random(7))
+        dice = {
+            tuple(d.natural for line in attack.roll(random.Random(seed)).lines for d in line.dice)
+            for seed in range(40)
+        }
+        assert len(dice) > 1
+
+
+def test_seeded_rolls_agree_with_the_odds(ruleset: Ruleset) -> None:
+    """20,000 rolls of each sample: every outcome's frequency within 4 standard errors."""
+    for sample in ruleset.sample_attacks:
+        attack = _attack(ruleset, sample)
+        odds = attack.odds()
+        counts: list[Counter[str]] = [Counter() for _ in odds.lines]
+        for seed in range(ROLLS):
+            roll = attack.roll(random.Random(seed))
+            assert len(roll.lines) == len(odds.lines)
+            for count, line in zip(counts, roll.lines, strict=True):
+                (effect,) = [e for e in line.effects if e.target == 0]
+                count[effect.outcome] += 1
+        for count, line in zip(counts, odds.lines, strict=True):
+            target = next(t for t in line.targets if t.target == 0)
+            assert set(count) <= {o.key for o in target.outcomes}
+            for outcome in target.outcomes:
+                p = outcome.probability
+                seen = count[outcome.key] / ROLLS
+                error = math.sqrt(max(p * (1 - p), 1e-12) / ROLLS)
+                assert abs(seen - p) <= 4 * error + 1e-9, (sample.name, outcome.key, seen, p)
