@@ -30,6 +30,7 @@ from app.rules.brikwars.attacks import (
     ExplosiveShotOdds,
     LoggedDie,
     Outcome,
+    ShotResult,
     Situation,
     Target,
     VolleyOdds,
@@ -811,14 +812,13 @@ def _volley_line(
 
     def roll(rng: random.Random) -> LineRoll:
         r = volley.roll(rng)
-        hits: dict[int, list] = {}
+        hits: dict[int, list[ShotResult]] = {}
         for shot in r.shots:
             hits.setdefault(shot.target, []).append(shot)
         effects = []
-        rank = {"miss": 0, "no_effect": 1, "something_bad": 2, "size_damage": 3, "destroyed": 4}
         for t, shots_at in sorted(hits.items()):
             fired = [sh for sh in shots_at if not sh.lost]
-            best = max((sh.outcome for sh in fired), key=rank.__getitem__, default="miss")
+            best = max((sh.outcome for sh in fired), key=_RANK.__getitem__, default=_MISS)
             size = sum(1 for sh in fired if sh.outcome == "size_damage")
             fire = any(sh.on_fire for sh in fired)
             damages = [sh.damage for sh in fired if sh.damage is not None]
@@ -828,6 +828,16 @@ def _volley_line(
 
     return _Line((index,), kind, label, steps, odds, roll)
 
+
+# A volley's effect on a target is the best of its shots' outcomes.
+_RANK: dict[Outcome, int] = {
+    "miss": 0,
+    "no_effect": 1,
+    "something_bad": 2,
+    "size_damage": 3,
+    "destroyed": 4,
+}
+_MISS: Outcome = "miss"
 
 T = TypeVar("T")
 
