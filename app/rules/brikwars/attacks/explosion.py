@@ -35,7 +35,6 @@ from app.rules.dice import (
     explosion_ring_deflected,
     explosion_rings,
     roll_explosion,
-    total_distribution,
 )
 from app.rules.dice.plated import check_request_work, sweep_work
 from app.rules.errors import InvalidInput
@@ -413,11 +412,6 @@ def _object_facts(explosion: Explosion, target: Target) -> tuple[int, int | Pool
         )
     _, modifier, armour = explosion._object_memo[key]
     return modifier, armour
-
-
-def explosion_total(damage: DamageExpr, options: BrikWarsOptions = DEFAULT_OPTIONS) -> float:
-    """Mean ring-0 damage of an explosion (a quick figure for pages)."""
-    return total_distribution(damage_pool(damage, options=options)).mean()
 
 
 # --------------------------------------------------------------------------- fired explosives
