@@ -1,4 +1,4 @@
-"""An explosion ring against an object with Deflection: damage and KnockBack jointly.
+"""BrikWars: an explosion ring against an object with Deflection, damage and KnockBack jointly.
 
 In ring ``k`` the explosion has lost its ``k`` highest groups; an Armor-Plated object there
 also deflects the ``L`` highest remaining groups from its *damage*, while the KnockBack (dice
