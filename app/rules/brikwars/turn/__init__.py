@@ -53,3 +53,7 @@ __all__ = [
     "TurnSituation",
     "power_check",
 ]
+
+# doctest.testmod(this package), as tests/rules/brikwars/test_doctests.py runs it, finds only
+# objects defined here: the re-exported ones with examples are named for it.
+__test__ = {"power_check": power_check}
