@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint format migrate bench clean
+.PHONY: run test lint typecheck format migrate bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,7 @@ run: migrate
 test: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check app tests migrations bench
+	$(MAKE) --no-print-directory typecheck
 	$(BIN)/python -m pytest
 
 # Speed targets: writes bench/results.md (exit 1 if a target is missed).
@@ -37,9 +38,14 @@ bench: $(VENV)/.dev-installed
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
 
+# The engine strictly; the rest of the app with mypy's defaults (two caches: the flags differ).
+typecheck: $(VENV)/.dev-installed
+	$(BIN)/mypy --strict --cache-dir .mypy_cache/strict app/rules
+	$(BIN)/mypy --cache-dir .mypy_cache/app app
+
 format: $(VENV)/.dev-installed
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format app tests migrations
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache tests/artifacts
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache tests/artifacts

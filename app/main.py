@@ -71,7 +71,7 @@ def served_routes() -> set[tuple[str, str]]:
         for router in routers:
             for route in router.routes:
                 if isinstance(route, APIRoute):
-                    out |= {(m, prefix + route.path_format) for m in route.methods}
+                    out |= {(m, prefix + route.path_format) for m in route.methods or ()}
     return out
 
 

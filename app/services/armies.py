@@ -77,7 +77,7 @@ def update_army(
     that won, unless that version changed them too (``EditConflict``, a 409).
     """
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
-    sent = {
+    sent: dict[str, Any] = {
         k: v for k, v in (("name", name), ("budget", budget), ("notes", notes)) if v is not None
     }
     note = ""

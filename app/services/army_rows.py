@@ -112,8 +112,13 @@ def load_rows_of(session: Session, army_ids: list[int]) -> dict[int, list[UnitRo
     weapons: dict[int, list[WeaponRow]] = {}
     for unit_id, *fields in session.execute(_WEAPON_ROWS, {"ids": army_ids}):
         weapons.setdefault(unit_id, []).append(WeaponRow(*fields))
-    for army_id, *fields in session.execute(_UNIT_ROWS, {"ids": army_ids}):
-        armies[army_id].append(UnitRow(*fields, weapons=tuple(weapons.get(fields[0], ()))))
+    for army_id, unit_id, position, version, name, kind, spec_json in session.execute(
+        _UNIT_ROWS, {"ids": army_ids}
+    ):
+        unit_weapons = tuple(weapons.get(unit_id, ()))
+        armies[army_id].append(
+            UnitRow(unit_id, position, version, name, kind, spec_json, unit_weapons)
+        )
     return armies
 
 

@@ -152,6 +152,8 @@ class ComputePool:
     def run_admitted(self, fn: Callable[..., T], *args: Any) -> T:
         worker = self._take()
         self.last_worker = worker
+        status: str
+        value: Any  # the result, or the exception the worker raised
         try:
             worker.wait_ready()
             worker.conn.send((fn, args))

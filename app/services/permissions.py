@@ -34,12 +34,12 @@ class Access(Enum):
     SHARE = "share"
 
 
-def readable_armies(user: User) -> Select[tuple[Army]]:
+def readable_armies(user: User) -> Select[Army]:
     """The query of the user's own armies (club rosters are listed on the club's page)."""
     return select(Army).where(Army.owner_id == user.id)
 
 
-def battle_armies(user: User) -> Select[tuple[Army]]:
+def battle_armies(user: User) -> Select[Army]:
     """The armies a user may bring to a battle: their own and their clubs' rosters."""
     clubs = select(ClubMember.club_id).where(ClubMember.user_id == user.id)
     return select(Army).where((Army.owner_id == user.id) | Army.club_id.in_(clubs))

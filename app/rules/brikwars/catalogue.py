@@ -1009,22 +1009,16 @@ def weapon_stats(
 ) -> WeaponStats:
     """Evaluate a catalogue entry at a Weapon Size (inches) or Explosive Size (bricks).
 
-    Memoised: a builder page asks for the same few weapons many times over. The key
-    keeps each argument's type, so ``True`` is never taken for ``1``.
+    Memoised: a builder page asks for the same few weapons many times over. The cache is
+    typed (it keeps each argument's type), so ``True`` is never taken for ``1``.
 
     >>> weapon_stats("gun", size=3).range_inches
     14
     """
-    args = (type_id, size, xsize, action_die, variant, options)
     try:
-        return _weapon_stats_cached(tuple((type(a), a) for a in args))
+        return _weapon_stats_cached(type_id, size, xsize, action_die, variant, options)
     except TypeError:  # an unhashable argument: the plain path says what is wrong with it
-        return _weapon_stats(*args)  # type: ignore[arg-type]
-
-
-@lru_cache(maxsize=4096)
-def _weapon_stats_cached(key: tuple[tuple[type, object], ...]) -> WeaponStats:
-    return _weapon_stats(*(value for _, value in key))  # type: ignore[arg-type]
+        return _weapon_stats(type_id, size, xsize, action_die, variant, options)
 
 
 def _weapon_stats(
@@ -1070,3 +1064,6 @@ def _weapon_stats(
         power=plain(power),
         deflection=entry._deflection(counted),
     )
+
+
+_weapon_stats_cached = lru_cache(maxsize=4096, typed=True)(_weapon_stats)

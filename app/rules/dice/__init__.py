@@ -1,6 +1,11 @@
-"""The dice core: exact distributions, comparisons and seeded rolls of BrikWars dice.
+"""The dice core that every ruleset rolls with: dice pools, their exact distributions,
+comparisons and seeded rolls.
 
-Pure Python plus numpy; no web, database or template imports. See docs/dice-engine.md.
+A pool is groups of dice summed plus a modifier. Its options cover what the rulesets need:
+Bonus dice (a die that shows its maximum earns another: BrikWars' rule, off with
+``bonus_die="none"``), per-die modifiers, and totals without the highest groups (BrikWars'
+Deflection and explosion rings). Pure Python plus numpy; no web, database or template imports.
+See docs/dice-engine.md.
 """
 
 from app.rules.dice.compare import compare, compare_by_dice

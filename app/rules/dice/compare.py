@@ -1,4 +1,5 @@
-"""Damage against Armour: P(>), P(=), P(<), with the all-ones Critical Failure apart."""
+"""One total against another (damage against armour): P(>), P(=), P(<), with the all-ones
+roll apart (in BrikWars a Critical Failure, which has no effect)."""
 
 from __future__ import annotations
 

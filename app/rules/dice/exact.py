@@ -1,4 +1,5 @@
-"""Exact distributions of pools: totals, Deflection (drop the k highest groups), explosion rings.
+"""Exact distributions of dice pools: totals, and totals without the ``k`` highest groups
+(BrikWars' Deflection, and its explosion rings: every ``k`` at once).
 
 The method (chosen by measurement, see docs/dice-engine.md) is float64 numpy. A pool's total is
 a direct convolution of its groups. Dropping the ``k`` highest groups, for every ``k`` at once,

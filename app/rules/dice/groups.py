@@ -1,8 +1,9 @@
 """One die group's outcomes: (value, Bonus dice earned, probability), the chain truncated.
 
 A group's outcome is ordered by ``(value, dice)``: between two groups of equal value the one
-with more dice counts as higher (see docs/rulings.md, "Dice"). With that order every group
-with ``j`` Bonus dice is at least as high as every group with fewer, whatever the modifiers.
+with more dice counts as higher (BrikWars ruling D1 in docs/rulings.md). With that order every
+group with ``j`` Bonus dice is at least as high as every group with fewer, whatever the
+modifiers.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""An explosion ring against an object with Deflection: damage and KnockBack jointly.
+"""BrikWars: an explosion ring against an object with Deflection, damage and KnockBack jointly.
 
 In ring ``k`` the explosion has lost its ``k`` highest groups; an Armor-Plated object there
 also deflects the ``L`` highest remaining groups from its *damage*, while the KnockBack (dice
@@ -18,6 +18,8 @@ to apply to the next deflectable group (ruling A17).
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
+from typing import TypeVar
 
 import numpy as np
 
@@ -26,6 +28,8 @@ from app.rules.dice.groups import chain_depth, group_table
 from app.rules.dice.results import FloatArray, JointDistribution
 from app.rules.dice.spec import Dice, Pool, Ties, check_ties
 from app.rules.errors import InvalidInput, TooMuchWork
+
+K = TypeVar("K", bound=Hashable)  # a sweep state: groups placed (and layers left)
 
 CALL_LIMIT = 600_000
 """Array operations allowed for one sweep (~2 s with numpy's per-call cost)."""
@@ -230,8 +234,8 @@ def _all_ones_damage(kinds: list[tuple[Kind, int]], ring: int, layers: int) -> i
 
 
 def _add_shifted(
-    into: dict[tuple[int, ...], FloatArray],
-    key: tuple[int, ...],
+    into: dict[K, FloatArray],
+    key: K,
     arr: FloatArray,
     weight: float,
     shift_s: int,

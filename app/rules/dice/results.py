@@ -28,8 +28,8 @@ def _frozen(a: FloatArray) -> FloatArray:
 class TotalDistribution:
     """Distribution of a roll's total: ``pmf[t] = P(total == t)``, totals floored at 0.
 
-    ``all_ones`` is P(every die of the roll shows a natural 1), a Critical Failure for a
-    Damage Roll; that mass is included in ``pmf`` at ``all_ones_total``.
+    ``all_ones`` is P(every die of the roll shows a natural 1) (a BrikWars Damage Roll's
+    Critical Failure); that mass is included in ``pmf`` at ``all_ones_total``.
 
     >>> d = TotalDistribution.fixed(4)
     >>> d.probability(4), d.all_ones

@@ -1,7 +1,7 @@
 """Seeded rolls: every die with its natural face, its value, its group and Bonus flag.
 
 Randomness is always an argument (``random.Random``), so a roll replays from its seed. Rolls
-follow the rules without truncation: a Bonus chain goes on while dice show their maximum.
+are never truncated: a Bonus chain goes on while dice show their maximum.
 """
 
 from __future__ import annotations

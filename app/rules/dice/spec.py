@@ -1,10 +1,11 @@
 """What gets rolled: die groups and pools, validated once.
 
-A **die group** is one die plus the chain of Bonus dice it earns: a die that shows its maximum
-face earns one Bonus die (``bonus_die``: ``"same"`` type, ``"d6"`` or ``"none"``), and a Bonus
-die that shows its maximum earns another. A per-die modifier applies to every die of the group,
-Bonus dice included, each die floored at 0 (Out of Range: -1 per inch). A **pool** is several
-groups summed plus a total modifier, the total floored at 0.
+A **die group** is one die plus the chain of Bonus dice it earns (BrikWars' rule): a die that
+shows its maximum face earns one Bonus die (``bonus_die``: ``"same"`` type, ``"d6"`` or
+``"none"`` for plain dice), and a Bonus die that shows its maximum earns another. A per-die
+modifier applies to every die of the group, Bonus dice included, each die floored at 0
+(BrikWars' Out of Range: -1 per inch). A **pool** is several groups summed plus a total
+modifier, the total floored at 0.
 """
 
 from __future__ import annotations

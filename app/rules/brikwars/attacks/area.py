@@ -295,7 +295,7 @@ class ArcFire:
         """Every shot in order: each target once, plus once per full point of Arc it spans."""
         if self._shots:
             return self._shots[0]
-        out = []
+        out: list[Shot] = []
         jam_below = self.auto_penalty if self.weapon == "machinegun" else 0
         for index, t in enumerate(self.targets):
             fall_off = -math.floor(Fraction(t.distance)) if self.weapon == "blastgun" else 0

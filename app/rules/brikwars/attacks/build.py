@@ -208,7 +208,9 @@ def launched_object_of(
     elif isinstance(payload, WeaponSpec):
         entry = payload.entry
         # Minifig equipment is a Size 0" object (the Launcher text); others have their S.
-        size = payload.size if entry.sized_by == "inches" and payload.size is not None else 0
+        size = (
+            payload.size if entry.sized_by == "inches" and payload.size is not None else Fraction(0)
+        )
         stats = weapon_stats_of(payload, action_die_of(attacker, gunner=gunner), options)
         if entry.ranged or stats.damage is None or stats.damage.explosion:
             raise InvalidInput(

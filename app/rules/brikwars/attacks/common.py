@@ -222,19 +222,6 @@ class Target:
             return a.fixed
         return Pool.of(a.dice, a.sides, modifier=a.fixed, bonus_die=options.bonus_die)
 
-    def roll_armour(
-        self,
-        rng: random.Random,
-        log: list[LoggedDie],
-        options: BrikWarsOptions,
-        target: int | None = None,
-    ) -> int:
-        """The Armour for one hit: fixed, or rolled and logged."""
-        value = self.armour_value(options)
-        if isinstance(value, int):
-            return value
-        return roll_logged(value, rng, "armour", log, target=target).total
-
 
 # --------------------------------------------------------------------------- situation
 

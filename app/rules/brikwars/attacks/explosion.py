@@ -35,7 +35,6 @@ from app.rules.dice import (
     explosion_ring_deflected,
     explosion_rings,
     roll_explosion,
-    total_distribution,
 )
 from app.rules.dice.plated import check_request_work, sweep_work
 from app.rules.errors import InvalidInput
@@ -133,7 +132,15 @@ class Explosion:
     _cache: dict[int, tuple[JointDistribution, ...]] = field(
         default_factory=dict, compare=False, repr=False
     )
-    _memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
+    # Computed once per Explosion (rolls repeat): its pool, its groups' flags, and per object
+    # (by id, the object kept alive so its id stays its own) its damage modifier and Armour.
+    _pool_memo: list[Pool] = field(default_factory=list, compare=False, repr=False)
+    _flags_memo: list[tuple[tuple[bool, ...], tuple[bool, ...]]] = field(
+        default_factory=list, compare=False, repr=False
+    )
+    _object_memo: dict[int, tuple[Target, int, int | Pool]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.pool().dice_count > MAX_DICE:
@@ -363,24 +370,22 @@ class Explosion:
 
 def _explosion_pool(explosion: Explosion) -> Pool:
     """The explosion's pool, built once per Explosion (rolls repeat)."""
-    key = ("pool",)
-    if key not in explosion._memo:
-        explosion._memo[key] = explosion.pool()
-    return explosion._memo[key]  # type: ignore[return-value]
+    if not explosion._pool_memo:
+        explosion._pool_memo.append(explosion.pool())
+    return explosion._pool_memo[0]
 
 
 def _group_flags(explosion: Explosion) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
     """Per group of the explosion's pool: Armor Piercing, and deflectable (not Phased)."""
-    key = ("flags",)
-    if key not in explosion._memo:
+    if not explosion._flags_memo:
         pool = _explosion_pool(explosion)
         piercing = tuple(
             ap
             for d, ap in zip(pool.dice, explosion._piercing(), strict=True)
             for _ in range(d.count)
         )
-        explosion._memo[key] = (piercing, tuple(d.deflectable for d in pool.groups()))
-    return explosion._memo[key]  # type: ignore[return-value]
+        explosion._flags_memo.append((piercing, tuple(d.deflectable for d in pool.groups())))
+    return explosion._flags_memo[0]
 
 
 def _ring_order(explosion: Explosion, roll: PoolRoll) -> tuple[int, ...]:
@@ -398,19 +403,15 @@ def _ring_order(explosion: Explosion, roll: PoolRoll) -> tuple[int, ...]:
 
 def _object_facts(explosion: Explosion, target: Target) -> tuple[int, int | Pool]:
     """An object's damage modifier and Armour (once per object)."""
-    key = (id(target),)
-    if key not in explosion._memo:
-        explosion._memo[key] = (
+    key = id(target)
+    if key not in explosion._object_memo:
+        explosion._object_memo[key] = (
             target,  # kept alive so its id stays its own
             target.size_modifier,
             target.armour_value(explosion.options),
         )
-    return explosion._memo[key][1:]  # type: ignore[return-value,index]
-
-
-def explosion_total(damage: DamageExpr, options: BrikWarsOptions = DEFAULT_OPTIONS) -> float:
-    """Mean ring-0 damage of an explosion (a quick figure for pages)."""
-    return total_distribution(damage_pool(damage, options=options)).mean()
+    _, modifier, armour = explosion._object_memo[key]
+    return modifier, armour
 
 
 # --------------------------------------------------------------------------- fired explosives
@@ -453,7 +454,9 @@ def _mix_rings(a: RingOdds, wa: float, b: RingOdds, wb: float) -> RingOdds:
     def mix(x: float, y: float) -> float:
         return (wa * x + wb * y) / total
 
-    def pairs(x: tuple[tuple[int, float], ...], y: tuple[tuple[int, float], ...]) -> tuple:
+    def pairs(
+        x: tuple[tuple[int, float], ...], y: tuple[tuple[int, float], ...]
+    ) -> tuple[tuple[int, float], ...]:
         out: dict[int, float] = {}
         for inches, p in x:
             out[inches] = out.get(inches, 0.0) + wa * p / total

@@ -51,7 +51,7 @@ def _combined_seconds(attacks: tuple[Attack, ...]) -> float:
     faces = sum(a.pool().dice_count * max(d.sides for d in a.pool().dice) for a in attacks)
     deflected = any(a.layers() for a in attacks)
     per_pattern = 3e-4 + faces * (2e-4 if deflected else 2e-6)
-    return 3 ** len(attacks) * per_pattern
+    return float(3 ** len(attacks)) * per_pattern
 
 
 # --------------------------------------------------------------------------- results
@@ -407,7 +407,7 @@ class Attack:
         action = self.action_roll()
         faces = () if action is None else action.faces()
         damage = _DamageDists(self.pool(), self.damage, both="hit" in faces)
-        steps = {}
+        steps: dict[bool, _DamageStep] = {}
 
         def step(crit: bool) -> tuple[float, float, float, float, float]:
             if crit not in steps:
@@ -420,6 +420,7 @@ class Attack:
             return (0.0, s.less + s.critical_failure, s.equal, s.greater, s.damaged)
 
         missed = (1.0, 0.0, 0.0, 0.0, 0.0)
+        rows: tuple[tuple[float, float, float, float, float], ...]
         if action is None:
             rows = (step(False),)
         else:

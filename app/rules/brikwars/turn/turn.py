@@ -1,0 +1,143 @@
+"""The Turn: an attacker's chosen weapons against a target, checked, with its lines built
+once, their combined odds, and a roll that resolves the lines in order."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+
+from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
+from app.rules.brikwars.turn.build import build_lines
+from app.rules.brikwars.turn.lines import Line
+from app.rules.brikwars.turn.power import PowerCheck, power_check
+from app.rules.brikwars.turn.results import Effect, LineRoll, TurnOdds, TurnRoll
+from app.rules.brikwars.turn.situation import (
+    DEFAULT_SITUATION,
+    MAX_ARC_TARGETS,
+    MAX_WEAPONS,
+    Ally,
+    ArcFollower,
+    TurnSituation,
+)
+from app.rules.brikwars.units import UnitSpec
+from app.rules.brikwars.validation import weapon_name
+from app.rules.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class Turn:
+    """An attacker's chosen weapons against a target (and Arc followers) in a situation."""
+
+    attacker: UnitSpec
+    weapons: tuple[int, ...]
+    target: UnitSpec
+    situation: TurnSituation = DEFAULT_SITUATION
+    followers: tuple[ArcFollower, ...] = ()
+    options: BrikWarsOptions = DEFAULT_OPTIONS
+    inoperative: frozenset[int] = frozenset()
+    allies: tuple[Ally, ...] = ()
+    _built: list[tuple[Line, ...]] = field(default_factory=list, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._check_weapons()
+        if len(self.followers) > MAX_ARC_TARGETS - 1:
+            raise InvalidInput("followers", f"at most {MAX_ARC_TARGETS} targets in an Arc")
+        self._check_allies()
+
+    def _check_weapons(self) -> None:
+        if not self.weapons:
+            raise InvalidInput("weapons", "choose at least one weapon to fire")
+        if len(self.weapons) > MAX_WEAPONS:
+            raise InvalidInput("weapons", f"at most {MAX_WEAPONS} weapons in one turn")
+        if len(set(self.weapons)) != len(self.weapons):
+            raise InvalidInput("weapons", "each weapon fires once a turn")
+        for index in self.weapons:
+            if not 0 <= index < len(self.attacker.weapons):
+                raise InvalidInput("weapons", f"{self.attacker.name} has no weapon {index + 1}")
+            if index in self.inoperative:
+                name = weapon_name(self.attacker.weapons[index])
+                raise InvalidInput("weapons", f"{name} is Inoperative until Reloaded")
+
+    def _check_allies(self) -> None:
+        if len(self.weapons) + sum(len(a.weapons) for a in self.allies) > MAX_WEAPONS:
+            raise InvalidInput("allies", f"at most {MAX_WEAPONS} weapons in one Combined Attack")
+        for ally in self.allies:
+            if not ally.weapons:
+                raise InvalidInput("allies", f"{ally.unit.name} needs a weapon to join")
+            for index in ally.weapons:
+                if not 0 <= index < len(ally.unit.weapons):
+                    raise InvalidInput("allies", f"{ally.unit.name} has no weapon {index + 1}")
+
+    def power(self) -> PowerCheck:
+        """The attacker's Power check, with any ally's problems added (allies fire at their
+        own plain Power: Diverted Power and Teamwork are the attacker's)."""
+        check = power_check(self.attacker, self.weapons, self.situation, self.options)
+        extra = tuple(
+            p
+            for a in self.allies
+            for p in power_check(a.unit, a.weapons, options=self.options).problems
+        )
+        return replace(check, problems=check.problems + extra) if extra else check
+
+    def lines(self) -> tuple[Line, ...]:
+        """The attack lines against the target as it is now."""
+        if not self._built:
+            self._built.append(build_lines(self, self.target))
+        return self._built[0]
+
+    def _require_power(self) -> None:
+        check = self.power()
+        if not check.ok:
+            raise InvalidInput("weapons", " ".join(check.problems))
+
+    def odds(self) -> TurnOdds:
+        """Exact odds of every line (raises InvalidInput when Power does not allow the turn)."""
+        self._require_power()
+        lines = tuple(line.odds() for line in self.lines())
+        miss_all = 1.0
+        for line in lines:
+            miss_all *= 1.0 - (line.main.destroyed + line.main.size_damage)
+        bound = sum(line.truncation_bound for line in lines)
+        return TurnOdds(lines, 1.0 - miss_all, bound)
+
+    def roll(self, rng: random.Random) -> TurnRoll:
+        """Roll the lines in order; each later line sees the target the earlier ones left."""
+        self._require_power()
+        targets = [self.target, *(f.unit for f in self.followers)]
+        rolled: list[LineRoll] = []
+        count = len(self.lines())
+        for position in range(count):
+            main = targets[0]
+            if _gone(main):
+                line = self.lines()[position]
+                rolled.append(
+                    LineRoll(
+                        line.weapons, line.kind, line.label, (), (), skipped="target destroyed"
+                    )
+                )
+                continue
+            line = (
+                build_lines(self, main)[position]
+                if main is not self.target
+                else self.lines()[position]
+            )
+            result = line.roll(rng)
+            for effect in result.effects:
+                if effect.target < len(targets):
+                    targets[effect.target] = _apply(targets[effect.target], effect)
+            rolled.append(result)
+        return TurnRoll(tuple(rolled), tuple(targets))
+
+
+def _gone(unit: UnitSpec) -> bool:
+    return unit.effective_size <= 0
+
+
+def _apply(unit: UnitSpec, effect: Effect) -> UnitSpec:
+    """The unit after an effect: Size Damage lowers Effective Size; destroyed takes it all."""
+    if effect.outcome == "destroyed":
+        return replace(unit, size_damage=unit.built_size)
+    if effect.size_damage:
+        lost = min(unit.built_size, unit.size_damage + effect.size_damage)
+        return replace(unit, size_damage=lost)
+    return unit
