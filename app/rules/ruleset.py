@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from app.rules.fields import InputField
 
-Severity = Literal["error", "warning", "info"]
+Severity = Literal["error", "warning"]
 JSON = dict[str, Any]
 
 
@@ -210,6 +210,7 @@ class Ruleset(Protocol):
     Every ``decode_*`` raises ``app.rules.errors.InvalidInput`` naming the bad field; every
     ``encode_*`` gives JSON-ready data that its ``decode_*`` reads back to an equal value.
     Battles (unit state, actions) join the interface with the battle service's move onto it.
+    Collections are read-only properties: a class attribute holding a tuple satisfies them.
     """
 
     id: str
@@ -218,7 +219,8 @@ class Ruleset(Protocol):
     rules_version: str  # shown on exports and prints
 
     # options (house rules)
-    option_fields: tuple[InputField, ...]
+    @property
+    def option_fields(self) -> tuple[InputField, ...]: ...
 
     def decode_options(self, data: Mapping[str, Any] | None) -> Any: ...
 
@@ -227,8 +229,10 @@ class Ruleset(Protocol):
     # catalogue, units and weapons
     def catalogue(self) -> tuple[CatalogueEntry, ...]: ...
 
-    unit_columns: tuple[Column, ...]
-    weapon_columns: tuple[Column, ...]
+    @property
+    def unit_columns(self) -> tuple[Column, ...]: ...
+    @property
+    def weapon_columns(self) -> tuple[Column, ...]: ...
 
     def decode_unit(self, data: Mapping[str, Any]) -> Any: ...
 
@@ -241,8 +245,12 @@ class Ruleset(Protocol):
     ) -> list[Finding]: ...
 
     # attacks
-    situation_fields: tuple[InputField, ...]
-    target_fields: tuple[InputField, ...]  # what each further target (after the first) adds
+    @property
+    def situation_fields(self) -> tuple[InputField, ...]: ...
+    @property
+    def target_fields(self) -> tuple[InputField, ...]:
+        """What each further target (after the first) adds: where it stands, say."""
+        ...
 
     def attack(
         self,
@@ -255,7 +263,10 @@ class Ruleset(Protocol):
 
     def attack_from_body(self, body: Mapping[str, Any]) -> Attack: ...
 
-    sample_attacks: tuple[SampleAttack, ...]  # at least three
+    @property
+    def sample_attacks(self) -> tuple[SampleAttack, ...]:
+        """At least three attacks typical of the ruleset (the conformance suite rolls them)."""
+        ...
 
     # text and pages
     def unit_lines(self, unit: Any, options: Any) -> list[str]: ...

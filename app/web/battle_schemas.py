@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from fractions import Fraction
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -43,7 +43,7 @@ class FollowerIn(StrictModel):
     unit_id: Id
     distance: Inches | None = Field(default=None, description="inches")
     spans: Int = Field(
-        default=FOLLOWER_SPANS.default,
+        default=cast(int, FOLLOWER_SPANS.default),
         ge=FOLLOWER_SPANS.low,
         le=FOLLOWER_SPANS.high,
         description=FOLLOWER_SPANS.help,
@@ -256,15 +256,15 @@ def attack_from_form(form: Mapping[str, str]) -> tuple[RollIn | None, dict[str, 
     except ValidationError as exc:
         errors: dict[str, str] = {}
         for err in field_errors(list(exc.errors())):
-            field = err["field"].removeprefix("situation.")
-            if field.startswith("followers."):
-                field = "followers"
-            if field in ("attacker_id", "target_id") and err["reason"] in (
+            name = err["name"].removeprefix("situation.")
+            if name.startswith("followers."):
+                name = "followers"
+            if name in ("attacker_id", "target_id") and err["reason"] in (
                 "is required",
                 "must be a whole number",
             ):
                 err["reason"] = "choose a unit"
-            if field == "weapons":
+            if name == "weapons":
                 err["reason"] = "tick at least one weapon"
-            errors.setdefault(field, err["reason"])
+            errors.setdefault(name, err["reason"])
         return None, errors

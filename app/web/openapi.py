@@ -90,8 +90,10 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
     for path, operations in doc.get("paths", {}).items():
-        statuses = _PUBLIC_STATUSES if path.startswith(PUBLIC_PREFIXES) else _PRIVATE_STATUSES
-        if "{" in path and statuses is _PUBLIC_STATUSES:  # a public path naming a thing
+        statuses: tuple[int, ...] = (
+            _PUBLIC_STATUSES if path.startswith(PUBLIC_PREFIXES) else _PRIVATE_STATUSES
+        )
+        if "{" in path and statuses == _PUBLIC_STATUSES:  # a public path naming a thing
             statuses = (404, *statuses)
         for operation in operations.values():
             responses = operation.setdefault("responses", {})

@@ -48,7 +48,8 @@ def _definition(field: InputField) -> tuple[Any, Any]:
     elif kind == "choice":
         annotation = Literal[field.choice_values]  # type: ignore[valid-type]
     else:
-        annotation = Annotated[str, Field(max_length=field.high), SingleLine]
+        length = None if field.high is None else int(field.high)
+        annotation = Annotated[str, Field(max_length=length), SingleLine]
     if field.optional:
         annotation = annotation | None
     default = None if field.optional else json_value(field, field.default)

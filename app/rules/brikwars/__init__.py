@@ -37,7 +37,6 @@ from app.rules.brikwars.units import (
     weapon_stats_of,
 )
 from app.rules.brikwars.validation import (
-    Finding,
     TooBig,
     army_cost,
     budget_findings,
@@ -46,6 +45,7 @@ from app.rules.brikwars.validation import (
     validate_army,
     validate_unit,
 )
+from app.rules.ruleset import Finding
 
 __all__ = [
     "DEFAULT_OPTIONS",

@@ -408,14 +408,14 @@ class BrikWars:
     name = "BrikWars"
     summary = "BrikWars 2010: chapters 5 (Combat) and 8 (Weaponry)."
     rules_version = RULES_VERSION
-    option_fields = _option_fields()
-    unit_columns = (
+    option_fields: tuple[InputField, ...] = _option_fields()
+    unit_columns: tuple[Column, ...] = (
         Column("size", "Size"),
         Column("armour", "Armour"),
         Column("move", "Move"),
         Column("power", "Power"),
     )
-    weapon_columns = (
+    weapon_columns: tuple[Column, ...] = (
         Column("mount", "Mount"),
         Column("use", "Use"),
         Column("range", "Range"),
@@ -475,8 +475,8 @@ class BrikWars:
             return []
         return budget_findings(army_cost(units, options=options), budget, options=options)
 
-    situation_fields = SITUATION_FIELDS
-    target_fields = (FOLLOWER_DISTANCE, FOLLOWER_SPANS)
+    situation_fields: tuple[InputField, ...] = SITUATION_FIELDS
+    target_fields: tuple[InputField, ...] = (FOLLOWER_DISTANCE, FOLLOWER_SPANS)
 
     def attack(
         self,
@@ -504,7 +504,7 @@ class BrikWars:
         turn = Turn(attacker, weapons, main.unit, turn_situation, tuple(followers), options)
         return TurnAttack(turn)
 
-    sample_attacks = (
+    sample_attacks: tuple[SampleAttack, ...] = (
         SampleAttack(
             'a 3" Gun against a Size 3" Creation at 2"',
             _TANK,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
@@ -52,7 +52,7 @@ class FollowerIn(_In):
     unit_id: Id
     distance: Inches | None = Field(default=None)
     spans: Int = Field(
-        default=FOLLOWER_SPANS.default, ge=FOLLOWER_SPANS.low, le=FOLLOWER_SPANS.high
+        default=cast(int, FOLLOWER_SPANS.default), ge=FOLLOWER_SPANS.low, le=FOLLOWER_SPANS.high
     )
 
 

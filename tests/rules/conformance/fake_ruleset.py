@@ -27,7 +27,9 @@ from app.rules.ruleset import (
     LineRoll,
     Outcome,
     RolledDie,
+    Ruleset,
     SampleAttack,
+    Severity,
     TargetInput,
     TargetOdds,
     UnitFigures,
@@ -208,7 +210,7 @@ class CoinWar:
         total = sum(self.unit_figures(u, options).cost for u in units)
         if budget is None or total <= budget:
             return []
-        severity = "warning" if options.generous_budget else "error"
+        severity: Severity = "warning" if options.generous_budget else "error"
         return [Finding(severity, "over_budget", f"{total:g} pts is over {budget}")]
 
     def attack(
@@ -252,3 +254,5 @@ class CoinWar:
 
 
 RULESET = CoinWar()
+
+_CHECK: Ruleset = RULESET  # the fake satisfies the interface (checked by mypy --strict)
