@@ -256,7 +256,7 @@ def attack_from_form(form: Mapping[str, str]) -> tuple[RollIn | None, dict[str, 
     except ValidationError as exc:
         errors: dict[str, str] = {}
         for err in field_errors(list(exc.errors())):
-            name = err["name"].removeprefix("situation.")
+            name = err["field"].removeprefix("situation.")
             if name.startswith("followers."):
                 name = "followers"
             if name in ("attacker_id", "target_id") and err["reason"] in (
