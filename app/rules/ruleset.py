@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from app.rules.fields import InputField
+from app.rules.errors import InvalidInput
+from app.rules.fields import InputField, parse_fields
 
 Severity = Literal["error", "warning"]
 JSON = dict[str, Any]
@@ -279,3 +280,21 @@ class Ruleset(Protocol):
         """What the ruleset's own templates (``templates/rulesets/<id>/``) read: choice
         lists as (value, label) pairs, and grouped choices as (group label, choices)."""
         ...
+
+
+def read_options(ruleset: Ruleset, data: Mapping[str, Any] | None, *, form: bool = False) -> Any:
+    """A ruleset's options from form text or JSON values, read through its ``option_fields``
+    (a missing option takes its default; an unknown one is refused by name). ``form``: the
+    data is an HTML form's, which leaves an unticked box out, so a missing flag is off."""
+    data = dict(data or {})
+    if form:
+        data = {f.name: "" for f in ruleset.option_fields if f.kind == "flag"} | data
+    known = {f.name for f in ruleset.option_fields}
+    for key in data:
+        if key not in known:
+            raise InvalidInput(str(key), "unknown rule option")
+    values, errors = parse_fields(ruleset.option_fields, data)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(field, reason)
+    return ruleset.decode_options(values)

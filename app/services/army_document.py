@@ -11,13 +11,12 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, Unit, Weapon
-from app.rules import brikwars as bw
 from app.rules.memo import bounded_cache
+from app.rules.registry import get_ruleset
 from app.services.army_rows import UnitRow
 
 FORMAT = "brikforge-army"
 VERSION = 1
-RULES_VERSION = "BrikWars 2010"
 
 
 def export_doc(army: Army, rows: list[UnitRow]) -> dict[str, Any]:
@@ -27,16 +26,17 @@ def export_doc(army: Army, rows: list[UnitRow]) -> dict[str, Any]:
 
 def export_json(army: Army, rows: list[UnitRow]) -> str:
     """The export document as JSON text, built from the rows' stored JSON text unparsed."""
+    rules = get_ruleset(army.ruleset_id)
     head = json.dumps(
         {
             "format": FORMAT,
             "version": VERSION,
             "ruleset": army.ruleset_id,
-            "rules_version": RULES_VERSION,
+            "rules_version": rules.rules_version,
             "name": army.name,
             "budget": army.budget,
             "notes": army.notes,
-            "house_rules": bw.BrikWarsOptions.from_dict(army.house_rules or {}).to_dict(),
+            "house_rules": rules.encode_options(rules.decode_options(army.house_rules or {})),
         }
     )
     units = ",".join(_unit_json(row.content) for row in rows)

@@ -33,6 +33,8 @@ from app.rules.brikwars.figures import (
 )
 from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
+from app.rules.registry import get_ruleset
+from app.rules.ruleset import read_options
 from app.services import history, merge
 
 # The rows are read in army_rows; their names stay importable from here.
@@ -209,7 +211,8 @@ class ArmyView:
 
 
 def options_of(army: Army) -> bw.BrikWarsOptions:
-    return bw.BrikWarsOptions.from_dict(army.house_rules or {})
+    options: bw.BrikWarsOptions = get_ruleset(army.ruleset_id).decode_options(army.house_rules)
+    return options
 
 
 @bounded_cache(4096, max_bytes=32 << 20, size=lambda view: 2048 + 1024 * len(view.weapons))
@@ -654,12 +657,15 @@ def set_house_rules(
     army_id: int,
     options: Mapping[str, Any],
     expected_version: int | None,
+    form: bool = False,
 ) -> Army:
-    """Store the rule options the army is built under (validated by the engine)."""
+    """Store the rule options the army is built under (validated by the engine). ``form``:
+    the options are an HTML form's (an unticked box is left out: off)."""
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
     _check_version(session, army.id, "army", army.version, expected_version)
-    before = options_of(army).to_dict()
-    army.house_rules = bw.BrikWarsOptions.from_dict(dict(options)).to_dict()
+    rules = get_ruleset(army.ruleset_id)
+    before = rules.encode_options(options_of(army))
+    army.house_rules = rules.encode_options(read_options(rules, options, form=form))
     changed = [f"{k} {before[k]} → {v}" for k, v in army.house_rules.items() if before[k] != v]
     history.record(
         session,

@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models import Army, ArmyEditor, Club, ClubInvite, ClubMember, User
-from app.rules import brikwars as bw
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.rules.ruleset import read_options
 from app.services import quotas
 from app.services.errors import Forbidden, InvalidField, NotFound
 from app.services.permissions import club_for
@@ -225,18 +225,23 @@ def pin_house_rules(
     club_id: int,
     options: dict[str, Any],
     ruleset_id: str = DEFAULT_RULESET,
+    form: bool = False,
 ) -> Club:
     """The house rules new armies of the club under this ruleset start with (validated by
     the ruleset's engine); those pinned for other rulesets stay as they are."""
     club, _ = club_for(session, user=user, club_id=club_id, manage=True)
-    checked = _checked_options(ruleset_id, options)
+    checked = _checked_options(ruleset_id, options, form)
     club.house_rules = {**(club.house_rules or {}), ruleset_id: checked}  # a new dict: saved
     session.flush()
     return club
 
 
-def _checked_options(ruleset_id: str, options: dict[str, Any]) -> dict[str, Any]:
-    get_ruleset(ruleset_id)  # an unknown id is a 422
-    if ruleset_id != "brikwars":
-        raise InvalidField("ruleset_id", "this ruleset has no house rules")
-    return bw.BrikWarsOptions.from_dict(options).to_dict()
+def _checked_options(ruleset_id: str, options: dict[str, Any], form: bool) -> dict[str, Any]:
+    rules = get_ruleset(ruleset_id)  # an unknown id is a 422
+    return rules.encode_options(read_options(rules, options, form=form))
+
+
+def effective_house_rules(club: Club, ruleset_id: str = DEFAULT_RULESET) -> dict[str, Any]:
+    """Every option of the ruleset as the club's new armies get it (defaults filled in)."""
+    rules = get_ruleset(ruleset_id)
+    return rules.encode_options(rules.decode_options(house_rules_of(club, ruleset_id)))

@@ -64,15 +64,20 @@ def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker p
 
 
 def _warm_up() -> None:  # pragma: no cover - runs in the worker process
-    """Import the engine and run each kind of calculation once (numpy's first calls are slow),
-    before the worker says it is ready."""
-    import app.web.api.attacks  # noqa: F401  (its jobs write their answers' JSON here)
-    from app.rules import brikwars as bw
-    from app.rules.brikwars import attacks as atk
+    """Import the engine and compute every ruleset's sample attacks once (numpy's first
+    calls are slow), before the worker says it is ready."""
+    # the API modules whose jobs write their answers' JSON here
+    import app.web.api.attacks
+    import app.web.api.rulesets  # noqa: F401
+    from app.rules.registry import RULESETS
+    from app.rules.ruleset import TargetInput
 
-    target = atk.Target(armour=bw.Armour(dice=1, sides=6, deflection=1))
-    atk.Attack(bw.DamageExpr(3, 6), target, atk.ActionRoll(6, 4)).odds()
-    atk.Explosion(bw.DamageExpr(3, 10, explosion=True)).odds(atk.Target(bw.Armour(fixed=4)))
+    for rules in RULESETS.values():
+        options = rules.decode_options(None)
+        for sample in rules.sample_attacks:
+            attacker = rules.decode_unit(sample.attacker)
+            targets = [TargetInput(rules.decode_unit(t)) for t in sample.targets]
+            rules.attack(attacker, sample.weapons, targets, sample.situation, options).odds()
 
 
 class _Worker:

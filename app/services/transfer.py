@@ -14,15 +14,13 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, User
-from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
-from app.rules.registry import RULESETS
+from app.rules.registry import RULESETS, get_ruleset
 from app.rules.text import control_character_reason
 from app.services import builder, history, quotas
 from app.services.army_document import FORMAT, VERSION, add_units
 
 # The export document lives in army_document; its names stay importable from here.
-from app.services.army_document import RULES_VERSION as RULES_VERSION
 from app.services.army_document import export_doc as export_doc
 from app.services.army_document import export_json as export_json
 from app.services.errors import ServiceError
@@ -43,7 +41,9 @@ class ImportProblems(ServiceError):
 def export_text(view: builder.ArmyView) -> str:
     """The army as plain text for a forum post."""
     army = view.army
-    lines = [f"{army.name} — BrikWars — {bw.format_cp(view.total_cost)} of {army.budget}CP", ""]
+    rules = get_ruleset(army.ruleset_id)
+    total = rules.format_cost(view.total_cost)
+    lines = [f"{army.name} — {rules.name} — {total} of {army.budget}CP", ""]
     for number, uv in enumerate(view.units, start=1):
         fig = uv.fig
         lines.append(
@@ -56,7 +56,7 @@ def export_text(view: builder.ArmyView) -> str:
                 f"   - {line.name}: Use {line.use} · Range {line.range} · "
                 f"{line.damage} · Power {line.power} · {line.cost}"
             )
-    lines += ["", f"Total: {bw.format_cp(view.total_cost)}"]
+    lines += ["", f"Total: {total}"]
     return "\n".join(lines) + "\n"
 
 
@@ -80,7 +80,9 @@ def parse_document(raw: bytes) -> dict[str, Any]:
         problems.append(("format", f"must be {FORMAT!r}"))
     if doc.get("version") != VERSION:
         problems.append(("version", f"must be {VERSION} (this BrikForge reads version {VERSION})"))
-    if doc.get("ruleset") not in RULESETS:
+    ruleset_id = doc.get("ruleset")
+    rules = RULESETS.get(ruleset_id) if isinstance(ruleset_id, str) else None
+    if rules is None:
         problems.append(("ruleset", "is not a known ruleset"))
     name = doc.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > 120:
@@ -95,10 +97,11 @@ def parse_document(raw: bytes) -> dict[str, Any]:
         problems.append(("notes", "must be text of at most 10000 characters"))
     elif (reason := control_character_reason(notes, multiline=True)) is not None:
         problems.append(("notes", reason))
-    try:
-        bw.BrikWarsOptions.from_dict(doc.get("house_rules") or {})
-    except InvalidInput as exc:
-        problems.append((f"house_rules.{exc.field}", exc.reason))
+    if rules is not None:
+        try:
+            rules.decode_options(doc.get("house_rules") or {})
+        except InvalidInput as exc:
+            problems.append((f"house_rules.{exc.field}", exc.reason))
     known = {
         "format",
         "version",
@@ -118,21 +121,30 @@ def parse_document(raw: bytes) -> dict[str, Any]:
     elif len(units) > MAX_UNITS:
         problems.append(("units", f"has more than {MAX_UNITS} units"))
         units = []
-    for index, unit in enumerate(units):
+    for index, unit in enumerate(units if rules is not None else []):
+        assert rules is not None
         if isinstance(unit, dict) and len(unit.get("weapons") or []) > MAX_WEAPONS:
             problems.append((f"units[{index}].weapons", f"has more than {MAX_WEAPONS} weapons"))
             continue
         try:
-            spec = bw.unit_from_dict(unit)
+            spec = rules.decode_unit(unit)
         except InvalidInput as exc:
             problems.append((_path(index, exc.field), exc.reason))
             continue
-        if not spec.name.strip() or len(spec.name) > 120:
+        normal = rules.encode_unit(spec)  # normalised, exact numbers kept
+        unit_name = normal.get("name")
+        if not isinstance(unit_name, str) or not unit_name.strip() or len(unit_name) > 120:
             problems.append((f"units[{index}].name", "must be text of 1 to 120 characters"))
-        units[index] = bw.unit_to_dict(spec)  # normalised, exact numbers kept
+        units[index] = normal
     if problems:
         raise ImportProblems(problems[:200])
     return doc
+
+
+def _options(doc: dict[str, Any]) -> dict[str, Any]:
+    """A checked document's house rules, every option written out."""
+    rules = get_ruleset(doc["ruleset"])
+    return rules.encode_options(rules.decode_options(doc.get("house_rules") or {}))
 
 
 def import_army(session: Session, *, user: User, raw: bytes) -> Army:
@@ -145,7 +157,7 @@ def import_army(session: Session, *, user: User, raw: bytes) -> Army:
         ruleset_id=doc["ruleset"],
         budget=doc["budget"],
         notes=doc.get("notes", ""),
-        house_rules=bw.BrikWarsOptions.from_dict(doc.get("house_rules") or {}).to_dict(),
+        house_rules=_options(doc),
     )
     session.add(army)
     session.flush()

@@ -63,14 +63,10 @@ def resolved(form: Mapping[str, str], data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in theirs}
 
 
-def house_rules(form: Mapping[str, str], booleans: list[str]) -> dict[str, Any]:
-    """The house-rules form as options: unticked boxes are false."""
-    data: dict[str, Any] = {
-        k: v for k, v in form.items() if k not in _IGNORED and not k.startswith(RESOLVE)
-    }
-    for name in booleans:
-        data[name] = data.get(name) in ("on", "true", "1")
-    return data
+def house_rules(form: Mapping[str, str]) -> dict[str, Any]:
+    """The house-rules form's options as sent (form text: the ruleset's option fields read
+    it, an unticked box, left out of the form, as off)."""
+    return {k: v for k, v in form.items() if k not in _IGNORED and not k.startswith(RESOLVE)}
 
 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:

@@ -433,7 +433,7 @@ class BrikWars:
         return _CATALOGUE
 
     def decode_unit(self, data: Mapping[str, Any]) -> UnitSpec:
-        return unit_from_dict(dict(data))
+        return unit_from_dict(data)  # any JSON value: it refuses a non-object by name
 
     def encode_unit(self, unit: UnitSpec) -> dict[str, Any]:
         return unit_to_dict(unit)

@@ -14,7 +14,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
 from app.services import builder, merge
 from app.services.errors import EditConflict, FieldConflict, StaleVersion
@@ -28,7 +27,6 @@ router = APIRouter(route_class=SessionRoute)
 
 ARMY_PAGE = "armies/detail.html"
 UNIT_PAGE = "armies/unit.html"
-BOOLEAN_OPTIONS = [o.name for o in bw.OPTION_INFO if o.choices is None]
 
 
 @dataclass
@@ -347,8 +345,9 @@ def house_rules_update(
             session,
             user=user,
             army_id=army_id,
-            options=house_rules(form, BOOLEAN_OPTIONS),
+            options=house_rules(form),
             expected_version=form_version(form),
+            form=True,
         )
     except (InvalidInput, StaleVersion) as exc:
         return _refused(

@@ -8,7 +8,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.rules import brikwars as bw
 from app.rules.errors import InvalidInput
 from app.rules.numbers import exact_number
 from app.rules.text import control_character_reason
@@ -25,7 +24,6 @@ from app.web.templating import flash, render
 
 router = APIRouter(route_class=SessionRoute)
 PAGE_SIZE = 20
-BOOLEAN_OPTIONS = [o.name for o in bw.OPTION_INFO if o.choices is None]
 
 
 @router.get("/clubs")
@@ -95,7 +93,7 @@ def _club_page(
         "page": page,
         "pages": pages,
         "search": dict(params),
-        "options": bw.BrikWarsOptions.from_dict(clubs.house_rules_of(club)).to_dict(),
+        "options": clubs.effective_house_rules(club),
         "new_invite": None,
         **extra,
     }
@@ -209,7 +207,7 @@ def club_house_rules(
     """Pin the house rules that the club's new armies start with."""
     try:
         clubs.pin_house_rules(
-            session, user=user, club_id=club_id, options=house_rules(form, BOOLEAN_OPTIONS)
+            session, user=user, club_id=club_id, options=house_rules(form), form=True
         )
     except InvalidInput as exc:
         flash(request, f"{exc.field}: {exc.reason}", "error")
