@@ -47,6 +47,32 @@ HEAVY: list[tuple[str, str, dict[str, object]]] = [
         },
     ),
     (
+        "/api/v1/rulesets/brikwars/odds",
+        "the same 99d20 vs Armour 100d20 through 49 Deflection, through the Ruleset interface",
+        {
+            "action": {"die": 6, "use": 4},
+            "damage": {"dice": 99, "sides": 20},
+            "armor": {"dice": 100, "sides": 20},
+            "deflection": 49,
+        },
+    ),
+    (
+        "/api/v1/rulesets/brikwars/roll",
+        "99d20 +1000/die vs Armour 100d20 through 100 Deflection, through the interface",
+        {
+            "action": {"die": 12, "use": 0},
+            "damage": {"dice": 99, "sides": 20, "per_die_modifier": 1000},
+            "armor": {"dice": 100, "sides": 20},
+            "deflection": 100,
+            "seed": 7,
+        },
+    ),
+    (
+        "/api/v1/brikwars/weapon-stats",
+        "a Gun of Size 10^9 (the largest number allowed)",
+        {"type": "gun", "size": "1000000000"},
+    ),
+    (
         "/api/v1/brikwars/explosion-odds",
         "14d10 against a Deflecting object (the most d10s allowed: one sweep a ring)",
         {"dice": 14, "sides": 10, "armor": {"fixed": 4}, "deflection": 1},
@@ -78,7 +104,8 @@ HEAVY: list[tuple[str, str, dict[str, object]]] = [
         {"dice": 68, "sides": 10, "armor": {"dice": 100, "sides": 20}},
     ),
 ]
-HEAVY_EXPLOSION = HEAVY[3][2]  # 14d10 against Deflection: ~1.3 s of one worker each
+# 14d10 against Deflection: ~1.3 s of one worker each
+HEAVY_EXPLOSION = next(body for _, label, body in HEAVY if label.startswith("14d10"))
 
 
 def _poll(base_url: str, done: EventType, out: Connection) -> None:
