@@ -84,6 +84,11 @@ HEAVY: list[tuple[str, str, dict[str, object]]] = [
     ),
     (
         "/api/v1/brikwars/explosion-odds",
+        "12d20 against a Deflecting object (the most d20s allowed)",
+        {"dice": 12, "sides": 20, "armor": {"fixed": 4}, "deflection": 1},
+    ),
+    (
+        "/api/v1/brikwars/explosion-odds",
         "15d10 against a Deflecting object: refused before any ring",
         {"dice": 15, "sides": 10, "armor": {"fixed": 4}, "deflection": 1},
     ),
