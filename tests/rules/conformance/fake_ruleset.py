@@ -68,6 +68,15 @@ def _whole(field: InputField, value: object, path: str) -> int:
     return result
 
 
+def _weapon_dice(data: object, path: str) -> int:
+    if not isinstance(data, Mapping) or data.get("type") != "blaster":
+        raise InvalidInput(f"{path}.type", "must be a blaster")
+    for key in data:
+        if key not in {"type", "dice"}:
+            raise InvalidInput(f"{path}.{key}", "unknown field")
+    return _whole(DICE, data.get("dice"), f"{path}.dice")
+
+
 def _damage_pmf(dice: int, hit_on: int) -> list[float]:
     p = (7 - hit_on) / 6
     return [math.comb(dice, k) * p**k * (1 - p) ** (dice - k) for k in range(dice + 1)]
@@ -139,19 +148,23 @@ class CoinWar:
     sample_attacks = (
         SampleAttack(
             "one die against one Hit",
-            {"name": "A", "hits": 1, "weapons": [1]},
+            {"name": "A", "hits": 1, "weapons": [{"type": "blaster", "dice": 1}]},
             (0,),
             ({"name": "B", "hits": 1, "weapons": []},),
         ),
         SampleAttack(
             "three dice against two Hits",
-            {"name": "A", "hits": 1, "weapons": [3]},
+            {"name": "A", "hits": 1, "weapons": [{"type": "blaster", "dice": 3}]},
             (0,),
-            ({"name": "B", "hits": 2, "weapons": [1]},),
+            ({"name": "B", "hits": 2, "weapons": [{"type": "blaster", "dice": 1}]},),
         ),
         SampleAttack(
             "two weapons against a covered target",
-            {"name": "A", "hits": 1, "weapons": [2, 3]},
+            {
+                "name": "A",
+                "hits": 1,
+                "weapons": [{"type": "blaster", "dice": 2}, {"type": "blaster", "dice": 3}],
+            },
             (0, 1),
             ({"name": "B", "hits": 3, "weapons": []},),
             {"cover": True},
@@ -176,23 +189,28 @@ class CoinWar:
         return (CatalogueEntry("blaster", "Blaster", "ranged", "Rolls its dice.", (DICE,)),)
 
     def decode_unit(self, data: Mapping[str, Any]) -> CoinUnit:
+        if not isinstance(data, Mapping):
+            raise InvalidInput("unit", "must be an object")
         for key in data:
-            if key not in {"name", "hits", "weapons"}:
+            if key not in {"name", "kind", "hits", "weapons"}:
                 raise InvalidInput(str(key), "unknown field")
         name = data.get("name")
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("name", "is required")
+        if data.get("kind", "trooper") != "trooper":
+            raise InvalidInput("kind", "must be trooper")
         weapons = data.get("weapons", [])
         if not isinstance(weapons, list):
             raise InvalidInput("weapons", "must be a list")
         return CoinUnit(
             name.strip(),
             _whole(HITS, data.get("hits"), "hits"),
-            tuple(_whole(DICE, w, f"weapons.{i}") for i, w in enumerate(weapons)),
+            tuple(_weapon_dice(w, f"weapons.{i}") for i, w in enumerate(weapons)),
         )
 
     def encode_unit(self, unit: CoinUnit) -> dict[str, Any]:
-        return {"name": unit.name, "hits": unit.hits, "weapons": list(unit.weapons)}
+        weapons = [{"type": "blaster", "dice": d} for d in unit.weapons]
+        return {"name": unit.name, "kind": "trooper", "hits": unit.hits, "weapons": weapons}
 
     def unit_figures(self, unit: CoinUnit, options: CoinOptions) -> UnitFigures:
         weapons = tuple(
