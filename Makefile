@@ -2,6 +2,7 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
+MYPY_CACHE ?= .mypy_cache
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
@@ -40,8 +41,8 @@ lint: $(VENV)/.dev-installed
 
 # The engine strictly; the rest of the app with mypy's defaults (two caches: the flags differ).
 typecheck: $(VENV)/.dev-installed
-	$(BIN)/mypy --strict --cache-dir .mypy_cache/strict app/rules tests/rules/conformance/fake_ruleset.py
-	$(BIN)/mypy --cache-dir .mypy_cache/app app
+	$(BIN)/mypy --strict --cache-dir $(MYPY_CACHE)/strict app/rules tests/rules/conformance/fake_ruleset.py
+	$(BIN)/mypy --cache-dir $(MYPY_CACHE)/app app
 
 format: $(VENV)/.dev-installed
 	$(BIN)/ruff check --fix .
