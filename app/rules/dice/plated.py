@@ -38,9 +38,10 @@ ELEMENT_LIMIT = 2e9
 MIXED_CALL_WEIGHT = 0.25
 """The general sweep's bound counts states and groups that never meet (measured 0.3-0.6 us
 a counted operation against ~4 us for the plain sweep), so it weighs a quarter."""
-REQUEST_CALL_LIMIT = 350_000
+REQUEST_CALL_LIMIT = 250_000
 """Array operations allowed for all the sweeps of one request (every ring of an explosion):
-measured 3.5-4.4 us each on the 2-core machine (12d10 to 30d4), so ~1.5 s at most."""
+measured 3.5-4.4 us each on the 2-core machine from 12d10 to 30d4, but up to 6.4 us for d20s
+(12d20 took 2.2 s at 350,000), so ~1.6 s at most."""
 
 
 def explosion_ring_deflected(
