@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
-from app.rules.brikwars.ruleset import RAW_FIELDS
+from app.rules.brikwars.ruleset import INLINE_DICE, INLINE_WORK, RAW_FIELDS, RawAttack
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
@@ -28,11 +28,6 @@ from app.web.ratelimit import calculator_rate_limit
 
 router = APIRouter(tags=["attacks"])
 T = TypeVar("T")
-INLINE_WORK = 2e5
-"""Requests whose estimated work (``work_bound``: multiply-adds) is below this are computed on
-the event loop: well under a millisecond, less than a hand-off to a worker costs. Heavier ones
-go to the calculation workers (``app.services.compute``), with their deadline."""
-INLINE_DICE = 30
 RATE_LIMITED = [Depends(calculator_rate_limit)]
 ODDS_FIELDS = RAW_FIELDS
 EXPLOSION_FIELDS = {"count": "dice", "per_die": "damage_modifier", "layers": "deflection"}
@@ -195,19 +190,11 @@ def _attack(body: OddsIn) -> atk.Attack:
         raise
 
 
-def _attack_pools(attack: atk.Attack) -> list[tuple[Pool, int]]:
-    """The pools an attack's odds sum (with the Deflection dropped from the damage)."""
-    plain = attack.pool()
-    pools = [(plain, attack.layers()), (atk.over_the_top(plain, attack.damage), attack.layers())]
-    armour = attack.target.armour_value(attack.options)
-    return pools + ([(armour, 0)] if isinstance(armour, Pool) else [])
-
-
 @router.post("/brikwars/odds", response_model=OddsOut, dependencies=RATE_LIMITED)
 async def odds(body: OddsIn) -> Response:
     """Exact odds of one attack: miss, no effect, Something Bad, destroyed (sum 1)."""
     attack = _attack(body)
-    cheap = _cheap(_attack_pools(attack))
+    cheap = RawAttack(attack).inline()
     # computed and written as JSON in the worker: a large answer's serialisation stays off
     # the event loop too
     text = await _compute(functools.partial(_odds_json, attack), cheap, ODDS_FIELDS)
