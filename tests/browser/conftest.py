@@ -7,9 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+
+# CI runs the SQLite and PostgreSQL passes side by side on two cores, each with its own
+# Chromium and live server. One add-weapon check there ran out of expect's default 5 s;
+# seven local runs (four beside two busy loops) took 7-15 s in all and never failed.
+expect.set_options(timeout=15_000)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
