@@ -19,6 +19,7 @@ from app.web.api import armies as api_armies
 from app.web.api import attacks as api_attacks
 from app.web.api import auth as api_auth
 from app.web.api import battles as api_battles
+from app.web.api import brikwars_builder as api_brikwars_builder
 from app.web.api import builder as api_builder
 from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
@@ -60,6 +61,7 @@ API_ROUTERS: tuple[APIRouter, ...] = (
     api_clubs.router,  # before armies: /armies/import must not match /armies/{army_id}
     api_armies.router,
     api_builder.router,
+    api_brikwars_builder.router,
     api_attacks.router,
     api_rulesets.router,
     api_calculator.router,

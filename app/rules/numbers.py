@@ -135,3 +135,18 @@ def number_text(number: Fraction | int) -> int | str:
     whole, frac = divmod(scaled, 10**places)
     sign = "-" if number < 0 else ""
     return f"{sign}{whole}.{frac:0{places}d}"
+
+
+def one_decimal(number: Fraction | int) -> str:
+    """A number as pages show it: at most one decimal, halves rounded up.
+
+    >>> one_decimal(4), one_decimal(Fraction(9, 2)), one_decimal(Fraction(1, 3))
+    ('4', '4.5', '0.3')
+    """
+    number = Fraction(number)
+    if number.denominator == 1:
+        return str(int(number))
+    tenths = math.floor(abs(number) * 10 + Fraction(1, 2))
+    sign = "-" if number < 0 and tenths else ""
+    whole, tenth = divmod(tenths, 10)
+    return f"{sign}{whole}" if tenth == 0 else f"{sign}{whole}.{tenth}"

@@ -41,34 +41,56 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """A stat column of the builder's tables: its key in ``cells`` and its heading."""
+    """A stat column of the builder's tables: its key in ``cells`` and its heading.
+    ``numeric`` cells are right-aligned; ``heading`` is the builder table's heading where it
+    says more than ``label`` (which prints and stat cards use)."""
 
     key: str
     label: str
+    numeric: bool = False
+    heading: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class WeaponFigures:
-    """One weapon's figures as shown: name, cells by column key, cost in points."""
+    """One weapon's figures as shown: name, cells by column key, cost in points.
+
+    ``cost`` is in the ruleset's own numbers (exact where its rules are: BrikWars gives a
+    ``Fraction``), what ``format_cost`` writes and sums of costs take. ``type_name`` is the
+    weapon type's name and ``label`` the user's own name for it (the editor's headings);
+    ``note`` a line shown under the name (ammunition, say). ``detail`` is the ruleset's own:
+    what its templates (``templates/rulesets/<id>/``) and its ``weapon_json`` read."""
 
     name: str
     cells: Mapping[str, str]
-    cost: float
+    cost: Any
     cost_text: str
     findings: tuple[Finding, ...] = ()
+    type_name: str = ""
+    label: str = ""
+    note: str = ""
+    detail: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class UnitFigures:
     """One unit's figures as shown: cells by column key, its cost, its weapons' figures, and
-    the findings of the unit and its weapons."""
+    the findings of the unit and its weapons.
+
+    ``cost`` is in the ruleset's own numbers (see ``WeaponFigures``). ``kind_text`` is the
+    unit's kind as the builder's table shows it (empty: the stored kind, capitalised);
+    ``flagged`` the keys of cells over a limit (the page marks them); ``detail`` the
+    ruleset's own, for its templates and its ``unit_json``."""
 
     name: str
     cells: Mapping[str, str]
-    cost: float
+    cost: Any
     cost_text: str
     weapons: tuple[WeaponFigures, ...]
     findings: tuple[Finding, ...]
+    kind_text: str = ""
+    flagged: frozenset[str] = frozenset()
+    detail: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,11 +265,50 @@ class Ruleset(Protocol):
         columns, the rest each row's JSON)."""
         ...
 
-    def unit_figures(self, unit: Any, options: Any) -> UnitFigures: ...
+    def unit_figures(self, unit: Any, options: Any) -> UnitFigures:
+        """Everything the pages and the API show of a unit, computed once (the builder keeps
+        it for each unit's stored content and options)."""
+        ...
 
     def army_findings(
         self, units: Sequence[Any], budget: int | None, options: Any
     ) -> list[Finding]: ...
+
+    # builder
+    def budget_findings(self, total: Any, budget: int | None, options: Any) -> list[Finding]:
+        """The army-level findings (its budget) for a total of its units' figures' costs
+        already summed: ``army_findings`` without working out every unit again."""
+        ...
+
+    def weapon_figures(self, unit: Any, index: int, options: Any) -> WeaponFigures:
+        """Weapon ``index`` of the unit as shown, with the findings that concern it: the
+        builder's preview of a weapon before it is added (the rest of the unit is not
+        worked out)."""
+        ...
+
+    def unit_cost(self, unit: Any, options: Any) -> Any:
+        """The unit's ``figures.cost`` without the rest of its figures (change summaries)."""
+        ...
+
+    def weapon_cost(self, unit: Any, index: int, options: Any) -> Any:
+        """Weapon ``index``'s ``figures.cost`` alone (change summaries)."""
+        ...
+
+    def weapon_name(self, unit: Any, index: int) -> str:
+        """Weapon ``index`` of the unit as change summaries name it ('Gun 3"')."""
+        ...
+
+    def format_cost_change(self, change: Any) -> str:
+        """A signed change of cost as change summaries write it ('+9 CP', '-4.5 CP')."""
+        ...
+
+    def unit_json(self, figures: UnitFigures) -> JSON:
+        """The ruleset's own fields of a unit's API body, from its figures."""
+        ...
+
+    def weapon_json(self, figures: WeaponFigures) -> JSON:
+        """The ruleset's own fields of a weapon's API body (and of its preview's)."""
+        ...
 
     # attacks
     @property

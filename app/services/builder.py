@@ -1,20 +1,19 @@
-"""The BrikWars army builder: units and weapons stored, every figure from the engine.
+"""The army builder: units and weapons stored, every figure from the army's ruleset.
 
-Stored rows hold the engine's JSON form of each unit and weapon; every view and
-every mutation rebuilds the ``UnitSpec`` so the rules decide validity, costs,
-Armour, Move, Power, findings and activation sets. A mutation that the engine
-refuses raises ``InvalidInput`` naming the field, and nothing is saved.
+Stored rows hold the ruleset's JSON form of each unit and weapon; every view and every
+mutation reads the unit back through the ruleset (``get_ruleset(army.ruleset_id)``), so the
+rules decide validity, costs, figures and findings. A mutation that the ruleset refuses
+raises ``InvalidInput`` naming the field, and nothing is saved.
 
-Speed: pages read units as plain rows (two queries, no ORM objects) and each
-unit's figures are memoised on its content and the house rules, so a 200-unit
-army re-renders without re-deriving the 199 units that did not change.
+Speed: pages read units as plain rows (two queries, no ORM objects) and each unit's figures
+are memoised on its content, the ruleset and the house rules, so a 200-unit army re-renders
+without re-deriving the 199 units that did not change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -22,19 +21,10 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Army, Unit, User, Weapon
-from app.rules import brikwars as bw
-from app.rules.brikwars.figures import (
-    WeaponLine,
-    armour_text,
-    inches,
-    size_text,
-    weapon_line,
-    weapon_name,
-)
 from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
-from app.rules.ruleset import read_options
+from app.rules.ruleset import Finding, Ruleset, UnitFigures, WeaponFigures, read_options
 from app.services import history, merge
 
 # The rows are read in army_rows; their names stay importable from here.
@@ -52,27 +42,45 @@ def _row_dict(row: Unit) -> dict[str, Any]:
     return unit_dict(row.name, row.kind, row.spec, [(w.type, w.spec) for w in row.weapons])
 
 
+class _Detail:
+    """A ruleset's own figures (``detail``) read as attributes: its templates, and the pages
+    written before the interface, say ``uv.fig.size_text`` and ``wv.line``."""
+
+    __slots__ = ()
+
+    def _detail(self) -> Mapping[str, Any]:
+        raise NotImplementedError
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self._detail()[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
 # ------------------------------------------------------------------------------ figures
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: memoised, one per content
-class UnitFigures:
-    """Everything the rules say about one unit under one set of house rules."""
+class Figures(_Detail):
+    """A stored unit as its ruleset reads it (``unit``) and everything the ruleset shows of
+    it under one set of house rules (``figures``)."""
 
-    spec: bw.UnitSpec
-    cost: Fraction
-    power_needed: Fraction
-    stats: tuple[bw.WeaponStats, ...]
-    holds: tuple[str | None, ...]
-    findings: tuple[bw.Finding, ...]
-    activation_sets: tuple[tuple[int, ...], ...]
-    lines: tuple[WeaponLine, ...]
-    size_text: str
-    armour_text: str
-    move_text: str
-    power_text: str
-    cost_text: str
-    activation_text: str
+    unit: Any
+    figures: UnitFigures
+
+    def _detail(self) -> Mapping[str, Any]:
+        return self.figures.detail
+
+    @property
+    def cost(self) -> Any:
+        return self.figures.cost
+
+    @property
+    def cost_text(self) -> str:
+        return self.figures.cost_text
 
 
 class _Content:
@@ -92,87 +100,64 @@ class _Content:
         return isinstance(other, _Content) and self.key == other.key
 
 
-def unit_figures(row: UnitRow, options: bw.BrikWarsOptions) -> UnitFigures:
-    """A stored unit's figures, memoised on its content and the house rules."""
-    return _figures(_Content(row), options)
+def unit_figures(rules: Ruleset, row: UnitRow, options: Any) -> Figures:
+    """A stored unit's figures, memoised on its content, the ruleset and the house rules."""
+    return _figures(_Content(row), rules.id, options)
 
 
-def _figures_size(fig: UnitFigures) -> int:
+def _figures_size(fig: Figures) -> int:
     """About the bytes one unit's figures hold: measured ~6 KB plus ~3 KB a weapon (its stats,
-    line and findings), and its activation sets."""
-    return 6144 + 3072 * len(fig.stats) + 100 * len(fig.activation_sets)
+    line and findings), and 100 bytes an item of the sequences its detail keeps (BrikWars'
+    activation sets)."""
+    items = sum(len(v) for v in fig.figures.detail.values() if isinstance(v, tuple))
+    return 6144 + 3072 * len(fig.figures.weapons) + 100 * items
 
 
 @bounded_cache(4096, max_bytes=64 << 20, size=_figures_size)
-def _figures(content: _Content, options: bw.BrikWarsOptions) -> UnitFigures:
-    spec = bw.unit_from_dict(content.row.as_dict())
-    stats = tuple(spec.weapon_stats(i, options) for i in range(len(spec.weapons)))
-    holds = tuple(spec.hold_class(i) for i in range(len(spec.weapons)))
-    power_needed = spec.power_needed_with(options)
-    sets = tuple(bw.activation_sets(spec, options=options))
-    names = [weapon_name(w) for w in spec.weapons]
-    cost = spec.cost_with(options)
-    return UnitFigures(
-        spec=spec,
-        cost=cost,
-        power_needed=power_needed,
-        stats=stats,
-        holds=holds,
-        findings=tuple(bw.validate_unit(spec, options=options)),
-        activation_sets=sets,
-        lines=tuple(
-            weapon_line(w, s, h, options)
-            for w, s, h in zip(spec.weapons, stats, holds, strict=True)
-        ),
-        size_text=size_text(spec),
-        armour_text=armour_text(spec),
-        move_text=inches(spec.current_move),
-        power_text=f"{bw.format_number(power_needed)}/{inches(spec.power)}",
-        cost_text=bw.format_cp(cost),
-        activation_text=" · ".join(
-            " + ".join(names[i] for i in chosen) or "nothing" for chosen in sets
-        ),
-    )
+def _figures(content: _Content, ruleset_id: str, options: Any) -> Figures:
+    rules = get_ruleset(ruleset_id)
+    unit = rules.decode_unit(content.row.as_dict())
+    return Figures(unit, rules.unit_figures(unit, options))
 
 
 # ------------------------------------------------------------------------------ views
 
 
 @dataclass(frozen=True)
-class WeaponView:
+class WeaponView(_Detail):
+    """A stored weapon and its figures; the ruleset's own (``detail``: BrikWars' ``spec``,
+    ``stats``, ``hold``, ``line``) read as attributes."""
+
     row: WeaponRow
-    spec: bw.WeaponSpec
-    stats: bw.WeaponStats
-    hold: str | None
-    line: WeaponLine
-    findings: list[bw.Finding]
+    figures: WeaponFigures
+    findings: list[Finding]
+
+    def _detail(self) -> Mapping[str, Any]:
+        return self.figures.detail
 
 
 @dataclass(frozen=True)
 class UnitView:
     row: UnitRow
-    fig: UnitFigures
+    fig: Figures
     weapons: list[WeaponView]
-    findings: list[bw.Finding]
+    findings: list[Finding]
 
     @property
-    def spec(self) -> bw.UnitSpec:
-        return self.fig.spec
+    def spec(self) -> Any:
+        """The unit as its ruleset reads it."""
+        return self.fig.unit
 
     @property
-    def cost(self) -> Fraction:
+    def figures(self) -> UnitFigures:
+        return self.fig.figures
+
+    @property
+    def cost(self) -> Any:
         return self.fig.cost
 
     @property
-    def power_needed(self) -> Fraction:
-        return self.fig.power_needed
-
-    @property
-    def activation_sets(self) -> tuple[tuple[int, ...], ...]:
-        return self.fig.activation_sets
-
-    @property
-    def all_findings(self) -> list[bw.Finding]:
+    def all_findings(self) -> list[Finding]:
         return self.findings + [f for w in self.weapons for f in w.findings]
 
     @property
@@ -183,16 +168,28 @@ class UnitView:
 @dataclass(frozen=True)
 class ArmyView:
     army: Army
-    options: bw.BrikWarsOptions
+    options: Any
     units: list[UnitView]
-    total_cost: Fraction
-    army_findings: list[bw.Finding]
+    total_cost: Any
+    army_findings: list[Finding]
     # What the viewer may do (decided by services.permissions): the page hides the rest.
     can_edit: bool = False
     is_owner: bool = False
 
+    @property
+    def ruleset(self) -> Ruleset:
+        return get_ruleset(self.army.ruleset_id)
+
+    @property
+    def total_cost_text(self) -> str:
+        return self.ruleset.format_cost(self.total_cost)
+
+    @property
+    def budget_text(self) -> str:
+        return self.ruleset.format_cost(self.army.budget)
+
     @cached_property
-    def all_findings(self) -> list[bw.Finding]:
+    def all_findings(self) -> list[Finding]:
         return self.army_findings + [f for u in self.units for f in u.all_findings]
 
     @property
@@ -210,27 +207,24 @@ class ArmyView:
         raise NotFound("unit")
 
 
-def options_of(army: Army) -> bw.BrikWarsOptions:
-    options: bw.BrikWarsOptions = get_ruleset(army.ruleset_id).decode_options(army.house_rules)
-    return options
+def options_of(army: Army) -> Any:
+    """The army's house rules as its ruleset reads them."""
+    return get_ruleset(army.ruleset_id).decode_options(army.house_rules)
 
 
 @bounded_cache(4096, max_bytes=32 << 20, size=lambda view: 2048 + 1024 * len(view.weapons))
-def _unit_view(index: int, row: UnitRow, fig: UnitFigures) -> UnitView:
+def _unit_view(index: int, row: UnitRow, fig: Figures) -> UnitView:
     """Memoised too: rows are frozen values, and most of them are unchanged between pages."""
     return _make_unit_view(index, row, fig)
 
 
-def _make_unit_view(index: int, row: UnitRow, fig: UnitFigures) -> UnitView:
+def _make_unit_view(index: int, row: UnitRow, fig: Figures) -> UnitView:
     # Findings come memoised without a unit index; the army view gives them theirs.
-    found = [bw.Finding(f.severity, f.code, f.message, index, f.weapon) for f in fig.findings]
+    found = [Finding(f.severity, f.code, f.message, index, f.weapon) for f in fig.figures.findings]
     weapons = [
         WeaponView(
             row=w_row,
-            spec=fig.spec.weapons[i],
-            stats=fig.stats[i],
-            hold=fig.holds[i],
-            line=fig.lines[i],
+            figures=fig.figures.weapons[i],
             findings=[f for f in found if f.weapon == i] if found else [],
         )
         for i, w_row in enumerate(row.weapons)
@@ -247,15 +241,16 @@ def build_view(
     army: Army, rows: list[UnitRow], *, can_edit: bool = False, is_owner: bool = False
 ) -> ArmyView:
     """Every figure of an army from its rows."""
-    options = options_of(army)
-    units = [_unit_view(i, row, unit_figures(row, options)) for i, row in enumerate(rows)]
-    total = sum((u.cost for u in units), Fraction(0))
+    rules = get_ruleset(army.ruleset_id)
+    options = rules.decode_options(army.house_rules)
+    units = [_unit_view(i, row, unit_figures(rules, row, options)) for i, row in enumerate(rows)]
+    total = sum((u.cost for u in units), 0)
     return ArmyView(
         army=army,
         options=options,
         units=units,
         total_cost=total,
-        army_findings=bw.budget_findings(total, army.budget, options=options),
+        army_findings=rules.budget_findings(total, army.budget, options),
         can_edit=can_edit,
         is_owner=is_owner,
     )
@@ -287,10 +282,11 @@ def _clean(data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _check_unit(data: Mapping[str, Any], *, weapon_index: int | None = None) -> bw.UnitSpec:
-    """Build the UnitSpec; errors inside the weapon being edited lose their ``weapons.N.``."""
+def _check_unit(rules: Ruleset, data: Mapping[str, Any], *, weapon_index: int | None = None) -> Any:
+    """The unit as the ruleset reads it; errors inside the weapon being edited lose their
+    ``weapons.N.``."""
     try:
-        return bw.unit_from_dict(dict(data))
+        return rules.decode_unit(dict(data))
     except InvalidInput as exc:
         prefix = f"weapons.{weapon_index}."
         if weapon_index is not None and exc.field.startswith(prefix):
@@ -298,8 +294,8 @@ def _check_unit(data: Mapping[str, Any], *, weapon_index: int | None = None) -> 
         raise
 
 
-def _split_unit(spec: bw.UnitSpec) -> tuple[str, str, dict[str, Any], list[dict[str, Any]]]:
-    data = bw.unit_to_dict(spec)
+def _split_unit(rules: Ruleset, spec: Any) -> tuple[str, str, dict[str, Any], list[dict[str, Any]]]:
+    data = rules.encode_unit(spec)
     weapons = data.pop("weapons")
     name, kind = data.pop("name"), data.pop("kind")
     return name, kind, data, weapons
@@ -365,8 +361,9 @@ def _shift_units(session: Session, army_id: int, after: int, by: int) -> None:
 def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, Any]) -> Unit:
     """Append a unit (and any weapons given with it) to the army."""
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
-    spec = _check_unit(_clean(data))
-    name, kind, fields, weapons = _split_unit(spec)
+    rules = get_ruleset(army.ruleset_id)
+    spec = _check_unit(rules, _clean(data))
+    name, kind, fields, weapons = _split_unit(rules, spec)
     lock_army(session, army.id)
     last = session.scalar(select(func.max(Unit.position)).where(Unit.army_id == army.id))
     unit = Unit(
@@ -380,8 +377,8 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     session.add(unit)
     for position, weapon in enumerate(weapons):
         session.add(_weapon_row(unit, weapon, position))
-    cost = spec.cost_with(options_of(army))
-    history.record(session, army=army, user=user, summary=f"added {name}, {history.cp_delta(cost)}")
+    cost = rules.format_cost_change(rules.unit_cost(spec, options_of(army)))
+    history.record(session, army=army, user=user, summary=f"added {name}, {cost}")
     return unit
 
 
@@ -402,8 +399,9 @@ def update_unit(
     unless it changed them too (``EditConflict``); without ``base`` it is refused.
     """
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
-    before = bw.unit_from_dict(current)
+    before = rules.decode_unit(current)
     changes = _clean(data)
     if "weapons" in changes:
         raise InvalidInput("weapons", "edit weapons through their own routes")
@@ -415,10 +413,10 @@ def update_unit(
             raise StaleVersion("unit", unit.version, latest)
         weapons = current["weapons"]
         try:
-            was = _stored_unit({**_clean(base), "weapons": weapons})
+            was = _stored_unit(rules, {**_clean(base), "weapons": weapons})
         except InvalidInput:
             raise StaleVersion("unit", unit.version, latest) from None
-        mine = _stored_unit(_patched_unit({**was, "weapons": weapons}, changes))
+        mine = _stored_unit(rules, _patched_unit({**was, "weapons": weapons}, changes))
         theirs = {"name": unit.name, "kind": unit.kind, **unit.spec}
         result = merge.merged_or_conflict(
             session,
@@ -431,20 +429,20 @@ def update_unit(
         )
         merged = {**result, "weapons": weapons}
         note = f" ({merge.MERGED_NOTE})"
-    spec = _check_unit(merged)
-    name, kind, fields, _ = _split_unit(spec)
+    spec = _check_unit(rules, merged)
+    name, kind, fields, _ = _split_unit(rules, spec)
     changed = [
         k for k in ("name", "kind", *fields) if merged.get(k) != current.get(k) and k in changes
     ]
     unit.name, unit.kind, unit.spec = name, kind, fields
     options = options_of(army)
-    delta = spec.cost_with(options) - before.cost_with(options)
+    delta = rules.unit_cost(spec, options) - rules.unit_cost(before, options)
     history.record(
         session,
         army=army,
         user=user,
-        summary=f"changed {before.name} ({', '.join(changed) or 'no change'}), "
-        f"{history.cp_delta(delta)}{note}",
+        summary=f"changed {current['name']} ({', '.join(changed) or 'no change'}), "
+        f"{rules.format_cost_change(delta)}{note}",
     )
     return unit
 
@@ -456,21 +454,25 @@ def _patched_unit(current: dict[str, Any], changes: dict[str, Any]) -> dict[str,
     return {**current, **changes}
 
 
-def _stored_unit(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A unit's own fields as stored (the engine's JSON form), for comparing field by field."""
-    name, kind, fields, _ = _split_unit(_check_unit(data))
+def _stored_unit(rules: Ruleset, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A unit's own fields as stored (the ruleset's JSON form), for comparing field by field."""
+    name, kind, fields, _ = _split_unit(rules, _check_unit(rules, data))
     return {"name": name, "kind": kind, **fields}
 
 
 def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> None:
     """Remove a unit and its weapons; the others close ranks."""
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
-    cost = bw.unit_from_dict(_row_dict(unit)).cost_with(options_of(army))
+    rules = get_ruleset(army.ruleset_id)
+    cost = rules.unit_cost(rules.decode_unit(_row_dict(unit)), options_of(army))
     session.delete(unit)
     session.flush()
     _shift_units(session, army.id, unit.position, -1)
     history.record(
-        session, army=army, user=user, summary=f"removed {unit.name}, {history.cp_delta(-cost)}"
+        session,
+        army=army,
+        user=user,
+        summary=f"removed {unit.name}, {rules.format_cost_change(-cost)}",
     )
 
 
@@ -491,12 +493,13 @@ def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) 
         session.add(
             Weapon(unit=copy, type=weapon.type, spec=dict(weapon.spec), position=weapon.position)
         )
-    cost = bw.unit_from_dict(_row_dict(original)).cost_with(options_of(army))
+    rules = get_ruleset(army.ruleset_id)
+    cost = rules.unit_cost(rules.decode_unit(_row_dict(original)), options_of(army))
     history.record(
         session,
         army=army,
         user=user,
-        summary=f"duplicated {original.name}, {history.cp_delta(cost)}",
+        summary=f"duplicated {original.name}, {rules.format_cost_change(cost)}",
     )
     return copy
 
@@ -534,21 +537,22 @@ def add_weapon(
 ) -> Weapon:
     """Give the unit a weapon; the whole unit is re-checked by the engine first."""
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
     index = len(current["weapons"])
     spec = _check_unit(
-        {**current, "weapons": [*current["weapons"], _clean(data)]}, weapon_index=index
+        rules, {**current, "weapons": [*current["weapons"], _clean(data)]}, weapon_index=index
     )
-    _, _, _, weapons = _split_unit(spec)
+    _, _, _, weapons = _split_unit(rules, spec)
     weapon = _weapon_row(unit, weapons[index], index)
     session.add(weapon)
-    added = spec.weapons[index]
+    cost = rules.weapon_cost(spec, index, options_of(army))
     history.record(
         session,
         army=army,
         user=user,
-        summary=f"added {weapon_name(added)} to {unit.name}, "
-        f"{history.cp_delta(added.cost_with(options_of(army)))}",
+        summary=f"added {rules.weapon_name(spec, index)} to {unit.name}, "
+        f"{rules.format_cost_change(cost)}",
     )
     return weapon
 
@@ -573,8 +577,9 @@ def update_weapon(
     weapon = next((w for w in unit.weapons if w.id == weapon_id), None)
     if weapon is None:
         raise NotFound("weapon")
-    before = bw.unit_from_dict(_row_dict(unit))
+    rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
+    before = rules.decode_unit(current)
     index = unit.weapons.index(weapon)
     changes = _clean(data)
     old = current["weapons"][index]
@@ -585,7 +590,7 @@ def update_weapon(
         if base is None:
             raise StaleVersion("weapon", weapon.version, latest)
         try:
-            was = _stored_weapon(current, index, _clean(base))
+            was = _stored_weapon(rules, current, index, _clean(base))
         except InvalidInput:
             raise StaleVersion("weapon", weapon.version, latest) from None
         new = merge.merged_or_conflict(
@@ -594,33 +599,36 @@ def update_weapon(
             current_version=weapon.version,
             latest_change=latest,
             base=was,
-            mine=_stored_weapon(current, index, _patched_weapon(was, changes)),
+            mine=_stored_weapon(rules, current, index, _patched_weapon(was, changes)),
             theirs=old,
         )
         note = f" ({merge.MERGED_NOTE})"
     current["weapons"][index] = new
-    spec = _check_unit(current, weapon_index=index)
-    _, _, _, weapons = _split_unit(spec)
+    spec = _check_unit(rules, current, weapon_index=index)
+    _, _, _, weapons = _split_unit(rules, spec)
     stored = dict(weapons[index])
     weapon.type = stored.pop("type")
     weapon.spec = stored
     options = options_of(army)
-    delta = spec.weapons[index].cost_with(options) - before.weapons[index].cost_with(options)
+    delta = rules.weapon_cost(spec, index, options) - rules.weapon_cost(before, index, options)
     history.record(
         session,
         army=army,
         user=user,
-        summary=f"changed {weapon_name(before.weapons[index])} on {unit.name} to "
-        f"{weapon_name(spec.weapons[index])}, {history.cp_delta(delta)}{note}",
+        summary=f"changed {rules.weapon_name(before, index)} on {unit.name} to "
+        f"{rules.weapon_name(spec, index)}, {rules.format_cost_change(delta)}{note}",
     )
     return weapon
 
 
-def _stored_weapon(unit: dict[str, Any], index: int, data: dict[str, Any]) -> dict[str, Any]:
-    """Weapon ``index`` of the unit as stored were it ``data`` (checked by the engine)."""
+def _stored_weapon(
+    rules: Ruleset, unit: dict[str, Any], index: int, data: dict[str, Any]
+) -> dict[str, Any]:
+    """Weapon ``index`` of the unit as stored were it ``data`` (checked by the ruleset)."""
     weapons = [*unit["weapons"]]
     weapons[index] = data
-    _, _, _, stored = _split_unit(_check_unit({**unit, "weapons": weapons}, weapon_index=index))
+    spec = _check_unit(rules, {**unit, "weapons": weapons}, weapon_index=index)
+    _, _, _, stored = _split_unit(rules, spec)
     return stored[index]
 
 
@@ -637,7 +645,8 @@ def delete_weapon(
     weapon = next((w for w in unit.weapons if w.id == weapon_id), None)
     if weapon is None:
         raise NotFound("weapon")
-    spec = bw.unit_from_dict(_row_dict(unit)).weapons[unit.weapons.index(weapon)]
+    rules = get_ruleset(army.ruleset_id)
+    spec, index = rules.decode_unit(_row_dict(unit)), unit.weapons.index(weapon)
     session.delete(weapon)
     session.flush()
     _shift(session, Weapon, Weapon.unit_id == unit.id, weapon.position, -1)
@@ -645,8 +654,8 @@ def delete_weapon(
         session,
         army=army,
         user=user,
-        summary=f"removed {weapon_name(spec)} from {unit.name}, "
-        f"{history.cp_delta(-spec.cost_with(options_of(army)))}",
+        summary=f"removed {rules.weapon_name(spec, index)} from {unit.name}, "
+        f"{rules.format_cost_change(-rules.weapon_cost(spec, index, options_of(army)))}",
     )
 
 
@@ -677,13 +686,19 @@ def set_house_rules(
 
 
 @dataclass(frozen=True)
-class WeaponPreview:
-    """What a weapon would be on a unit: its stats, how it is held, what the rules say."""
+class WeaponPreview(_Detail):
+    """What a weapon would be on a unit: its figures and what the rules say of it; the
+    ruleset's own figures (``detail``) read as attributes, as ``WeaponView``'s are."""
 
-    spec: bw.WeaponSpec
-    stats: bw.WeaponStats
-    hold: str | None
-    findings: list[bw.Finding]
+    ruleset_id: str
+    figures: WeaponFigures
+
+    def _detail(self) -> Mapping[str, Any]:
+        return self.figures.detail
+
+    @property
+    def findings(self) -> list[Finding]:
+        return list(self.figures.findings)
 
 
 def preview_weapon(
@@ -691,15 +706,10 @@ def preview_weapon(
 ) -> WeaponPreview:
     """The weapon as it would be if added to the unit; nothing is saved."""
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id, access=Access.READ)
+    rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
     index = len(current["weapons"])
     spec = _check_unit(
-        {**current, "weapons": [*current["weapons"], _clean(data)]}, weapon_index=index
+        rules, {**current, "weapons": [*current["weapons"], _clean(data)]}, weapon_index=index
     )
-    options = options_of(army)
-    return WeaponPreview(
-        spec=spec.weapons[index],
-        stats=spec.weapon_stats(index, options),
-        hold=spec.hold_class(index),
-        findings=[f for f in bw.validate_unit(spec, options=options) if f.weapon == index],
-    )
+    return WeaponPreview(army.ruleset_id, rules.weapon_figures(spec, index, options_of(army)))

@@ -7,24 +7,16 @@ an old revision, restoring it and exporting share one format.
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, ArmyRevision, Unit, User
-from app.rules import brikwars as bw
 from app.services.army_document import add_units, export_json
 from app.services.army_rows import load_rows, lock_army
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for
-
-
-def cp_delta(delta: Fraction) -> str:
-    """A signed CP change in words: '+9 CP', '-4.5 CP'."""
-    sign = "+" if delta >= 0 else "-"
-    return f"{sign}{bw.format_number(abs(delta))} CP"
 
 
 def record(session: Session, *, army: Army, user: User | None, summary: str) -> ArmyRevision:

@@ -14,8 +14,8 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-from app.rules import brikwars as bw
 from app.rules.memo import BoundedMemo
+from app.rules.numbers import one_decimal
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.services.battles.text import effect_words
 from app.settings import PROJECT_ROOT
@@ -31,8 +31,7 @@ assert env.autoescape, "Jinja autoescape must stay on"
 # Templates change only with a deploy: skip the per-include file check (a 200-unit page
 # includes a unit's template 200 times).
 env.auto_reload = False
-env.filters["cp"] = bw.format_cp
-env.filters["num"] = bw.format_number
+env.filters["num"] = one_decimal
 env.filters["urlencode_page"] = lambda params, page: urlencode({**params, "page": page})
 env.filters["weapon_values"] = lambda row: {"type": row.type, **flatten(row.spec)}
 
@@ -60,6 +59,17 @@ def grouped_options(ruleset_id: str, key: str, selected: str = "") -> Markup:
     return Markup("").join(parts)
 
 
+@pass_context
+def cost_text(context: Context, cost: Any, ruleset_id: str | None = None) -> str:
+    """A cost in its ruleset's points (``|cp``): those of ``ruleset_id``, else of the page's
+    army, else of the default ruleset."""
+    if ruleset_id is None:
+        army = context.get("army")
+        ruleset_id = getattr(army, "ruleset_id", None) or DEFAULT_RULESET
+    return get_ruleset(ruleset_id).format_cost(cost)
+
+
+env.filters["cp"] = cost_text
 env.globals["ruleset"] = get_ruleset
 env.globals["default_ruleset"] = DEFAULT_RULESET
 env.globals["ruleset_context"] = ruleset_context

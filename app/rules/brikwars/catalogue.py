@@ -19,7 +19,7 @@ from typing import Literal
 
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.errors import InvalidInput
-from app.rules.numbers import exact_number
+from app.rules.numbers import exact_number, one_decimal
 
 Category = Literal["close_combat", "ranged", "explosive", "armour", "equipment", "turret"]
 SizedBy = Literal["inches", "bricks", "fixed"]
@@ -93,13 +93,7 @@ def plain(number: Fraction) -> Fraction | int:
 
 def format_number(number: Fraction | int) -> str:
     """A number with at most one decimal, halves rounded up: 4, 4.5, 0.3 (1/3), 0.3 (1/4)."""
-    number = Fraction(number)
-    if number.denominator == 1:
-        return str(int(number))
-    tenths = math.floor(abs(number) * 10 + Fraction(1, 2))
-    sign = "-" if number < 0 and tenths else ""
-    whole, tenth = divmod(tenths, 10)
-    return f"{sign}{whole}" if tenth == 0 else f"{sign}{whole}.{tenth}"
+    return one_decimal(number)
 
 
 def format_cp(cost: Fraction | int) -> str:

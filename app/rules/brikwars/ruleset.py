@@ -8,21 +8,23 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from app.rules.brikwars import attacks as atk
+from app.rules.brikwars.activation import activation_sets
 from app.rules.brikwars.catalogue import (
     ACTION_DICE,
     DamageExpr,
+    WeaponStats,
     WeaponType,
     catalogue,
     explosive_variants,
     format_cp,
     format_number,
 )
-from app.rules.brikwars.figures import armour_text, inches, size_text, weapon_line
+from app.rules.brikwars.figures import armour_text, inches, size_text, weapon_line, weapon_name
 from app.rules.brikwars.options import (
     DEFAULT_OPTIONS,
     OPTION_INFO,
@@ -386,6 +388,64 @@ class TurnAttack:
         return turn_roll(self.turn.roll(rng))
 
 
+# ------------------------------------------------------------------------ figures
+
+
+def json_number(value: Fraction | int) -> int | float:
+    """A number as the API writes it: whole numbers as integers."""
+    number = Fraction(value)
+    return int(number) if number.denominator == 1 else float(number)
+
+
+def stats_json(stats: WeaponStats) -> dict[str, Any]:
+    """A weapon's stats as the API writes them (``WeaponStatsOut``)."""
+    damage = stats.damage
+    return {
+        "use": stats.use,
+        "range_inches": None if stats.range_inches is None else json_number(stats.range_inches),
+        "damage": None
+        if damage is None
+        else {
+            "dice": damage.dice,
+            "sides": damage.sides,
+            "modifier": damage.modifier,
+            "text": str(damage),
+            "minus_distance": damage.minus_distance,
+            "fire": damage.fire,
+            "explosion": damage.explosion,
+        },
+        "cost": json_number(stats.cost),
+        "power": json_number(stats.power),
+        "deflection": stats.deflection,
+    }
+
+
+def _weapon_figures(unit: UnitSpec, index: int, options: BrikWarsOptions) -> WeaponFigures:
+    """Weapon ``index`` as the builder shows it (findings left to the caller). ``detail``:
+    the weapon (``spec``), its ``stats``, how it is held (``hold``) and its table ``line``."""
+    weapon = unit.weapons[index]
+    stats = unit.weapon_stats(index, options)
+    hold = unit.hold_class(index)
+    line = weapon_line(weapon, stats, hold, options)
+    cells = {
+        "mount": line.mount,
+        "use": line.use,
+        "range": line.range,
+        "damage": line.damage,
+        "power": line.power,
+    }
+    return WeaponFigures(
+        line.name,
+        cells,
+        weapon.cost_with(options),
+        line.cost,
+        type_name=weapon.entry.name,
+        label=weapon.label or "",
+        note=line.extra,
+        detail={"spec": weapon, "stats": stats, "hold": hold, "line": line},
+    )
+
+
 # ------------------------------------------------------------------------ the ruleset
 
 _TANK: dict[str, Any] = {
@@ -410,17 +470,17 @@ class BrikWars:
     rules_version = RULES_VERSION
     option_fields: tuple[InputField, ...] = _option_fields()
     unit_columns: tuple[Column, ...] = (
-        Column("size", "Size"),
+        Column("size", "Size", numeric=True),
         Column("armour", "Armour"),
-        Column("move", "Move"),
-        Column("power", "Power"),
+        Column("move", "Move", numeric=True),
+        Column("power", "Power", numeric=True, heading="Power used/avail."),
     )
     weapon_columns: tuple[Column, ...] = (
         Column("mount", "Mount"),
-        Column("use", "Use"),
-        Column("range", "Range"),
+        Column("use", "Use", numeric=True),
+        Column("range", "Range", numeric=True),
         Column("damage", "Damage"),
-        Column("power", "Power"),
+        Column("power", "Power", numeric=True),
     )
 
     def decode_options(self, data: Mapping[str, Any] | None) -> BrikWarsOptions:
@@ -439,33 +499,42 @@ class BrikWars:
         return unit_to_dict(unit)
 
     def unit_figures(self, unit: UnitSpec, options: BrikWarsOptions) -> UnitFigures:
-        weapons = []
-        for i, weapon in enumerate(unit.weapons):
-            line = weapon_line(weapon, unit.weapon_stats(i, options), unit.hold_class(i), options)
-            cost = weapon.cost_with(options)
-            cells = {
-                "mount": line.mount,
-                "use": line.use,
-                "range": line.range,
-                "damage": line.damage,
-                "power": line.power,
-            }
-            weapons.append(WeaponFigures(line.name, cells, float(cost), format_cp(cost)))
+        findings = tuple(validate_unit(unit, options=options))
+        weapons = tuple(_weapon_figures(unit, i, options) for i in range(len(unit.weapons)))
         power_needed = unit.power_needed_with(options)
+        sets = tuple(activation_sets(unit, options=options))
+        names = [weapon_name(w) for w in unit.weapons]
+        cost = unit.cost_with(options)
         cells = {
             "size": size_text(unit),
             "armour": armour_text(unit),
             "move": inches(unit.current_move),
             "power": f"{format_number(power_needed)}/{inches(unit.power)}",
         }
-        cost = unit.cost_with(options)
+        cost_text = format_cp(cost)
+        detail = {
+            "unit": unit,
+            "size_text": cells["size"],
+            "armour_text": cells["armour"],
+            "move_text": cells["move"],
+            "power_text": cells["power"],
+            "cost_text": cost_text,
+            "power_needed": power_needed,
+            "activation_sets": sets,
+            "activation_text": " · ".join(
+                " + ".join(names[i] for i in chosen) or "nothing" for chosen in sets
+            ),
+        }
         return UnitFigures(
             unit.name,
             cells,
-            float(cost),
-            format_cp(cost),
-            tuple(weapons),
-            tuple(validate_unit(unit, options=options)),
+            cost,
+            cost_text,
+            weapons,
+            findings,
+            kind_text=unit.kind.capitalize() + (" · flying" if unit.propulsion == "flying" else ""),
+            flagged=frozenset({"power"}) if power_needed > unit.power else frozenset(),
+            detail=detail,
         )
 
     def army_findings(
@@ -474,6 +543,49 @@ class BrikWars:
         if budget is None:
             return []
         return budget_findings(army_cost(units, options=options), budget, options=options)
+
+    def budget_findings(
+        self, total: Fraction, budget: int | None, options: BrikWarsOptions
+    ) -> list[Finding]:
+        return [] if budget is None else budget_findings(total, budget, options=options)
+
+    def weapon_figures(self, unit: UnitSpec, index: int, options: BrikWarsOptions) -> WeaponFigures:
+        found = tuple(f for f in validate_unit(unit, options=options) if f.weapon == index)
+        return replace(_weapon_figures(unit, index, options), findings=found)
+
+    def unit_cost(self, unit: UnitSpec, options: BrikWarsOptions) -> Fraction:
+        return unit.cost_with(options)
+
+    def weapon_cost(self, unit: UnitSpec, index: int, options: BrikWarsOptions) -> Fraction:
+        return unit.weapons[index].cost_with(options)
+
+    def weapon_name(self, unit: UnitSpec, index: int) -> str:
+        return weapon_name(unit.weapons[index])
+
+    def format_cost_change(self, change: Fraction) -> str:
+        sign = "+" if change >= 0 else "-"
+        return f"{sign}{format_number(abs(change))} CP"
+
+    def unit_json(self, figures: UnitFigures) -> dict[str, Any]:
+        unit: UnitSpec = figures.detail["unit"]
+        armour = unit.armour
+        return {
+            "effective_size": json_number(unit.effective_size),
+            "armor": {
+                "dice": armour.dice,
+                "sides": armour.sides,
+                "fixed": armour.fixed,
+                "deflection": armour.deflection,
+                "text": str(armour),
+            },
+            "move": json_number(unit.current_move),
+            "power": json_number(unit.power),
+            "power_needed": json_number(figures.detail["power_needed"]),
+            "activation_sets": [list(s) for s in figures.detail["activation_sets"]],
+        }
+
+    def weapon_json(self, figures: WeaponFigures) -> dict[str, Any]:
+        return {"stats": stats_json(figures.detail["stats"]), "hold": figures.detail["hold"]}
 
     situation_fields: tuple[InputField, ...] = SITUATION_FIELDS
     target_fields: tuple[InputField, ...] = (FOLLOWER_DISTANCE, FOLLOWER_SPANS)

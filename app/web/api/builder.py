@@ -1,19 +1,17 @@
-"""The BrikWars builder over JSON: units, weapons, house rules, weapon stats, catalogue."""
+"""The army builder over JSON: units, weapons, house rules (figures from the army's ruleset)."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.rules import brikwars as bw
+from app.rules.registry import get_ruleset
+from app.rules.ruleset import Finding, Ruleset
 from app.services import builder
 from app.web.api.builder_schemas import (
-    ArmourOut,
     ArmyDetailOut,
-    DamageOut,
     FindingOut,
     HouseRulesIn,
     MoveIn,
@@ -24,8 +22,6 @@ from app.web.api.builder_schemas import (
     WeaponOut,
     WeaponPatch,
     WeaponPreviewOut,
-    WeaponStatsIn,
-    WeaponStatsOut,
 )
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id
@@ -33,34 +29,7 @@ from app.web.inputs import Id
 router = APIRouter(route_class=SessionRoute, tags=["builder"])
 
 
-def _num(value: Fraction | int) -> float:
-    number = Fraction(value)
-    return int(number) if number.denominator == 1 else float(number)
-
-
-def stats_out(stats: bw.WeaponStats) -> WeaponStatsOut:
-    damage = stats.damage
-    return WeaponStatsOut(
-        use=stats.use,
-        range_inches=None if stats.range_inches is None else _num(stats.range_inches),
-        damage=None
-        if damage is None
-        else DamageOut(
-            dice=damage.dice,
-            sides=damage.sides,
-            modifier=damage.modifier,
-            text=str(damage),
-            minus_distance=damage.minus_distance,
-            fire=damage.fire,
-            explosion=damage.explosion,
-        ),
-        cost=_num(stats.cost),
-        power=_num(stats.power),
-        deflection=stats.deflection,
-    )
-
-
-def _findings(findings: list[bw.Finding]) -> list[FindingOut]:
+def _findings(findings: list[Finding] | tuple[Finding, ...]) -> list[FindingOut]:
     return [
         FindingOut(
             severity=f.severity, code=f.code, message=f.message, unit=f.unit, weapon=f.weapon
@@ -69,8 +38,7 @@ def _findings(findings: list[bw.Finding]) -> list[FindingOut]:
     ]
 
 
-def unit_out(uv: builder.UnitView) -> UnitOut:
-    spec, armour = uv.spec, uv.spec.armour
+def unit_out(uv: builder.UnitView, rules: Ruleset) -> UnitOut:
     return UnitOut(
         id=uv.row.id,
         position=uv.row.position,
@@ -78,18 +46,7 @@ def unit_out(uv: builder.UnitView) -> UnitOut:
         name=uv.row.name,
         kind=uv.row.kind,
         spec=uv.row.spec,
-        effective_size=_num(spec.effective_size),
-        armor=ArmourOut(
-            dice=armour.dice,
-            sides=armour.sides,
-            fixed=armour.fixed,
-            deflection=armour.deflection,
-            text=str(armour),
-        ),
-        move=_num(spec.current_move),
-        power=_num(spec.power),
-        power_needed=_num(uv.power_needed),
-        cost=_num(uv.cost),
+        cost=float(uv.cost),
         findings=_findings(uv.findings),
         weapons=[
             WeaponOut(
@@ -97,15 +54,14 @@ def unit_out(uv: builder.UnitView) -> UnitOut:
                 position=wv.row.position,
                 version=wv.row.version,
                 type=wv.row.type,
-                name=wv.spec.entry.name,
+                name=wv.figures.type_name,
                 spec=wv.row.spec,
-                stats=stats_out(wv.stats),
-                hold=wv.hold,
                 findings=_findings(wv.findings),
+                **rules.weapon_json(wv.figures),
             )
             for wv in uv.weapons
         ],
-        activation_sets=[list(s) for s in uv.activation_sets],
+        **rules.unit_json(uv.figures),
     )
 
 
@@ -118,15 +74,16 @@ def army_out(view: builder.ArmyView) -> ArmyDetailOut:
         budget=army.budget,
         notes=army.notes,
         version=army.version,
-        house_rules=view.options.to_dict(),
-        total_cost=_num(view.total_cost),
+        house_rules=view.ruleset.encode_options(view.options),
+        total_cost=float(view.total_cost),
         findings=_findings(view.all_findings),
-        units=[unit_out(u) for u in view.units],
+        units=[unit_out(u, view.ruleset) for u in view.units],
     )
 
 
 def _unit(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> UnitOut:
-    return unit_out(builder.army_view(session, user=user, army_id=army_id).unit(unit_id))
+    view = builder.army_view(session, user=user, army_id=army_id)
+    return unit_out(view.unit(unit_id), view.ruleset)
 
 
 def _body(model: Any) -> dict[str, Any]:
@@ -243,8 +200,9 @@ def weapon_preview(
     preview = builder.preview_weapon(
         session, user=user, army_id=army_id, unit_id=unit_id, data=_body(body)
     )
+    rules = get_ruleset(preview.ruleset_id)
     return WeaponPreviewOut(
-        stats=stats_out(preview.stats), hold=preview.hold, findings=_findings(preview.findings)
+        findings=_findings(preview.findings), **rules.weapon_json(preview.figures)
     )
 
 
@@ -257,23 +215,3 @@ def house_rules_set(
         session, user=user, army_id=army_id, options=body.options, expected_version=body.version
     )
     return army_out(builder.army_view(session, user=user, army_id=army_id))
-
-
-@router.post("/brikwars/weapon-stats")
-def weapon_stats(body: WeaponStatsIn) -> WeaponStatsOut:
-    """A weapon's Use, Range, Damage, cost and Power at a size (no unit needed)."""
-    return stats_out(
-        bw.weapon_stats(
-            body.type,
-            size=body.size,
-            xsize=body.xsize,
-            action_die=body.action_die,
-            variant=body.variant,
-        )
-    )
-
-
-@router.get("/brikwars/catalogue")
-def catalogue() -> list[dict[str, Any]]:
-    """Every BrikWars weapon type with its formulas, as the builder shows them."""
-    return [entry.to_dict() for entry in bw.catalogue()]

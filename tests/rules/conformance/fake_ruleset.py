@@ -213,23 +213,53 @@ class CoinWar:
         return {"name": unit.name, "kind": "trooper", "hits": unit.hits, "weapons": weapons}
 
     def unit_figures(self, unit: CoinUnit, options: CoinOptions) -> UnitFigures:
-        weapons = tuple(
-            WeaponFigures(f"Blaster {d}d6", {"dice": f"{d}d6"}, float(d), f"{d} pts")
-            for d in unit.weapons
-        )
-        cost = 2 * unit.hits + sum(unit.weapons)
+        weapons = tuple(self._weapon(unit, i) for i in range(len(unit.weapons)))
+        cost = self.unit_cost(unit, options)
         return UnitFigures(
-            unit.name, {"hits": str(unit.hits)}, float(cost), f"{cost} pts", weapons, ()
+            unit.name, {"hits": str(unit.hits)}, cost, self.format_cost(cost), weapons, ()
         )
 
-    def army_findings(
-        self, units: Sequence[CoinUnit], budget: int | None, options: CoinOptions
+    def _weapon(self, unit: CoinUnit, index: int) -> WeaponFigures:
+        dice = unit.weapons[index]
+        return WeaponFigures(
+            f"Blaster {dice}d6", {"dice": f"{dice}d6"}, dice, f"{dice} pts", type_name="Blaster"
+        )
+
+    def unit_cost(self, unit: CoinUnit, options: CoinOptions) -> int:
+        return 2 * unit.hits + sum(unit.weapons)
+
+    def weapon_cost(self, unit: CoinUnit, index: int, options: CoinOptions) -> int:
+        return unit.weapons[index]
+
+    def weapon_figures(self, unit: CoinUnit, index: int, options: CoinOptions) -> WeaponFigures:
+        return self._weapon(unit, index)
+
+    def weapon_name(self, unit: CoinUnit, index: int) -> str:
+        return f"Blaster {unit.weapons[index]}d6"
+
+    def budget_findings(
+        self, total: float, budget: int | None, options: CoinOptions
     ) -> list[Finding]:
-        total = sum(self.unit_figures(u, options).cost for u in units)
         if budget is None or total <= budget:
             return []
         severity: Severity = "warning" if options.generous_budget else "error"
         return [Finding(severity, "over_budget", f"{total:g} pts is over {budget}")]
+
+    def format_cost_change(self, change: float) -> str:
+        return f"{change:+g} pts"
+
+    def unit_json(self, figures: UnitFigures) -> dict[str, Any]:
+        return {"hits": int(figures.cells["hits"])}
+
+    def weapon_json(self, figures: WeaponFigures) -> dict[str, Any]:
+        return {"dice": figures.cost}
+
+    def army_findings(
+        self, units: Sequence[CoinUnit], budget: int | None, options: CoinOptions
+    ) -> list[Finding]:
+        return self.budget_findings(
+            sum(self.unit_cost(u, options) for u in units), budget, options
+        )
 
     def attack(
         self,
