@@ -257,9 +257,7 @@ class CoinWar:
     def army_findings(
         self, units: Sequence[CoinUnit], budget: int | None, options: CoinOptions
     ) -> list[Finding]:
-        return self.budget_findings(
-            sum(self.unit_cost(u, options) for u in units), budget, options
-        )
+        return self.budget_findings(sum(self.unit_cost(u, options) for u in units), budget, options)
 
     def attack(
         self,

@@ -6,6 +6,7 @@ A new rule system passes this suite unchanged: it is parametrised over the regis
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections import Counter
@@ -100,6 +101,32 @@ def test_figures_fill_every_column(ruleset: Ruleset) -> None:
         lines = ruleset.unit_lines(unit, options)
         assert lines and all(isinstance(line, str) and line for line in lines)
         assert figures.name in lines[0]
+
+
+def test_the_builders_members_agree_with_the_figures(ruleset: Ruleset) -> None:
+    """Costs, a weapon's figures and the API's fields, asked one by one (change summaries,
+    the preview), agree with the unit's figures, which the builder computes once."""
+    options = ruleset.decode_options(None)
+    for sample in ruleset.sample_attacks:
+        unit = ruleset.decode_unit(sample.attacker)
+        figures = ruleset.unit_figures(unit, options)
+        assert ruleset.unit_cost(unit, options) == figures.cost
+        assert ruleset.format_cost(figures.cost) == figures.cost_text
+        json.dumps(ruleset.unit_json(figures))
+        for i, weapon in enumerate(figures.weapons):
+            alone = ruleset.weapon_figures(unit, i, options)
+            assert (alone.name, alone.cells, alone.cost) == (weapon.name, weapon.cells, weapon.cost)
+            assert ruleset.weapon_cost(unit, i, options) == weapon.cost
+            assert ruleset.weapon_name(unit, i)
+            own = [f for f in figures.findings + weapon.findings if f.weapon == i]
+            assert list(alone.findings) == own
+            json.dumps(ruleset.weapon_json(weapon))
+        change = ruleset.format_cost_change(figures.cost)
+        assert change.startswith("+") and ruleset.format_cost_change(-figures.cost) != change
+        total = figures.cost + figures.cost
+        assert ruleset.budget_findings(total, 0, options) == ruleset.army_findings(
+            [unit, unit], 0, options
+        )
 
 
 def test_an_army_over_budget_is_found(ruleset: Ruleset) -> None:
