@@ -43,19 +43,17 @@ def _row_dict(row: Unit) -> dict[str, Any]:
 
 
 class _Detail:
-    """A ruleset's own figures (``detail``) read as attributes: its templates, and the pages
-    written before the interface, say ``uv.fig.size_text`` and ``wv.line``."""
+    """A ruleset's own figures (``figures.detail``) read as attributes: its templates, and
+    the pages written before the interface, say ``uv.fig.size_text`` and ``wv.line``."""
 
     __slots__ = ()
 
-    def _detail(self) -> Mapping[str, Any]:
-        raise NotImplementedError
-
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        figures = vars(self).get("figures")  # absent while a copy is being built
+        if figures is None or name.startswith("_"):
             raise AttributeError(name)
         try:
-            return self._detail()[name]
+            return figures.detail[name]
         except KeyError:
             raise AttributeError(name) from None
 
@@ -70,9 +68,6 @@ class Figures(_Detail):
 
     unit: Any
     figures: UnitFigures
-
-    def _detail(self) -> Mapping[str, Any]:
-        return self.figures.detail
 
     @property
     def cost(self) -> Any:
@@ -131,9 +126,6 @@ class WeaponView(_Detail):
     row: WeaponRow
     figures: WeaponFigures
     findings: list[Finding]
-
-    def _detail(self) -> Mapping[str, Any]:
-        return self.figures.detail
 
 
 @dataclass(frozen=True)
@@ -692,9 +684,6 @@ class WeaponPreview(_Detail):
 
     ruleset_id: str
     figures: WeaponFigures
-
-    def _detail(self) -> Mapping[str, Any]:
-        return self.figures.detail
 
     @property
     def findings(self) -> list[Finding]:
