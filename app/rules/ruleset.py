@@ -275,6 +275,8 @@ class Ruleset(Protocol):
     ) -> list[Finding]: ...
 
     # builder
+    cost_unit: str  # what costs and budgets are counted in, as pages name it ("CP")
+
     def budget_findings(self, total: Any, budget: int | None, options: Any) -> list[Finding]:
         """The army-level findings (its budget) for a total of its units' figures' costs
         already summed: ``army_findings`` without working out every unit again."""

@@ -468,6 +468,7 @@ class BrikWars:
     name = "BrikWars"
     summary = "BrikWars 2010: chapters 5 (Combat) and 8 (Weaponry)."
     rules_version = RULES_VERSION
+    cost_unit = "CP"
     option_fields: tuple[InputField, ...] = _option_fields()
     unit_columns: tuple[Column, ...] = (
         Column("size", "Size", numeric=True),
