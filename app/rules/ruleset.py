@@ -284,8 +284,8 @@ class Ruleset(Protocol):
 
     def weapon_figures(self, unit: Any, index: int, options: Any) -> WeaponFigures:
         """Weapon ``index`` of the unit as shown, with the findings that concern it: the
-        builder's preview of a weapon before it is added (the rest of the unit is not
-        worked out)."""
+        builder's preview of a weapon before it is added (the other weapons' figures are
+        not worked out)."""
         ...
 
     def unit_cost(self, unit: Any, options: Any) -> Any:
