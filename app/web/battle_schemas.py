@@ -16,10 +16,10 @@ from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from app.rules.fields import TRUE_WORDS, parse_fields
-from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
 from app.rules.ruleset import Ruleset
 from app.services import battles
 from app.web.errors import field_errors
@@ -49,6 +49,12 @@ else:
     SituationIn = situation_in(DEFAULT_RULESET)
 
 
+def _situation_schema() -> dict[str, Any]:
+    """The situation as the OpenAPI document shows it: one of the registered rulesets'
+    models (the battle's ruleset decides which)."""
+    return {"anyOf": [situation_in(rid).model_json_schema() for rid in RULESETS]}
+
+
 def read_situation(ruleset: Ruleset, data: Mapping[str, Any]) -> dict[str, Any]:
     """The situation's values, checked by the ruleset's model; refused as the API refuses a
     body (``situation.<field>``)."""
@@ -75,7 +81,7 @@ class AttackIn(StrictModel):
         min_length=1, max_length=MAX_WEAPONS, description="weapon indexes, in firing order"
     )
     target_id: Id = Field(description="a battle unit id")
-    situation: dict[str, Any] = Field(
+    situation: Annotated[dict[str, Any], WithJsonSchema(_situation_schema())] = Field(
         default={}, description="the battle's ruleset's situation fields (unset: defaults)"
     )
     followers: list[FollowerIn] = Field(default=[], max_length=MAX_FURTHER_TARGETS)
