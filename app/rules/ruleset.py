@@ -223,6 +223,94 @@ class Attack(Protocol):
     def roll(self, rng: random.Random) -> AttackRoll: ...
 
 
+# ------------------------------------------------------------------------ battle shapes
+
+
+@dataclass(frozen=True, slots=True)
+class Fighter:
+    """A unit in a battle as the ruleset is given it: ``key`` (the battle unit's id, which
+    the state may keep to name another unit), its name, the unit as copied when the battle
+    began (``decode_unit``), its state (``decode_state``) and its army's options."""
+
+    key: int
+    name: str
+    unit: Any
+    state: Any
+    options: Any
+
+
+@dataclass(frozen=True, slots=True)
+class BattleWeapon:
+    """A weapon of a unit in a battle as pages show it: cells by the ruleset's own keys;
+    ``ready``: it may fire now (False: it needs an action first, a Reload say)."""
+
+    index: int
+    name: str
+    cells: Mapping[str, str]
+    ready: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A unit in a battle as it now stands.
+
+    ``unit``: the ruleset's unit with its state applied (what attacks use); ``cells``: its
+    figures as shown, by the ruleset's own keys; ``badges``: its state in words; ``out``: out
+    of the fight (takes no action, is no target); ``status``: its line in the forum export;
+    ``actions``: the names of the ``unit_actions`` it may take now; ``form``: attack-form
+    values its state suggests; ``state_out``: its state as the API shows it.
+    """
+
+    unit: Any
+    cells: Mapping[str, str]
+    weapons: tuple[BattleWeapon, ...]
+    badges: tuple[str, ...]
+    out: bool
+    status: str
+    actions: tuple[str, ...] = ()
+    form: Mapping[str, str] = field(default_factory=dict)
+    state_out: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitAction:
+    """A named action a unit takes in a battle besides attacking (a Reload, say).
+
+    ``name`` is its key (in URLs and the log's ``kind``); ``label`` its button, where
+    ``{unit}`` stands for the unit's name; ``fields`` what it asks for; ``urgent``: shown as
+    a plain (not secondary) button, something the player must not forget."""
+
+    name: str
+    label: str
+    fields: tuple[InputField, ...] = ()
+    urgent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult:
+    """What an action did: the unit's state after, the log's summary, and its dice (as
+    the log keeps them: a list of lines like ``log_roll``'s, empty when nothing is rolled)."""
+
+    after: Any
+    summary: str
+    dice: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class BattleAttack:
+    """An attack in a battle, checked against the units' state: ``attack`` (made through
+    ``Ruleset.attack``, with what the state adds) computes the odds and rolls; ``situation``
+    is the situation as the log keeps it; ``shown`` what the state added, shown with the
+    odds and in the API's preview (``{"homing_in": 1}``, say). Two equal attacks have equal
+    odds (a ruleset whose attacks do not compare by value just has them computed again)."""
+
+    attack: Attack
+    attacker: Fighter
+    targets: tuple[Fighter, ...]
+    situation: Mapping[str, Any]
+    shown: Mapping[str, Any] = field(default_factory=dict)
+
+
 # ------------------------------------------------------------------------ the interface
 
 
@@ -232,7 +320,8 @@ class Ruleset(Protocol):
 
     Every ``decode_*`` raises ``app.rules.errors.InvalidInput`` naming the bad field; every
     ``encode_*`` gives JSON-ready data that its ``decode_*`` reads back to an equal value.
-    Battles (unit state, actions) join the interface with the battle service's move onto it.
+    A battle keeps each unit's state as the ruleset's JSON, and its log before/after states
+    (what Undo restores) and the odds and dice as ``log_odds`` and ``log_roll`` write them.
     Collections are read-only properties: a class attribute holding a tuple satisfies them.
     """
 
@@ -334,6 +423,76 @@ class Ruleset(Protocol):
     @property
     def sample_attacks(self) -> tuple[SampleAttack, ...]:
         """At least three attacks typical of the ruleset (the conformance suite rolls them)."""
+        ...
+
+    # battles
+    @property
+    def battle_situation_fields(self) -> tuple[InputField, ...]:
+        """The situation fields an attack in a battle takes (those its state decides, such
+        as a bonus kept from earlier attacks, left out)."""
+        ...
+
+    @property
+    def unit_actions(self) -> tuple[UnitAction, ...]:
+        """Every named action a unit may take in a battle besides attacking."""
+        ...
+
+    def initial_state(self, unit: Any) -> Any:
+        """A unit's state when a battle begins."""
+        ...
+
+    def decode_state(self, data: Mapping[str, Any]) -> Any:
+        """A unit's state from the JSON ``encode_state`` wrote (a missing key: as fresh)."""
+        ...
+
+    def encode_state(self, state: Any) -> JSON:
+        """The state as a battle unit's row and a log entry's before/after keep it."""
+        ...
+
+    def standing(self, fighter: Fighter) -> Standing:
+        """The unit as it now stands, as attacks use it and pages show it."""
+        ...
+
+    def battle_attack(
+        self,
+        attacker: Fighter,
+        weapons: tuple[int, ...],
+        targets: Sequence[tuple[Fighter, Mapping[str, Any]]],
+        situation: Mapping[str, Any],
+        *,
+        moved: bool = False,
+    ) -> BattleAttack:
+        """An attack in a battle, checked against the units' state (InvalidInput names the
+        field; a situation field by its own name). ``targets``: each with its
+        ``target_fields`` values (the first's are empty); ``moved``: the attacker or the
+        target moved since the last attack (what the state kept for it may no longer hold)."""
+        ...
+
+    def after_attack(self, attack: BattleAttack, roll: AttackRoll) -> tuple[Any, ...]:
+        """The states after ``roll`` (``attack.attack``'s): the attacker's, then each
+        target's in order."""
+        ...
+
+    def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> JSON:
+        """The odds as a battle's log keeps them (targets named by their ``key``)."""
+        ...
+
+    def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[JSON]:
+        """The rolled lines as a battle's log keeps them: ``[{"label", "kind", "weapons",
+        "skipped", "jammed", "dice": [{"purpose", "sides", "natural", "value", "bonus",
+        "unit_id"}], "effects": [{"unit_id", "name", "outcome", "damage", ...}]}]``."""
+        ...
+
+    def apply_action(
+        self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
+    ) -> ActionResult:
+        """Take the named action (its ``fields`` read from ``values``); refused with
+        InvalidInput (field ``unit``, or one of its fields)."""
+        ...
+
+    def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
+        """Odds as ``log_odds`` keeps them, a line of text per attack line and target (the
+        forum export)."""
         ...
 
     # text and pages

@@ -1,53 +1,78 @@
 """Battle input and output shapes, shared by the battle pages' forms and the JSON API.
 
-The attack form's flat fields (``weapon.2``, ``follower.0.distance``, ticked boxes) are
-turned into the same ``AttackIn`` the API takes (``attack_from_form``), so a bad value gets
-the same reason through either door.
+The situation of an attack is the battle's ruleset's (its ``battle_situation_fields``): the
+request carries it as an object, read by that ruleset's generated model (``situation_in``)
+once the battle is known, so a bad value is refused by name (``situation.distance``) the
+same way through either door. The attack form's flat fields (``weapon.2``,
+``follower.0.distance``, ticked boxes) are turned into the same ``RollIn`` the API takes
+(``attack_from_form``). Further targets carry the ruleset's ``target_fields``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from fractions import Fraction
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, Field, ValidationError
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
-from app.rules.brikwars.situation_fields import BATTLE_SITUATION_FIELDS, FOLLOWER_SPANS
-from app.rules.brikwars.turn import MAX_ARC_TARGETS, MAX_WEAPONS
-from app.rules.fields import TRUE_WORDS
+from app.rules.fields import TRUE_WORDS, parse_fields
+from app.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
+from app.rules.ruleset import Ruleset
 from app.services import battles
 from app.web.errors import field_errors
-from app.web.inputs import MAX_WEAPON_INDEX, Id, Inches, Int, NoBool, Seed, parse_index
+from app.web.inputs import MAX_WEAPON_INDEX, Id, NoBool, Seed, parse_index
 from app.web.schemas import Name, StrictModel
 from app.web.situation_schema import SituationModel, situation_model
 
-MAX_FOLLOWER_ROWS = 3  # rows of the page's Arc Fire form (the API takes up to 11)
+MAX_FOLLOWER_ROWS = 3  # rows of the page's further-targets form (the API takes up to 11)
+MAX_WEAPONS = 12  # weapons fired in one attack request (a ruleset may allow fewer)
+MAX_FURTHER_TARGETS = 11  # further targets in one attack request (likewise)
 
 
-# Generated from the declared fields; to a type checker, the base (with to_engine).
+@cache
+def situation_in(ruleset_id: str) -> type[SituationModel]:
+    """The situation model of a ruleset's battles, generated from its fields."""
+    return situation_model(
+        get_ruleset(ruleset_id).battle_situation_fields,
+        module=__name__,
+        doc="Where and how the attacker fires this turn (the battle's ruleset's fields).",
+    )
+
+
+# The default ruleset's, by the name the situation tests and guides use.
 if TYPE_CHECKING:
     SituationIn = SituationModel
 else:
-    SituationIn = situation_model(
-        BATTLE_SITUATION_FIELDS,
-        module=__name__,
-        doc="Where and how the attacker fires this turn (chapters 5 and 8).",
-    )
+    SituationIn = situation_in(DEFAULT_RULESET)
 
 
-class FollowerIn(StrictModel):
-    """A further target of Arc Fire, in order along the Arc."""
+def _situation_schema() -> dict[str, Any]:
+    """The situation as the OpenAPI document shows it: one of the registered rulesets'
+    models (the battle's ruleset decides which)."""
+    return {"anyOf": [situation_in(rid).model_json_schema() for rid in RULESETS]}
+
+
+def read_situation(ruleset: Ruleset, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The situation's values, checked by the ruleset's model; refused as the API refuses a
+    body (``situation.<field>``)."""
+    try:
+        return situation_in(ruleset.id).model_validate(dict(data)).model_dump()
+    except ValidationError as exc:
+        raise RequestValidationError(
+            [{**e, "loc": ("body", "situation", *e["loc"])} for e in exc.errors()]
+        ) from None
+
+
+class FollowerIn(BaseModel):
+    """A further target, in order (BrikWars: along the Arc), with the ruleset's
+    ``target_fields`` beside its id."""
+
+    model_config = ConfigDict(extra="allow")
 
     unit_id: Id
-    distance: Inches | None = Field(default=None, description="inches")
-    spans: Int = Field(
-        default=cast(int, FOLLOWER_SPANS.default),
-        ge=FOLLOWER_SPANS.low,
-        le=FOLLOWER_SPANS.high,
-        description=FOLLOWER_SPANS.help,
-    )
 
 
 class AttackIn(StrictModel):
@@ -56,17 +81,33 @@ class AttackIn(StrictModel):
         min_length=1, max_length=MAX_WEAPONS, description="weapon indexes, in firing order"
     )
     target_id: Id = Field(description="a battle unit id")
-    situation: SituationIn = SituationIn()
-    followers: list[FollowerIn] = Field(default=[], max_length=MAX_ARC_TARGETS - 1)
+    situation: Annotated[dict[str, Any], WithJsonSchema(_situation_schema())] = Field(
+        default={}, description="the battle's ruleset's situation fields (unset: defaults)"
+    )
+    followers: list[FollowerIn] = Field(default=[], max_length=MAX_FURTHER_TARGETS)
     moved: bool = Field(
         default=False, description="weapon or target moved since the last attack (no Homing In)"
     )
 
-    def followers_for_service(self) -> list[battles.Follower]:
-        return [
-            (f.unit_id, None if f.distance is None else Fraction(str(f.distance)), f.spans)
-            for f in self.followers
-        ]
+    def followers_for(self, ruleset: Ruleset) -> list[battles.Follower]:
+        """Each further target with its ``target_fields`` values, read by the ruleset's
+        fields; a bad one is refused as the API refuses a body (``followers.0.distance``)."""
+        out: list[battles.Follower] = []
+        known = {f.name for f in ruleset.target_fields}
+        for i, follower in enumerate(self.followers):
+            raw = dict(follower.model_extra or {})
+            problems = {k: "is not a known field" for k in raw if k not in known}
+            values, errors = parse_fields(ruleset.target_fields, raw)
+            problems |= errors
+            if problems:
+                raise RequestValidationError(
+                    [
+                        {"loc": ("body", "followers", i, k), "msg": r, "type": "value_error"}
+                        for k, r in problems.items()
+                    ]
+                )
+            out.append((follower.unit_id, values))
+        return out
 
 
 class RollIn(AttackIn):
@@ -85,6 +126,12 @@ class SeedIn(StrictModel):
     seed: Seed | None = None
 
 
+class ActionIn(SeedIn):
+    """A unit action's body: a seed for its dice, and its fields' values (if it has any)."""
+
+    values: dict[str, Any] = Field(default={}, description="the action's fields")
+
+
 # ------------------------------------------------------------------------------ out
 
 
@@ -97,37 +144,26 @@ class BattleOut(BaseModel):
 
 
 class WeaponOut(BaseModel):
+    """A weapon with its ruleset's cells beside its index and name."""
+
+    model_config = ConfigDict(extra="allow")
+
     index: int
     name: str
-    use: str
-    range: str
-    damage: str
     inoperative: bool
 
 
-class UnitStateOut(BaseModel):
-    size_damage: str = Field(description='inches of Size lost (exact: "1", "1.5")')
-    destroyed: bool
-    on_fire: bool
-    inoperative: list[int]
-    diverted_turns: int
-    homing_in: int
-    homed_on: int | None
-    homed_weapons: list[int]
-    limbs_lost: int
-
-
 class BattleUnitOut(BaseModel):
+    """A unit with its ruleset's figures (cells) beside these fields."""
+
+    model_config = ConfigDict(extra="allow")
+
     id: int
     side: str
     name: str
     army_id: int | None
     unit_id: int | None
-    size: str
-    effective_size: str
-    armour: str
-    power: str
-    state: UnitStateOut
+    state: dict[str, Any] = Field(description="the unit's state, as its ruleset shows it")
     badges: list[str]
     weapons: list[WeaponOut]
     spec: dict[str, Any] = Field(description="the copy of the unit taken when the battle began")
@@ -152,7 +188,10 @@ class BattleDetailOut(BattleOut):
 
 
 class OddsPreviewOut(BaseModel):
-    homing_in: int
+    """The odds, and beside them what the units' state added (BrikWars: ``homing_in``)."""
+
+    model_config = ConfigDict(extra="allow")
+
     odds: dict[str, Any]
 
 
@@ -162,23 +201,25 @@ class ShareLinkOut(BaseModel):
 
 
 def unit_out(unit: battles.UnitInBattle) -> BattleUnitOut:
-    state = unit.state.to_dict()
-    state["size_damage"] = str(state["size_damage"])
     return BattleUnitOut(
         id=unit.row.id,
         side=unit.row.side,
         name=unit.row.name,
         army_id=unit.row.army_id,
         unit_id=unit.row.unit_id,
-        size=unit.size_text,
-        effective_size=unit.effective_size_text,
-        armour=unit.armour_text,
-        power=unit.power_text,
-        state=UnitStateOut(**state),
+        **unit.cells,
+        state=dict(unit.standing.state_out),
         badges=unit.badges,
-        weapons=[WeaponOut(**w.__dict__) for w in unit.weapons],
+        weapons=[
+            WeaponOut(index=w.index, name=w.name, **w.cells, inoperative=w.inoperative)
+            for w in unit.weapons
+        ],
         spec=unit.row.spec,
     )
+
+
+def odds_out(preview: battles.OddsPreview) -> OddsPreviewOut:
+    return OddsPreviewOut(**preview.shown, odds=preview.odds)
 
 
 def entry_out(entry: battles.LogEntry) -> EntryOut:
@@ -213,10 +254,13 @@ def detail_out(view: battles.BattleView) -> BattleDetailOut:
 # ------------------------------------------------------------------------------ the form
 
 
-def attack_from_form(form: Mapping[str, str]) -> tuple[RollIn | None, dict[str, str]]:
-    """The attack form as a ``RollIn``, or None and ``{field: reason}`` (form field names)."""
+def attack_from_form(
+    form: Mapping[str, str], ruleset: Ruleset
+) -> tuple[RollIn | None, dict[str, str]]:
+    """The attack form as a ``RollIn`` (its situation read by the ruleset's model), or None
+    and ``{field: reason}`` (form field names)."""
     situation: dict[str, Any] = {}
-    for field in BATTLE_SITUATION_FIELDS:
+    for field in ruleset.battle_situation_fields:
         value = form.get(field.name, "").strip()
         if field.kind == "flag":
             situation[field.name] = value.lower() in TRUE_WORDS
@@ -235,10 +279,10 @@ def attack_from_form(form: Mapping[str, str]) -> tuple[RollIn | None, dict[str, 
         if not unit:
             continue
         row: dict[str, Any] = {"unit_id": unit}
-        for part in ("distance", "spans"):
-            value = form.get(f"follower.{k}.{part}", "").strip()
+        for part in ruleset.target_fields:
+            value = form.get(f"follower.{k}.{part.name}", "").strip()
             if value:
-                row[part] = value
+                row[part.name] = value
         followers.append(row)
     payload: dict[str, Any] = {
         "attacker_id": form.get("attacker_id", "").strip() or None,
@@ -251,20 +295,34 @@ def attack_from_form(form: Mapping[str, str]) -> tuple[RollIn | None, dict[str, 
     seed = form.get("seed", "").strip()
     if seed:
         payload["seed"] = seed
+    problems: list[Any] = []
     try:
-        return RollIn.model_validate(payload), {}
+        situation_in(ruleset.id).model_validate(situation)
     except ValidationError as exc:
-        errors: dict[str, str] = {}
-        for err in field_errors(list(exc.errors())):
-            name = err["field"].removeprefix("situation.")
-            if name.startswith("followers."):
-                name = "followers"
-            if name in ("attacker_id", "target_id") and err["reason"] in (
-                "is required",
-                "must be a whole number",
-            ):
-                err["reason"] = "choose a unit"
-            if name == "weapons":
-                err["reason"] = "tick at least one weapon"
-            errors.setdefault(name, err["reason"])
-        return None, errors
+        problems += [{**e, "loc": ("situation", *e["loc"])} for e in exc.errors()]
+    try:
+        attack = RollIn.model_validate(payload)
+    except ValidationError as exc:
+        problems += list(exc.errors())
+    if not problems:
+        try:
+            attack.followers_for(ruleset)
+        except RequestValidationError as exc:
+            return None, {"followers": str(exc.errors()[0]["msg"])}
+        return attack, {}
+    order = list(RollIn.model_fields)  # the situation's problems in the body's field order
+    problems.sort(key=lambda e: order.index(e["loc"][0]) if e["loc"][0] in order else len(order))
+    errors: dict[str, str] = {}
+    for err in field_errors(problems):
+        name = err["field"].removeprefix("situation.")
+        if name.startswith("followers."):
+            name = "followers"
+        if name in ("attacker_id", "target_id") and err["reason"] in (
+            "is required",
+            "must be a whole number",
+        ):
+            err["reason"] = "choose a unit"
+        if name == "weapons":
+            err["reason"] = "tick at least one weapon"
+        errors.setdefault(name, err["reason"])
+    return None, errors

@@ -14,12 +14,12 @@ from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, Battle, BattleEntry, BattleUnit, User
+from app.rules.brikwars import battle as codec
 from app.rules.brikwars import unit_from_dict
 from app.rules.brikwars.battle_state import UnitState
 from app.rules.brikwars.turn import Turn, TurnSituation
 from app.rules.errors import InvalidInput
 from app.services import armies, battles, builder, compute
-from app.services.battles import codec
 from app.services.errors import InvalidField, NotFound
 
 _ids = itertools.count(1)
@@ -122,7 +122,7 @@ def test_units_are_copies_with_their_armies_as_sides(world: World) -> None:
     assert [s.name for s in view.sides] == ["Red", "Blue"]
     assert [u.row.name for u in view.sides[1].units] == ["Walker", "Trooper"]
     walker = view.unit(world.walker)
-    assert (walker.size_text, walker.armour_text, walker.power_text) == ('3"', "3d10", '6"')
+    assert tuple(walker.cells[k] for k in ("size", "armour", "power")) == ('3"', "3d10", '6"')
 
 
 def test_a_creation_that_lost_size_has_less_power_and_weaker_armour_next_time(world: World) -> None:
@@ -139,8 +139,8 @@ def test_a_creation_that_lost_size_has_less_power_and_weaker_armour_next_time(wo
     entry = _attack(world, seed=seed)
     assert "Walker attacks" not in entry.summary and "Size Damage" in entry.summary
     walker = _view(world).unit(world.walker)
-    assert walker.state.size_damage == 1 and walker.effective_size_text == '2"'
-    assert walker.armour_text == "2d10" and walker.power == 4
+    assert walker.state.size_damage == 1 and walker.cells["effective_size"] == '2"'
+    assert walker.cells["armour"] == "2d10" and walker.cells["power"] == '4"'
     after = battles.attack_odds(
         world.session,
         user=world.user,
@@ -162,7 +162,7 @@ def test_a_creation_that_lost_size_has_less_power_and_weaker_armour_next_time(wo
         target_id=world.tank,
         situation=NEAR,
     )
-    assert odds.attacker.power == 4
+    assert odds.attacker.cells["power"] == '4"'
 
 
 def test_the_stored_odds_are_the_engines_and_the_same_seed_gives_the_same_dice(
@@ -353,7 +353,7 @@ def test_later_roster_edits_do_not_rewrite_the_battle(world: World) -> None:
         data={"size": 9},
         expected_version=unit.row.version,
     )
-    assert _view(world).unit(world.walker).size_text == '3"'
+    assert _view(world).unit(world.walker).cells["size"] == '3"'
     assert unit_from_dict(row.spec).built_size == 3
 
 

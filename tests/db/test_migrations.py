@@ -242,7 +242,7 @@ def test_ruleset_neutral_battles_migration_carries_battles_and_clubs_across() ->
         assert view.unit(tank_id).badges == [
             "on Fire", '3" Gun Inoperative', "2 turns of Power saved", "Homing In +2"
         ]  # fmt: skip
-        assert view.unit(tank_id).effective_size_text == '2.5"'
+        assert view.unit(tank_id).cells["effective_size"] == '2.5"'
         battles.undo_last(session, user=owner, battle_id=battle)
         assert session.get(BattleUnit, walker_id).state == old_state  # type: ignore[union-attr]
         battles.reload(session, user=owner, battle_id=battle, unit_id=tank_id)

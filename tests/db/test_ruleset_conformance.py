@@ -4,8 +4,10 @@ half of the conformance suite is tests/rules/conformance/).
 
 An export read back by import gives an equal export; a bad unit in a document is refused by
 its path and nothing is saved; the builder's pages (the army, a unit's editor, a weapon's
-preview, the roster sheet) render an army of the ruleset. The fake ruleset's own templates
-are in tests/rules/conformance/templates/, put on the Jinja loader only here.
+preview, the roster sheet) render an army of the ruleset; a battle of three rolls and an
+Undo restores the units' state; the battle page renders. The fake ruleset's page templates
+live in tests/rules/conformance/templates/, added to the Jinja loader (and the fake to the
+registry) by the ``ruleset`` fixture only.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -22,32 +25,29 @@ from jinja2 import ChoiceLoader, FileSystemLoader
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Army, User
+from app.db.models import Army, BattleUnit, User
 from app.rules import registry
+from app.rules.errors import InvalidInput
 from app.rules.ruleset import Ruleset
-from app.services import army_rows, transfer
+from app.services import army_rows, battles, transfer
 from app.services.army_document import FORMAT, VERSION, export_json
-from app.web import templating
+from app.services.errors import NotFound
+from app.web.templating import templates
 from tests.rules.conformance.fake_ruleset import RULESET as FAKE
 from tests.web.conftest import sign_up
 
-TEST_TEMPLATES = Path(__file__).resolve().parents[1] / "rules" / "conformance" / "templates"
-
 _ids = itertools.count(1)
+FAKE_TEMPLATES = Path(__file__).resolve().parents[1] / "rules" / "conformance" / "templates"
 
 
 @pytest.fixture(params=[*registry.RULESETS.values(), FAKE], ids=lambda r: r.id)
 def ruleset(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ruleset:
+    """The ruleset, registered, with the fake's page templates on the Jinja loader."""
     rules: Ruleset = request.param
     monkeypatch.setitem(registry.RULESETS, rules.id, rules)
+    loader = ChoiceLoader([templates.env.loader, FileSystemLoader(FAKE_TEMPLATES)])  # type: ignore[list-item]
+    monkeypatch.setattr(templates.env, "loader", loader)
     return rules
-
-
-@pytest.fixture
-def test_templates(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The test rulesets' templates (``rulesets/<id>/``) after the product's own."""
-    loader = ChoiceLoader([templating.env.loader, FileSystemLoader(TEST_TEMPLATES)])  # type: ignore[list-item]
-    monkeypatch.setattr(templating.env, "loader", loader)
 
 
 @pytest.fixture
@@ -128,9 +128,7 @@ def test_a_bad_unit_is_refused_by_its_path_and_nothing_is_saved(
     assert session.scalar(select(func.count()).select_from(Army)) == before
 
 
-def test_the_builder_pages_render_an_army_of_the_ruleset(
-    app: FastAPI, ruleset: Ruleset, test_templates: None
-) -> None:
+def test_the_builder_pages_render_an_army_of_the_ruleset(app: FastAPI, ruleset: Ruleset) -> None:
     with TestClient(app) as client:
         member = sign_up(client, email=f"pages{next(_ids)}@example.com")
         with app.state.sessionmaker() as session:
@@ -168,3 +166,121 @@ def test_the_builder_pages_render_an_army_of_the_ruleset(
         )
         assert preview.status_code == 200, preview.text
         assert 'class="error"' not in preview.text, preview.text
+
+
+# ------------------------------------------------------------------------ battles
+
+
+def _battle(session: Session, user: User, rules: Ruleset) -> tuple[int, dict[str, list[int]]]:
+    """A battle of two armies holding every unit of the ruleset's sample attacks: its id,
+    and its unit ids by side then name."""
+    document = _document(rules)
+    armies = [
+        transfer.import_army(session, user=user, raw=json.dumps(document | {"name": n}).encode())
+        for n in ("Red", "Blue")
+    ]
+    battle = battles.create_battle(
+        session, user=user, name="Conformance", army_ids=[a.id for a in armies]
+    )
+    ids: dict[str, list[int]] = {}
+    rows = session.scalars(
+        select(BattleUnit).where(BattleUnit.battle_id == battle.id).order_by(BattleUnit.position)
+    )
+    for row in rows:
+        ids.setdefault(f"{row.side}/{row.name}", []).append(row.id)
+    return battle.id, ids
+
+
+def _states(session: Session, battle_id: int) -> dict[int, Any]:
+    session.expire_all()
+    rows = session.scalars(select(BattleUnit).where(BattleUnit.battle_id == battle_id))
+    return {row.id: dict(row.state) for row in rows}
+
+
+def _roll(session: Session, user: User, rules: Ruleset, battle_id: int, ids, seed: int) -> None:  # type: ignore[no-untyped-def]
+    """The first sample attack, by Red's attacker, on Blue's target (another Blue unit once
+    that one is out of the fight)."""
+    sample = rules.sample_attacks[0]
+    attacker = ids[f"Red/{sample.attacker['name']}"][0]
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    wanted = ids[f"Blue/{sample.targets[0]['name']}"]
+    blue = [u.row.id for u in view.units if u.row.side == "Blue" and not u.out]
+    target = next((i for i in wanted if i in blue), blue[0])
+    battles.roll_attack(
+        session,
+        user=user,
+        battle_id=battle_id,
+        attacker_id=attacker,
+        weapons=sample.weapons,
+        target_id=target,
+        situation=dict(sample.situation),
+        seed=seed,
+    )
+
+
+def test_three_rolls_then_undo_restore_the_state(session: Session, ruleset: Ruleset) -> None:
+    """Three logged rolls that each changed some unit's state (a roll that changed nothing
+    is undone and rolled again with the next seed); each Undo gives back the state before."""
+    user = _user(session)
+    battle_id, ids = _battle(session, user, ruleset)
+    fresh = _states(session, battle_id)
+    seen = [fresh]
+    for turn in range(3):
+        for seed in range(100 * turn, 100 * turn + 80):
+            _roll(session, user, ruleset, battle_id, ids, seed)
+            if _states(session, battle_id) != seen[-1]:
+                break
+            battles.undo_last(session, user=user, battle_id=battle_id)
+            assert _states(session, battle_id) == seen[-1]
+        else:
+            pytest.fail(f"no roll of turn {turn + 1} changed anything")
+        seen.append(_states(session, battle_id))
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    assert len(view.entries) == 3 and all(e.odds and e.dice for e in view.entries)
+    text = battles.export_text(view)
+    assert "Conformance" in text and all(e.row.summary in text for e in view.entries)
+    for before in reversed(seen[:-1]):
+        battles.undo_last(session, user=user, battle_id=battle_id)
+        assert _states(session, battle_id) == before
+    assert battles.battle_view(session, user=user, battle_id=battle_id).entries == []
+
+
+def test_a_named_unit_action_is_logged_or_refused_by_field(
+    session: Session, ruleset: Ruleset
+) -> None:
+    user = _user(session)
+    battle_id, ids = _battle(session, user, ruleset)
+    unit = next(iter(ids.values()))[0]
+    for action in ruleset.unit_actions:
+        try:
+            entry = battles.unit_action(
+                session, user=user, battle_id=battle_id, unit_id=unit, action=action.name
+            )
+        except InvalidInput as err:
+            assert err.field and err.reason
+        else:
+            assert entry.kind == action.name and entry.summary
+            battles.undo_last(session, user=user, battle_id=battle_id)
+    with pytest.raises(NotFound):
+        battles.unit_action(
+            session, user=user, battle_id=battle_id, unit_id=unit, action="no_such_action"
+        )
+
+
+def test_the_battle_page_renders(app: Any, ruleset: Ruleset) -> None:
+    with TestClient(app) as client:
+        member = sign_up(client, name="Conformer")
+        with app.state.sessionmaker() as session:
+            user = session.scalars(select(User).where(User.email == member.email)).one()
+            battle_id, ids = _battle(session, user, ruleset)
+            _roll(session, user, ruleset, battle_id, ids, 7)
+            session.commit()
+        page = client.get(f"/battles/{battle_id}")
+        assert page.status_code == 200, page.text[:2000]
+        assert "Roll it!" in page.text and 'id="entry-1"' in page.text
+        assert "Cannot roll this" not in page.text, page.text
+        assert 'class="odds-table"' in page.text or "odds-table" in page.text
+        odds = client.get(f"/battles/{battle_id}/odds", headers={"HX-Request": "true"})
+        assert odds.status_code in (200, 422)
+        export = client.get(f"/battles/{battle_id}/export.txt")
+        assert export.status_code == 200 and "#1 attack" in export.text

@@ -239,7 +239,10 @@ def test_table_covers_every_route() -> None:
     def served_form(path: str) -> str:  # the table names which token or unit goes in
         for name in ("{link_token}", "{invite_token}", "{battle_token}"):
             path = path.replace(name, "{token}")
-        return path.replace("{battle_unit_id}", "{unit_id}")
+        path = path.replace("{battle_unit_id}", "{unit_id}")
+        for action in ("reload", "divert", "burning"):  # one route serves every unit action
+            path = path.replace("{unit_id}/" + action, "{unit_id}/{action}")
+        return path
 
     assert served_routes() == {(m, served_form(p)) for m, p, _, _ in ROUTES}
 

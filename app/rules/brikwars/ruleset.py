@@ -13,7 +13,9 @@ from fractions import Fraction
 from typing import Any
 
 from app.rules.brikwars import attacks as atk
+from app.rules.brikwars import battle
 from app.rules.brikwars.activation import activation_sets
+from app.rules.brikwars.battle_state import UnitState
 from app.rules.brikwars.catalogue import (
     ACTION_DICE,
     DamageExpr,
@@ -45,19 +47,24 @@ from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
 from app.rules.fields import InputField, parse_fields
 from app.rules.ruleset import (
+    ActionResult,
     AttackOdds,
     AttackRoll,
+    BattleAttack,
     CatalogueEntry,
     Column,
     Effect,
+    Fighter,
     Finding,
     LineOdds,
     LineRoll,
     Outcome,
     RolledDie,
     SampleAttack,
+    Standing,
     TargetInput,
     TargetOdds,
+    UnitAction,
     UnitFigures,
     WeaponFigures,
 )
@@ -648,6 +655,59 @@ class BrikWars:
 
     def attack_from_body(self, body: Mapping[str, Any]) -> RawAttack:
         return RawAttack(raw_attack(body))
+
+    # battles (app.rules.brikwars.battle)
+    battle_situation_fields: tuple[InputField, ...] = battle.SITUATION_FIELDS
+    unit_actions: tuple[UnitAction, ...] = battle.UNIT_ACTIONS
+
+    def initial_state(self, unit: UnitSpec) -> UnitState:
+        return UnitState()
+
+    def decode_state(self, data: Mapping[str, Any]) -> UnitState:
+        return battle.decode_state(data)
+
+    def encode_state(self, state: UnitState) -> dict[str, Any]:
+        return battle.encode_state(state)
+
+    def standing(self, fighter: Fighter) -> Standing:
+        return battle.standing(fighter)
+
+    def battle_attack(
+        self,
+        attacker: Fighter,
+        weapons: tuple[int, ...],
+        targets: Sequence[tuple[Fighter, Mapping[str, Any]]],
+        situation: Mapping[str, Any],
+        *,
+        moved: bool = False,
+    ) -> BattleAttack:
+        return battle.battle_attack(
+            self,
+            attacker,
+            weapons,
+            targets,
+            situation,
+            moved=moved,
+            odds_of=turn_odds,
+            roll_of=turn_roll,
+        )
+
+    def after_attack(self, attack: BattleAttack, roll: AttackRoll) -> tuple[Any, ...]:
+        return battle.after_attack(attack, roll)
+
+    def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> dict[str, Any]:
+        return battle.log_odds(attack, odds)
+
+    def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[dict[str, Any]]:
+        return battle.log_roll(attack, roll)
+
+    def apply_action(
+        self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
+    ) -> ActionResult:
+        return battle.apply_action(name, fighter, values, rng)
+
+    def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
+        return battle.odds_words(odds)
 
     def format_cost(self, cost: Fraction | int) -> str:
         return format_cp(cost)

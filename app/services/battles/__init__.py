@@ -3,18 +3,25 @@
 A battle copies its units (and their armies' house rules) when it is created, so later roster
 edits never rewrite it; all its armies share one ruleset, the battle's. Every action is one
 transaction that first takes the battle's lock (``log.lock``), reads the units' state, lets
-the engine decide (``app.rules.brikwars.turn`` and ``battle_state``), and appends one numbered
-log entry with the dice and the state of every unit it changed before and after, so
-``undo_last`` restores exactly. Refused actions raise ``InvalidInput`` (a 422) and log
+the battle's ruleset decide (``get_ruleset(battle.ruleset_id)``: its ``battle_attack``,
+``after_attack`` and ``apply_action``), and appends one numbered log entry with the dice and
+the state of every unit it changed before and after (the ruleset's JSON), so ``undo_last``
+restores exactly. Refused actions raise ``InvalidInput`` (a 422) and log
 nothing. Battles are their owner's (``permissions.battle_for``).
 
 The modules, one job each: ``views`` (a battle as shown, a unit's state on its row),
 ``reading``, ``links`` (the read-only link), ``creating``, ``log`` (the lock and the entries),
-``attacks``, ``actions`` (Reload, Divert All Power, Burning Roll, Undo), ``codec`` (an
-attack's odds, dice and situation as the log's JSON) and ``text`` (the log in words).
+``attacks``, ``actions`` (the ruleset's named unit actions, and Undo), ``codec`` (an attack
+request's values as the log's JSON) and ``text`` (the log in words).
 """
 
-from app.services.battles.actions import burning_roll, divert_power, reload, undo_last
+from app.services.battles.actions import (
+    burning_roll,
+    divert_power,
+    reload,
+    undo_last,
+    unit_action,
+)
 from app.services.battles.attacks import (
     Follower,
     OddsPreview,
@@ -29,9 +36,10 @@ from app.services.battles.creating import (
     battle_unit_ids,
     create_battle,
     override_bonus_die,
+    override_options,
 )
 from app.services.battles.links import linked_view, revoke_link, share_link
-from app.services.battles.reading import battle_view, export_text, list_battles
+from app.services.battles.reading import battle_view, export_text, list_battles, ruleset_of
 from app.services.battles.views import BattleView, LogEntry, Side, UnitInBattle, WeaponInBattle
 
 __all__ = [
@@ -55,10 +63,13 @@ __all__ = [
     "linked_view",
     "list_battles",
     "override_bonus_die",
+    "override_options",
     "prepare_attack",
     "reload",
     "revoke_link",
     "roll_attack",
+    "ruleset_of",
     "share_link",
     "undo_last",
+    "unit_action",
 ]

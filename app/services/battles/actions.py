@@ -1,77 +1,84 @@
-"""A unit's actions besides attacking (Reload, Divert All Power, the Burning Roll), and Undo."""
+"""A unit's named actions besides attacking (the ruleset's ``unit_actions``: Reload, Divert
+All Power, the Burning Roll for BrikWars), and Undo."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, User
-from app.rules.brikwars import battle_state as bs
 from app.rules.errors import InvalidInput
-from app.services.battles import codec
 from app.services.battles.log import lock, log_state_change, new_seed
-from app.services.battles.views import UnitInBattle, inches, load_units, store_state
+from app.services.battles.views import UnitInBattle, load_units, store_state
 from app.services.errors import NotFound
 
 
 def _unit(session: Session, battle: Battle, unit_id: int) -> UnitInBattle:
-    unit = load_units(session, battle.id).get(unit_id)
+    unit = load_units(session, battle).get(unit_id)
     if unit is None:
         raise NotFound("unit")
     return unit
 
 
-def reload(session: Session, *, user: User, battle_id: int, unit_id: int) -> BattleEntry:
-    """Reload the unit's Inoperative weapons (its Action), logged."""
+def unit_action(
+    session: Session,
+    *,
+    user: User,
+    battle_id: int,
+    unit_id: int,
+    action: str,
+    values: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+) -> BattleEntry:
+    """Take one of the ruleset's named actions for the unit, logged (an unknown action is
+    NotFound; one the unit may not take now is refused with InvalidInput). Dice are
+    seeded: the seed is logged when the action rolled any."""
     battle = lock(session, user=user, battle_id=battle_id)
     unit = _unit(session, battle, unit_id)
-    after = bs.reload(unit.state, unit.row.name)
-    names = ", ".join(w.name for w in unit.weapons if w.inoperative)
+    named = next((a for a in unit.ruleset.unit_actions if a.name == action), None)
+    if named is None:
+        raise NotFound("action")
+    asked = {f.name for f in named.fields}
+    seed = new_seed(seed)
+    result = unit.ruleset.apply_action(
+        action,
+        unit.fighter,
+        {k: v for k, v in (values or {}).items() if k in asked},
+        random.Random(seed),  # noqa: S311  (a replayable game roll)
+    )
     return log_state_change(
         session,
         battle,
         user,
         unit,
-        after,
-        kind="reload",
-        summary=f"{unit.row.name} Reloads {names}",
+        result.after,
+        kind=action,
+        summary=result.summary,
+        dice=result.dice,
+        seed=seed if result.dice else None,
     )
+
+
+def reload(session: Session, *, user: User, battle_id: int, unit_id: int) -> BattleEntry:
+    """The unit's ``reload`` action (BrikWars: its Inoperative weapons Reloaded)."""
+    return unit_action(session, user=user, battle_id=battle_id, unit_id=unit_id, action="reload")
 
 
 def divert_power(session: Session, *, user: User, battle_id: int, unit_id: int) -> BattleEntry:
-    """The unit Diverts All Power this turn: a turn of Power saved, logged."""
-    battle = lock(session, user=user, battle_id=battle_id)
-    unit = _unit(session, battle, unit_id)
-    after = bs.divert(unit.state, unit.row.name)
-    saved = unit.power * after.diverted_turns
-    summary = (
-        f"{unit.row.name} Diverts All Power: {after.diverted_turns} turn"
-        f"{'s' * (after.diverted_turns != 1)} saved ({inches(saved)} extra for one weapon)"
-    )
-    return log_state_change(session, battle, user, unit, after, kind="divert", summary=summary)
+    """The unit's ``divert`` action (BrikWars: a turn of Power saved)."""
+    return unit_action(session, user=user, battle_id=battle_id, unit_id=unit_id, action="divert")
 
 
 def burning_roll(
     session: Session, *, user: User, battle_id: int, unit_id: int, seed: int | None = None
 ) -> BattleEntry:
-    """The Burning Roll of a unit on Fire at the start of its turn (1d4, seeded), logged."""
-    battle = lock(session, user=user, battle_id=battle_id)
-    unit = _unit(session, battle, unit_id)
-    seed = new_seed(seed)
-    rolled = bs.burning_roll(unit.state, unit.spec, random.Random(seed))  # noqa: S311
-    summary = f"{unit.row.name} Burning Roll d4 {rolled.die.natural}: {rolled.summary}"
-    return log_state_change(
-        session,
-        battle,
-        user,
-        unit,
-        rolled.after,
-        kind="burning",
-        summary=summary,
-        dice=codec.burning_roll_to_dict(rolled.die, unit.row.id),
-        seed=seed,
+    """The unit's ``burning`` action (BrikWars: the Burning Roll, 1d4, seeded)."""
+    return unit_action(
+        session, user=user, battle_id=battle_id, unit_id=unit_id, action="burning", seed=seed
     )
 
 
@@ -86,11 +93,11 @@ def undo_last(session: Session, *, user: User, battle_id: int) -> BattleEntry:
     )
     if last is None:
         raise InvalidInput("battle", "there is nothing to undo")
-    units = load_units(session, battle.id)
+    units = load_units(session, battle)
     for key, change in last.changes.items():
         unit = units.get(int(key))
         if unit is not None:
-            store_state(unit.row, bs.state_from_dict(change["before"]))
+            store_state(unit, unit.ruleset.decode_state(change["before"]))
     session.delete(last)
     session.flush()
     return last

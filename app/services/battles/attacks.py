@@ -1,43 +1,44 @@
-"""Attacks in a battle: checked against the units and their state, their odds previewed, and
-rolled with the engine's seeded roll, logged with their odds and applied."""
+"""Attacks in a battle: checked against the units and their state by the battle's ruleset
+(``Ruleset.battle_attack``, made through ``Ruleset.attack``), their odds previewed, rolled
+with the attack's seeded roll, logged with their odds (the ruleset's JSON) and applied."""
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from fractions import Fraction
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, User
-from app.rules.brikwars import battle_state as bs
-from app.rules.brikwars.serialize import number_to_json
-from app.rules.brikwars.turn import ArcFollower, PowerCheck, Turn, TurnSituation
 from app.rules.errors import InvalidInput
+from app.rules.registry import get_ruleset
+from app.rules.ruleset import BattleAttack, Ruleset
 from app.services import compute
 from app.services.battles import codec, text
 from app.services.battles.log import append, changes_json, lock, new_seed
 from app.services.battles.views import UnitInBattle, load_units, store_state
 from app.services.permissions import battle_for
 
-Follower = tuple[int, Fraction | None, int]  # (battle unit id, distance, spans)
+Follower = tuple[Any, ...]
+"""A further target: ``(battle unit id, {field: value})`` with the ruleset's
+``target_fields``, or ``(battle unit id, value, ...)`` with their values in that order."""
 
 
 @dataclass(frozen=True)
 class PreparedAttack:
-    """A checked attack: the engine's turn and who is who in it."""
+    """A checked attack: the ruleset's battle attack and who is who in it."""
 
-    turn: Turn
+    made: BattleAttack
     attacker: UnitInBattle
-    targets: list[UnitInBattle]  # the main target first, then the Arc followers in order
-    homing_in: int
+    targets: list[UnitInBattle]  # the main target first, then the further ones in order
+    followers: list[list[Any]]  # as the log's request keeps them
 
     @property
-    def names(self) -> list[tuple[int, str]]:
-        return [(t.row.id, t.row.name) for t in self.targets]
+    def shown(self) -> Mapping[str, Any]:
+        return self.made.shown
 
 
 def _member(units: dict[int, UnitInBattle], unit_id: int, field: str) -> UnitInBattle:
@@ -47,68 +48,93 @@ def _member(units: dict[int, UnitInBattle], unit_id: int, field: str) -> UnitInB
     return unit
 
 
+def _fighting(unit: UnitInBattle, field: str) -> None:
+    if unit.out:
+        raise InvalidInput(field, f"{unit.row.name} is destroyed")
+
+
 def prepare_attack(
     units: dict[int, UnitInBattle],
+    ruleset: Ruleset,
     *,
     attacker_id: int,
     weapons: tuple[int, ...],
     target_id: int,
-    situation: TurnSituation,
+    situation: object,
     followers: Sequence[Follower] = (),
     moved: bool = False,
 ) -> PreparedAttack:
-    """Check an attack against the battle's units and state; InvalidInput names the field."""
+    """Check an attack against the battle's units and state; InvalidInput names the field
+    (``followers`` for a further target)."""
     attacker = _member(units, attacker_id, "attacker_id")
     target = _member(units, target_id, "target_id")
     if target is attacker:
         raise InvalidInput("target_id", "a unit does not attack itself")
-    bs.require_fighting(attacker.state, attacker.row.name, "attacker_id")
-    bs.require_fighting(target.state, target.row.name, "target_id")
-    arc: list[ArcFollower] = []
+    _fighting(attacker, "attacker_id")
+    _fighting(target, "target_id")
     targets = [target]
-    for unit_id, distance, spans in followers:
-        follower = _member(units, unit_id, "followers")
-        if follower in targets or follower is attacker:
-            raise InvalidInput("followers", f"{follower.row.name} is already in the attack")
-        bs.require_fighting(follower.state, follower.row.name, "followers")
-        if distance is not None and distance < 0:
-            raise InvalidInput("followers", "a distance must be at least 0")
-        if spans < 0:
-            raise InvalidInput("followers", "spans must be at least 0")
-        targets.append(follower)
-        arc.append(ArcFollower(follower.spec, distance, spans))
-    saved = attacker.state.diverted_turns
-    if situation.divert_turns > saved:
-        raise InvalidInput(
-            "divert_turns",
-            f"{attacker.row.name} has saved {saved} turn{'s' * (saved != 1)} of Power: "
-            "Divert All Power first",
-        )
-    homing = bs.homing_bonus(attacker.state, target=target.row.id, weapons=weapons, moved=moved)
-    situation = replace(situation, homing_in=homing)
-    turn = Turn(
-        attacker.spec,
+    further: list[Mapping[str, Any]] = []
+    logged: list[list[Any]] = []
+    for follower in followers:
+        unit = _member(units, follower[0], "followers")
+        if unit in targets or unit is attacker:
+            raise InvalidInput("followers", f"{unit.row.name} is already in the attack")
+        _fighting(unit, "followers")
+        values = codec.target_values(ruleset.target_fields, follower, "followers")
+        targets.append(unit)
+        further.append(values)
+        logged.append([unit.row.id, *codec.json_values(values)])
+    made = ruleset.battle_attack(
+        attacker.fighter,
         tuple(weapons),
-        target.spec,
-        situation,
-        tuple(arc),
-        attacker.options,
-        attacker.state.inoperative,
+        [
+            (target.fighter, {}),
+            *((u.fighter, v) for u, v in zip(targets[1:], further, strict=True)),
+        ],
+        codec.situation_values(situation),
+        moved=moved,
     )
-    check: PowerCheck = turn.power()
-    if not check.ok:
-        raise InvalidInput("weapons", " ".join(check.problems))
-    return PreparedAttack(turn, attacker, targets, homing)
+    return PreparedAttack(made, attacker, targets, logged)
+
+
+def _prepare(
+    session: Session,
+    battle: Battle,
+    *,
+    attacker_id: int,
+    weapons: tuple[int, ...],
+    target_id: int,
+    situation: object,
+    followers: Sequence[Follower],
+    moved: bool,
+) -> PreparedAttack:
+    units = load_units(session, battle)
+    return prepare_attack(
+        units,
+        get_ruleset(battle.ruleset_id),
+        attacker_id=attacker_id,
+        weapons=weapons,
+        target_id=target_id,
+        situation=situation,
+        followers=followers,
+        moved=moved,
+    )
 
 
 @dataclass(frozen=True)
 class OddsPreview:
-    """The odds of an attack before rolling it (as stored with the roll)."""
+    """The odds of an attack before rolling it (as stored with the roll), and what the
+    units' state added to it (``shown``: BrikWars's Homing In, say)."""
 
     odds: dict[str, Any]
-    homing_in: int
+    shown: Mapping[str, Any]
     attacker: UnitInBattle
     targets: list[UnitInBattle]
+
+    @property
+    def homing_in(self) -> Any:
+        """Kept for callers that read it by name (``shown`` holds every such value)."""
+        return self.shown.get("homing_in", 0)
 
 
 def attack_odds(
@@ -119,14 +145,17 @@ def attack_odds(
     attacker_id: int,
     weapons: tuple[int, ...],
     target_id: int,
-    situation: TurnSituation,
+    situation: object,
     followers: Sequence[Follower] = (),
     moved: bool = False,
 ) -> OddsPreview:
-    """Exact odds of an attack in this battle as things stand (nothing is logged)."""
+    """Exact odds of an attack in this battle as things stand (nothing is logged).
+    ``situation``: the ruleset's situation values (a mapping, or an object with them as
+    its fields)."""
     battle = battle_for(session, user=user, battle_id=battle_id)
-    prepared = prepare_attack(
-        load_units(session, battle.id),
+    prepared = _prepare(
+        session,
+        battle,
         attacker_id=attacker_id,
         weapons=weapons,
         target_id=target_id,
@@ -134,8 +163,9 @@ def attack_odds(
         followers=followers,
         moved=moved,
     )
-    odds = codec.odds_to_dict(compute.run(prepared.turn.odds), prepared.names)
-    return OddsPreview(odds, prepared.homing_in, prepared.attacker, prepared.targets)
+    made = prepared.made
+    odds = prepared.attacker.ruleset.log_odds(made, _odds(made))
+    return OddsPreview(odds, made.shown, prepared.attacker, prepared.targets)
 
 
 def roll_attack(
@@ -146,65 +176,51 @@ def roll_attack(
     attacker_id: int,
     weapons: tuple[int, ...],
     target_id: int,
-    situation: TurnSituation,
+    situation: object,
     followers: Sequence[Follower] = (),
     seed: int | None = None,
     moved: bool = False,
 ) -> BattleEntry:
-    """Roll an attack with the engine's seeded roll, log it with its odds, apply its effects.
+    """Roll an attack with its seeded roll, log it with its odds, apply its effects.
 
-    The units are built from their copies with their current Size Damage. ``moved``: the
-    weapon or the target moved since the last attack (Homing In starts over).
+    The units stand as their state has them. ``moved``: the weapon or the target moved
+    since the last attack (what the state kept for it, BrikWars's Homing In, starts over).
     """
-
-    def prepare(battle: Battle) -> PreparedAttack:
-        return prepare_attack(
-            load_units(session, battle.id),
-            attacker_id=attacker_id,
-            weapons=weapons,
-            target_id=target_id,
-            situation=situation,
-            followers=followers,
-            moved=moved,
-        )
-
+    ask: dict[str, Any] = {
+        "attacker_id": attacker_id,
+        "weapons": weapons,
+        "target_id": target_id,
+        "situation": situation,
+        "followers": followers,
+        "moved": moved,
+    }
     # The odds are computed before the battle is locked: on SQLite its lock is the database's
-    # write lock, and a heavy turn's odds take up to the calculation deadline. Under the lock
-    # the attack is prepared again from what is committed; another roll that changed a unit
-    # meanwhile changes the turn, and only then are the odds computed again.
-    ahead = prepare(battle_for(session, user=user, battle_id=battle_id))
-    turn_odds = compute.run(ahead.turn.odds)
+    # write lock, and a heavy attack's odds take up to the calculation deadline. Under the
+    # lock the attack is prepared again from what is committed; another roll that changed a
+    # unit meanwhile changes the attack, and only then are the odds computed again.
+    ahead = _prepare(session, battle_for(session, user=user, battle_id=battle_id), **ask)
+    odds = _odds(ahead.made)
     battle = lock(session, user=user, battle_id=battle_id)
-    prepared = prepare(battle)
-    if prepared.turn != ahead.turn:
-        turn_odds = compute.run(prepared.turn.odds)
-    odds = codec.odds_to_dict(turn_odds, prepared.names)
+    prepared = _prepare(session, battle, **ask)
+    made = prepared.made
+    if made.attack != ahead.made.attack:
+        odds = _odds(made)
+    ruleset = prepared.attacker.ruleset
     seed = new_seed(seed)
-    roll = prepared.turn.roll(random.Random(seed))  # noqa: S311  (a replayable game roll)
-    attacker, targets = prepared.attacker, prepared.targets
-    before = {u.row.id: u.state for u in (attacker, *targets)}
-    after = dict(before)
-    after[attacker.row.id] = bs.attacker_after(
-        attacker.state,
-        attacker.spec,
-        weapons=tuple(weapons),
-        target=targets[0].row.id,
-        homing_in=prepared.homing_in,
-        gunnery_support=situation.gunnery_support,
-        roll=roll,
-    )
-    for index, unit in enumerate(targets):
-        effects = [e for line in roll.lines for e in line.effects if e.target == index]
-        after[unit.row.id] = bs.target_after(unit.state, roll.targets_after[index], effects)
-    for unit in (attacker, *targets):
-        store_state(unit.row, after[unit.row.id])
-    lines = codec.roll_to_dict(roll, prepared.names)
+    roll = made.attack.roll(random.Random(seed))  # noqa: S311  (a replayable game roll)
+    everyone = [prepared.attacker, *prepared.targets]
+    after = dict(zip((u.row.id for u in everyone), ruleset.after_attack(made, roll), strict=True))
+    units = {u.row.id: u for u in everyone}
+    changes = changes_json(units, after)
+    for uid, state in after.items():
+        store_state(units[uid], state)
+    lines = ruleset.log_roll(made, roll)
     request = {
         "attacker_id": attacker_id,
         "weapons": list(weapons),
         "target_id": target_id,
-        "situation": codec.situation_to_dict(prepared.turn.situation),
-        "followers": [[u, None if d is None else number_to_json(d), s] for u, d, s in followers],
+        "situation": dict(made.situation),
+        "followers": prepared.followers,
         "moved": moved,
     }
     entry = BattleEntry(
@@ -212,10 +228,18 @@ def roll_attack(
         actor_id=user.id,
         kind="attack",
         seed=seed,
-        summary=text.attack_summary(attacker.row.name, targets[0].row.name, lines),
+        summary=text.attack_summary(
+            prepared.attacker.row.name, prepared.targets[0].row.name, lines
+        ),
         request_json=json.dumps(request),
-        odds_json=json.dumps(odds),
+        odds_json=json.dumps(ruleset.log_odds(made, odds)),
         dice_json=json.dumps(lines),
-        changes_json=changes_json(before, after),
+        changes_json=changes,
     )
     return append(session, battle, entry)
+
+
+def _odds(made: BattleAttack) -> Any:
+    """The attack's odds: where the request is handled when it is small, else in the
+    calculation workers."""
+    return made.attack.odds() if made.attack.inline() else compute.run(made.attack.odds)

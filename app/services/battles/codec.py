@@ -1,125 +1,60 @@
-"""How a battle's log entries keep an attack: its situation, odds, dice and results as JSON.
+"""What a battle's log keeps of an attack request, in JSON the ruleset's fields read back.
 
-The JSON shapes are what ``BattleEntry`` stores and what the pages and the API show:
-
-- odds: ``{"any_destroying": p, "lines": [{"label", "kind", "weapons", "jam", "targets":
-  [{"unit_id", "name", "miss", "no_effect", "something_bad", "destroyed", "size_damage",
-  "on_fire"}]}]}``;
-- dice: ``[{"label", "kind", "weapons", "skipped", "jammed", "dice": [{"purpose", "sides",
-  "natural", "value", "bonus", "unit_id"}], "effects": [{"unit_id", "name", "outcome",
-  "size_damage", "on_fire", "damage"}]}]``.
+The odds, the dice and the units' states are the ruleset's own JSON (``Ruleset.log_odds``,
+``log_roll``, ``encode_state``); this module writes the rest of a request: the situation's
+values and each further target's ``target_fields`` values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict
+import dataclasses
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
-from app.rules.brikwars.attacks import LoggedDie
-from app.rules.brikwars.serialize import number_to_json
-from app.rules.brikwars.turn import TurnOdds, TurnRoll, TurnSituation
+from app.rules.errors import InvalidInput
+from app.rules.fields import InputField, parse_fields
+from app.rules.numbers import number_text
 
 
-def situation_to_dict(situation: TurnSituation) -> dict[str, Any]:
-    """A situation as JSON (exact numbers kept)."""
-    out: dict[str, Any] = {}
-    for key, value in asdict(situation).items():
-        if value is None or isinstance(value, bool | str):
-            out[key] = value
-        else:
-            out[key] = number_to_json(value)
-    return out
+def situation_values(situation: object) -> dict[str, Any]:
+    """The situation's values by field name: a mapping as it is, or an object holding them
+    as dataclass fields (a ruleset's own situation type)."""
+    if isinstance(situation, Mapping):
+        return dict(situation)
+    if dataclasses.is_dataclass(situation) and not isinstance(situation, type):
+        return {f.name: getattr(situation, f.name) for f in dataclasses.fields(situation)}
+    raise InvalidInput("situation", "must be an object")
 
 
-def odds_to_dict(odds: TurnOdds, targets: Sequence[tuple[int, str]]) -> dict[str, Any]:
-    """The main outcomes of every line; ``targets`` are (unit id, name) by target index."""
-    return {
-        "any_destroying": odds.any_destroying,
-        "lines": [
-            {
-                "label": line.label,
-                "kind": line.kind,
-                "weapons": list(line.weapons),
-                "jam": line.jam,
-                "damage": [list(pair) for pair in line.damage],
-                "steps": [[step.label, step.value] for step in line.steps],
-                "targets": [
-                    {
-                        "unit_id": targets[t.index][0],
-                        "name": targets[t.index][1],
-                        "miss": t.miss,
-                        "no_effect": t.no_effect,
-                        "something_bad": t.something_bad,
-                        "destroyed": t.destroyed,
-                        "size_damage": t.size_damage,
-                        "on_fire": t.on_fire,
-                    }
-                    for t in line.targets
-                ],
-            }
-            for line in odds.lines
-        ],
-    }
+def target_values(
+    fields: Sequence[InputField], follower: Sequence[Any], path: str
+) -> dict[str, Any]:
+    """A further target's field values, read through the ruleset's ``target_fields`` from
+    ``(unit id, {field: value})`` or ``(unit id, value, ...)`` in the fields' order; a bad
+    value is refused as ``<path>.<field>``."""
+    rest = list(follower[1:])
+    if len(rest) == 1 and isinstance(rest[0], Mapping):
+        raw = dict(rest[0])
+    else:
+        raw = {f.name: v for f, v in zip(fields, rest, strict=False)}
+    names = {f.name for f in fields}
+    for key in raw:
+        if key not in names:
+            raise InvalidInput(path, f"{key} is not a known field")
+    for f in fields:  # a number below its field's bound, in the words of a request's numbers
+        value, low = raw.get(f.name), f.low
+        if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
+            continue
+        if f.kind in ("inches", "whole") and low is not None and value < low:
+            raise InvalidInput(path, f"a {f.name} must be at least {low}")
+    values, errors = parse_fields(fields, raw)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(path, f"{field} {reason}")
+    return {f.name: values[f.name] for f in fields}
 
 
-def _die(die: LoggedDie, targets: Sequence[tuple[int, str]]) -> dict[str, Any]:
-    return {
-        "purpose": die.purpose,
-        "sides": die.sides,
-        "natural": die.natural,
-        "value": die.value,
-        "bonus": die.bonus,
-        "unit_id": None if die.target is None else targets[die.target][0],
-    }
-
-
-def roll_to_dict(roll: TurnRoll, targets: Sequence[tuple[int, str]]) -> list[dict[str, Any]]:
-    """Every line of a rolled turn with every die and what it did to whom."""
-    return [
-        {
-            "label": line.label,
-            "kind": line.kind,
-            "weapons": list(line.weapons),
-            "skipped": line.skipped,
-            "jammed": line.jammed,
-            "dice": [_die(d, targets) for d in line.dice],
-            "effects": [
-                {
-                    "unit_id": targets[e.target][0],
-                    "name": targets[e.target][1],
-                    "outcome": e.outcome,
-                    "size_damage": e.size_damage,
-                    "on_fire": e.on_fire,
-                    "damage": e.damage,
-                }
-                for e in line.effects
-                if e.target < len(targets)
-            ],
-        }
-        for line in roll.lines
-    ]
-
-
-def burning_roll_to_dict(die: LoggedDie, unit_id: int) -> list[dict[str, Any]]:
-    """A Burning Roll's die in the dice shape of an attack (one line, no effects)."""
-    return [
-        {
-            "label": "Burning Roll",
-            "kind": "burning",
-            "weapons": [],
-            "skipped": "",
-            "jammed": False,
-            "dice": [
-                {
-                    "purpose": die.purpose,
-                    "sides": die.sides,
-                    "natural": die.natural,
-                    "value": die.value,
-                    "bonus": die.bonus,
-                    "unit_id": unit_id,
-                }
-            ],
-            "effects": [],
-        }
-    ]
+def json_values(values: Mapping[str, Any]) -> list[Any]:
+    """Field values as JSON, in order (exact numbers kept: 2, "2.5", "1/3")."""
+    return [number_text(v) if isinstance(v, Fraction) else v for v in values.values()]

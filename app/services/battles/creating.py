@@ -8,24 +8,22 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, Battle, BattleUnit, User
-from app.rules import brikwars as bw
-from app.rules.brikwars import battle_state as bs
-from app.rules.brikwars.serialize import unit_from_dict, unit_to_dict
 from app.rules.errors import InvalidInput
+from app.rules.registry import RULESETS, get_ruleset
 from app.rules.text import plain_text
-from app.services import builder, quotas
+from app.services import quotas
+from app.services.army_rows import load_rows_of
 from app.services.errors import InvalidField
 from app.services.permissions import Access, army_for, battle_armies
 
 MAX_UNITS = 200
-# The rulesets whose battles can be played (their engines keep a unit's state and roll).
-BATTLE_RULESETS = ("brikwars",)
 
 
 def armies_for_battle(session: Session, *, user: User) -> list[Army]:
-    """The armies the user may bring to a battle (their own and their clubs')."""
+    """The armies the user may bring to a battle (their own and their clubs', of a ruleset
+    this server knows: every ruleset has battles)."""
     query = (
-        battle_armies(user).where(Army.ruleset_id.in_(BATTLE_RULESETS)).order_by(Army.name, Army.id)
+        battle_armies(user).where(Army.ruleset_id.in_(tuple(RULESETS))).order_by(Army.name, Army.id)
     )
     return list(session.scalars(query))
 
@@ -55,7 +53,7 @@ def create_battle(
         raise InvalidInput("army_ids", "choose two or more armies")
     chosen_armies = [army_for(session, user=user, army_id=i, access=Access.READ) for i in army_ids]
     ruleset_id = _one_ruleset(chosen_armies)
-    rows = builder.load_rows_of(session, army_ids)
+    rows = load_rows_of(session, army_ids)
     picked = [(army, row) for army in chosen_armies for row in rows[army.id]]
     if unit_ids is not None:
         wanted = list(dict.fromkeys(unit_ids))
@@ -73,9 +71,13 @@ def create_battle(
     session.add(battle)
     session.flush()
     sides = _side_names(chosen_armies)
-    fresh = bs.state_to_dict(bs.UnitState())
+    ruleset = get_ruleset(ruleset_id)
+    options = {
+        army.id: json.dumps(ruleset.encode_options(ruleset.decode_options(army.house_rules)))
+        for army in chosen_armies
+    }
     for position, (army, row) in enumerate(picked):
-        spec = unit_from_dict(row.as_dict())
+        spec = ruleset.decode_unit(row.as_dict())
         session.add(
             BattleUnit(
                 battle_id=battle.id,
@@ -84,9 +86,9 @@ def create_battle(
                 army_id=army.id,
                 unit_id=row.id,
                 name=row.name,
-                spec_json=json.dumps(unit_to_dict(spec)),
-                options_json=json.dumps(builder.options_of(army).to_dict()),
-                state=dict(fresh),
+                spec_json=json.dumps(ruleset.encode_unit(spec)),
+                options_json=options[army.id],
+                state=ruleset.encode_state(ruleset.initial_state(spec)),
             )
         )
     session.flush()
@@ -102,8 +104,8 @@ def _one_ruleset(armies: list[Army]) -> str:
             "army_ids", f"the armies must all be of one ruleset to fight a battle ({which})"
         )
     ruleset_id = rulesets.pop()
-    if ruleset_id not in BATTLE_RULESETS:
-        raise InvalidInput("army_ids", f"“{armies[0].name}” is not a BrikWars army")
+    if ruleset_id not in RULESETS:
+        raise InvalidInput("army_ids", f"“{armies[0].name}” is of no ruleset this server knows")
     return ruleset_id
 
 
@@ -129,7 +131,16 @@ def battle_unit_ids(session: Session, battle_id: int) -> dict[int, int]:
 
 def override_bonus_die(session: Session, battle_id: int, bonus_die: str) -> None:
     """Play a new battle with another Bonus die than its armies' (the calculator's choice)."""
+    override_options(session, battle_id, {"bonus_die": bonus_die})
+
+
+def override_options(session: Session, battle_id: int, changes: dict[str, object]) -> None:
+    """Play a new battle with some options other than its armies' (read by its ruleset)."""
+    battle = session.get(Battle, battle_id)
+    if battle is None:
+        raise InvalidInput("battle", "no such battle")
+    ruleset = get_ruleset(battle.ruleset_id)
     for row in session.scalars(select(BattleUnit).where(BattleUnit.battle_id == battle_id)):
-        options = {**json.loads(row.options_json), "bonus_die": bonus_die}
-        row.options_json = json.dumps(bw.BrikWarsOptions.from_dict(options).to_dict())
+        options = ruleset.decode_options({**json.loads(row.options_json), **changes})
+        row.options_json = json.dumps(ruleset.encode_options(options))
     session.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -12,7 +13,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, User
-from app.rules.brikwars import battle_state as bs
 from app.services.battles.views import UnitInBattle, store_state
 from app.services.permissions import battle_for
 
@@ -57,15 +57,16 @@ def append(session: Session, battle: Battle, entry: BattleEntry) -> BattleEntry:
     raise AssertionError("unreachable")
 
 
-def changes_json(before: dict[int, bs.UnitState], after: dict[int, bs.UnitState]) -> str:
-    """Each changed unit's state before and after, by unit id (the entry's ``changes``)."""
+def changes_json(units: Mapping[int, UnitInBattle], after: Mapping[int, Any]) -> str:
+    """Each changed unit's state before (as it stands in ``units``) and after, by unit id
+    (the entry's ``changes``, the ruleset's JSON: what Undo restores)."""
     return json.dumps(
         {
             str(uid): {
-                "before": bs.state_to_dict(before[uid]),
-                "after": bs.state_to_dict(after[uid]),
+                "before": units[uid].ruleset.encode_state(units[uid].state),
+                "after": units[uid].ruleset.encode_state(state),
             }
-            for uid in after
+            for uid, state in after.items()
         }
     )
 
@@ -79,15 +80,15 @@ def log_state_change(
     battle: Battle,
     user: User,
     unit: UnitInBattle,
-    after: bs.UnitState,
+    after: Any,
     *,
     kind: str,
     summary: str,
-    dice: list[dict[str, Any]] | None = None,
+    dice: Sequence[Mapping[str, Any]] = (),
     seed: int | None = None,
 ) -> BattleEntry:
     """Keep one unit's new state and log the action that made it."""
-    store_state(unit.row, after)
+    store_state(unit, after)
     entry = BattleEntry(
         battle_id=battle.id,
         actor_id=user.id,
@@ -96,7 +97,7 @@ def log_state_change(
         summary=summary[:500],
         request_json=json.dumps({"unit_id": unit.row.id}),
         odds_json="null",
-        dice_json=json.dumps(dice or []),
-        changes_json=changes_json({unit.row.id: unit.state}, {unit.row.id: after}),
+        dice_json=json.dumps(list(dice)),
+        changes_json=changes_json({unit.row.id: unit}, {unit.row.id: after}),
     )
     return append(session, battle, entry)

@@ -6,6 +6,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, User
+from app.rules.registry import get_ruleset
+from app.rules.ruleset import Ruleset
 from app.services.battles import text
 from app.services.battles.views import BattleView, view_of
 from app.services.permissions import battle_for
@@ -24,6 +26,11 @@ def list_battles(session: Session, *, user: User) -> list[Battle]:
 def battle_view(session: Session, *, user: User, battle_id: int) -> BattleView:
     """A battle of the user's: units by side with their state, and the log."""
     return view_of(session, battle_for(session, user=user, battle_id=battle_id))
+
+
+def ruleset_of(session: Session, *, user: User, battle_id: int) -> Ruleset:
+    """The ruleset a battle of the user's is fought under."""
+    return get_ruleset(battle_for(session, user=user, battle_id=battle_id).ruleset_id)
 
 
 def export_text(view: BattleView) -> str:

@@ -1,13 +1,15 @@
 """A battle's log in words: the one-line summary of an attack, each entry as a forum block,
-and the whole battle as plain text for a forum post. Reads the JSON that ``codec`` writes."""
+and the whole battle as plain text for a forum post. Reads the log's JSON (the ruleset's
+``log_roll`` lines; their odds in words are the ruleset's ``odds_words``); an outcome this
+module has no words for is shown by its key."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.services.battles.views import BattleView, LogEntry
 
-OUTCOMES = ("miss", "no_effect", "something_bad", "size_damage", "destroyed")
 OUTCOME_WORDS = {
     "miss": "miss",
     "no_effect": "hit, no effect",
@@ -60,25 +62,7 @@ def die_text(die: dict[str, Any]) -> str:
     return shown
 
 
-def _percent(p: float) -> str:
-    return f"{100 * p:.1f}%"
-
-
-def odds_words(odds: dict[str, Any]) -> list[str]:
-    """The stored odds of an entry, a line of text per attack line and target."""
-    out = []
-    for line in odds.get("lines", []):
-        for t in line["targets"]:
-            parts = [f"{OUTCOME_WORDS[k]} {_percent(t[k])}" for k in OUTCOMES if t[k] > 0]
-            if t["on_fire"]:
-                parts.append(f"on Fire {_percent(t['on_fire'])}")
-            if line["jam"]:
-                parts.append(f"jam {_percent(line['jam'])}")
-            out.append(f"{line['label']} on {t['name']}: " + ", ".join(parts))
-    return out
-
-
-def entry_text(entry: LogEntry) -> str:
+def entry_text(entry: LogEntry, odds_words: Callable[[Mapping[str, Any]], list[str]]) -> str:
     """One entry as a forum block: header, dice by line, result, odds."""
     row = entry.row
     who = f" ({entry.actor_name})" if entry.actor_name else ""
@@ -110,7 +94,7 @@ def export_text(view: BattleView) -> str:
     out.append("Log:")
     for entry in view.entries:
         out.append("")
-        out.append(entry_text(entry))
+        out.append(entry_text(entry, view.ruleset.odds_words))
     out.append("")
     out.append("(BrikForge battle log: every die, seeded and replayable)")
     return "\n".join(out) + "\n"

@@ -1,11 +1,11 @@
-"""A battle as the pages and the API show it: its units by side, each with its copied spec,
-its state and its weapons, and the log; also how a unit's state is read from and written to
-its row (the engine's JSON in ``BattleUnit.state``)."""
+"""A battle as the pages and the API show it: its units by side, each with its copied unit,
+its state and how it now stands (the ruleset's ``standing``), and the log; also how a unit's
+state is read from and written to its row (the ruleset's JSON in ``BattleUnit.state``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -13,98 +13,75 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, BattleUnit, User
-from app.rules import brikwars as bw
-from app.rules.brikwars import battle_state as bs
-from app.rules.brikwars.serialize import unit_from_dict
-from app.rules.brikwars.validation import weapon_name
+from app.rules.registry import get_ruleset
+from app.rules.ruleset import Fighter, Ruleset, Standing, UnitAction
 from app.services.errors import NotFound
 
 
 @dataclass(frozen=True)
 class WeaponInBattle:
+    """A weapon as pages show it: its cells by the ruleset's keys (``w.cells.use``);
+    ``inoperative``: it cannot fire until an action readies it."""
+
     index: int
     name: str
-    use: str
-    range: str
-    damage: str
+    cells: Mapping[str, str]
     inoperative: bool
 
 
 @dataclass(frozen=True)
 class UnitInBattle:
-    """A battle unit as it now stands: its copied spec with its Size Damage, and its state."""
+    """A battle unit as it now stands: its row, its ruleset, the unit as copied, its state
+    and its army's options (the ruleset's own types)."""
 
     row: BattleUnit
-    spec: bw.UnitSpec
-    state: bs.UnitState
-    options: bw.BrikWarsOptions
+    ruleset: Ruleset
+    copied: Any
+    state: Any
+    options: Any
+
+    @property
+    def fighter(self) -> Fighter:
+        return Fighter(self.row.id, self.row.name, self.copied, self.state, self.options)
+
+    @cached_property
+    def standing(self) -> Standing:
+        return self.ruleset.standing(self.fighter)
+
+    @property
+    def spec(self) -> Any:
+        """The unit with its state applied (what its attacks use)."""
+        return self.standing.unit
+
+    @property
+    def cells(self) -> Mapping[str, str]:
+        return self.standing.cells
+
+    @property
+    def out(self) -> bool:
+        """Out of the fight (destroyed): it takes no action and is no target."""
+        return self.standing.out
 
     @cached_property
     def weapons(self) -> list[WeaponInBattle]:
-        out = []
-        for i, weapon in enumerate(self.spec.weapons):
-            stats = self.spec.weapon_stats(i, self.options)
-            out.append(
-                WeaponInBattle(
-                    index=i,
-                    name=weapon_name(weapon),  # its label included
-                    use="–" if stats.use is None else str(stats.use),
-                    range="CC" if stats.range_inches is None else inches(stats.range_inches),
-                    damage="–" if stats.damage is None else str(stats.damage),
-                    inoperative=i in self.state.inoperative,
-                )
-            )
-        return out
-
-    @property
-    def size_text(self) -> str:
-        return inches(self.spec.built_size)
-
-    @property
-    def effective_size_text(self) -> str:
-        return inches(self.spec.effective_size)
-
-    @property
-    def armour_text(self) -> str:
-        armour = self.spec.armour
-        return str(armour) + (f" +{armour.deflection} Defl." if armour.deflection else "")
-
-    @property
-    def power(self) -> Fraction:
-        return self.spec.standing_power_with(self.options)
-
-    @property
-    def power_text(self) -> str:
-        return inches(self.power)
-
-    @property
-    def status_text(self) -> str:
-        """Size, Armour, Power and the state badges in words (the export's unit line)."""
-        parts = [
-            f"Size {self.effective_size_text}/{self.size_text}",
-            f"Armour {self.armour_text}",
-            f"Power {self.power_text}",
+        return [
+            WeaponInBattle(w.index, w.name, w.cells, not w.ready) for w in self.standing.weapons
         ]
-        return ", ".join(parts + self.badges)
 
     @property
     def badges(self) -> list[str]:
-        s = self.state
-        out = []
-        if s.destroyed:
-            out.append("destroyed")
-        if s.on_fire:
-            out.append("on Fire")
-        for w in self.weapons:
-            if w.inoperative:
-                out.append(f"{w.name} Inoperative")
-        if s.diverted_turns:
-            out.append(f"{s.diverted_turns} turn{'s' * (s.diverted_turns != 1)} of Power saved")
-        if s.homing_in:
-            out.append(f"Homing In +{s.homing_in}")
-        if s.limbs_lost:
-            out.append(f"{s.limbs_lost} limb{'s' * (s.limbs_lost != 1)} useless")
-        return out
+        return list(self.standing.badges)
+
+    @property
+    def status_text(self) -> str:
+        """The unit's figures and state in words (the export's unit line)."""
+        return self.standing.status
+
+    @property
+    def actions(self) -> list[UnitAction]:
+        """The named actions it may take now."""
+        now = set(self.standing.actions)
+        return [a for a in self.ruleset.unit_actions if a.name in now]
 
 
 @dataclass(frozen=True)
@@ -133,6 +110,10 @@ class BattleView:
     units: list[UnitInBattle]
     entries: list[LogEntry]  # oldest first
 
+    @property
+    def ruleset(self) -> Ruleset:
+        return get_ruleset(self.battle.ruleset_id)
+
     @cached_property
     def sides(self) -> list[Side]:
         sides: dict[str, list[UnitInBattle]] = {}
@@ -150,40 +131,36 @@ class BattleView:
         return next((u.row.name for u in self.units if u.row.id == unit_id), "")
 
 
-def inches(value: Fraction | int) -> str:
-    return f'{bw.format_number(value)}"'
-
-
-def state_of(row: BattleUnit) -> bs.UnitState:
-    """The unit's state as its row keeps it."""
-    return bs.state_from_dict(row.state or {})
-
-
-def store_state(row: BattleUnit, state: bs.UnitState) -> None:
+def store_state(unit: UnitInBattle, state: Any) -> None:
     """Keep the unit's new state on its row (a new dict, so the JSON column sees the change)."""
-    row.state = bs.state_to_dict(state)
+    unit.row.state = unit.ruleset.encode_state(state)
 
 
-def unit_in_battle(row: BattleUnit) -> UnitInBattle:
-    state = state_of(row)
-    spec = state.unit(unit_from_dict(row.spec))
-    return UnitInBattle(row, spec, state, bw.BrikWarsOptions.from_dict(row.options))
+def unit_in_battle(row: BattleUnit, ruleset: Ruleset) -> UnitInBattle:
+    return UnitInBattle(
+        row,
+        ruleset,
+        ruleset.decode_unit(row.spec),
+        ruleset.decode_state(row.state or {}),
+        ruleset.decode_options(row.options),
+    )
 
 
-def load_units(session: Session, battle_id: int) -> dict[int, UnitInBattle]:
+def load_units(session: Session, battle: Battle) -> dict[int, UnitInBattle]:
     """The battle's units by id, read afresh (after the lock: what is committed)."""
+    ruleset = get_ruleset(battle.ruleset_id)
     rows = session.scalars(
         select(BattleUnit)
-        .where(BattleUnit.battle_id == battle_id)
+        .where(BattleUnit.battle_id == battle.id)
         .order_by(BattleUnit.position, BattleUnit.id)
         .execution_options(populate_existing=True)  # fresh after the lock
     )
-    return {row.id: unit_in_battle(row) for row in rows}
+    return {row.id: unit_in_battle(row, ruleset) for row in rows}
 
 
 def view_of(session: Session, battle: Battle) -> BattleView:
     """The battle with its units and its log, oldest entry first."""
-    units = list(load_units(session, battle.id).values())
+    units = list(load_units(session, battle).values())
     rows = session.execute(
         select(BattleEntry, User.display_name)
         .outerjoin(User, User.id == BattleEntry.actor_id)

@@ -8,6 +8,7 @@ from fastapi.responses import PlainTextResponse, Response
 from app.db.models import BattleEntry
 from app.services import battles
 from app.web.battle_schemas import (
+    ActionIn,
     AttackIn,
     BattleCreate,
     BattleDetailOut,
@@ -15,10 +16,11 @@ from app.web.battle_schemas import (
     EntryOut,
     OddsPreviewOut,
     RollIn,
-    SeedIn,
     ShareLinkOut,
     detail_out,
     entry_out,
+    odds_out,
+    read_situation,
 )
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.htmx import battle_share_url
@@ -68,6 +70,7 @@ def battle_odds(
     session: SessionDep, user: ApiUser, battle_id: Id, body: AttackIn
 ) -> OddsPreviewOut:
     """The exact odds of an attack as the units now stand (nothing is logged)."""
+    ruleset = battles.ruleset_of(session, user=user, battle_id=battle_id)
     preview = battles.attack_odds(
         session,
         user=user,
@@ -75,16 +78,17 @@ def battle_odds(
         attacker_id=body.attacker_id,
         weapons=tuple(body.weapons),
         target_id=body.target_id,
-        situation=body.situation.to_engine(),
-        followers=body.followers_for_service(),
+        situation=read_situation(ruleset, body.situation),
+        followers=body.followers_for(ruleset),
         moved=body.moved,
     )
-    return OddsPreviewOut(homing_in=preview.homing_in, odds=preview.odds)
+    return odds_out(preview)
 
 
 @router.post(B + "/rolls", status_code=201)
 def battle_roll(session: SessionDep, user: ApiUser, battle_id: Id, body: RollIn) -> EntryOut:
     """Roll an attack (seeded), log it with its odds and every die, and apply its effects."""
+    ruleset = battles.ruleset_of(session, user=user, battle_id=battle_id)
     entry = battles.roll_attack(
         session,
         user=user,
@@ -92,8 +96,8 @@ def battle_roll(session: SessionDep, user: ApiUser, battle_id: Id, body: RollIn)
         attacker_id=body.attacker_id,
         weapons=tuple(body.weapons),
         target_id=body.target_id,
-        situation=body.situation.to_engine(),
-        followers=body.followers_for_service(),
+        situation=read_situation(ruleset, body.situation),
+        followers=body.followers_for(ruleset),
         seed=body.seed,
         moved=body.moved,
     )
@@ -106,28 +110,26 @@ def battle_undo(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
     return _logged(user, battles.undo_last(session, user=user, battle_id=battle_id))
 
 
-@router.post(B + "/units/{unit_id:int}/reload", status_code=201)
-def unit_reload(session: SessionDep, user: ApiUser, battle_id: Id, unit_id: Id) -> EntryOut:
-    """Reload the unit's Inoperative weapons (its Action)."""
-    entry = battles.reload(session, user=user, battle_id=battle_id, unit_id=unit_id)
-    return _logged(user, entry)
-
-
-@router.post(B + "/units/{unit_id:int}/divert", status_code=201)
-def unit_divert(session: SessionDep, user: ApiUser, battle_id: Id, unit_id: Id) -> EntryOut:
-    """Divert All Power this turn: one more turn of Power saved for a single weapon."""
-    entry = battles.divert_power(session, user=user, battle_id=battle_id, unit_id=unit_id)
-    return _logged(user, entry)
-
-
-@router.post(B + "/units/{unit_id:int}/burning", status_code=201)
-def unit_burning(
-    session: SessionDep, user: ApiUser, battle_id: Id, unit_id: Id, body: SeedIn | None = None
+@router.post(B + "/units/{unit_id:int}/{action}", status_code=201)
+def unit_action(
+    session: SessionDep,
+    user: ApiUser,
+    battle_id: Id,
+    unit_id: Id,
+    action: Line,
+    body: ActionIn | None = None,
 ) -> EntryOut:
-    """The Burning Roll of a unit on Fire (1d4: a 1 puts it out), seeded."""
-    seed = body.seed if body is not None else None
-    entry = battles.burning_roll(
-        session, user=user, battle_id=battle_id, unit_id=unit_id, seed=seed
+    """One of the unit's named actions (its ruleset's; BrikWars: ``reload`` its Inoperative
+    weapons, ``divert`` All Power, the ``burning`` Roll of a unit on Fire), seeded, logged."""
+    body = body or ActionIn()
+    entry = battles.unit_action(
+        session,
+        user=user,
+        battle_id=battle_id,
+        unit_id=unit_id,
+        action=action,
+        values=body.values,
+        seed=body.seed,
     )
     return _logged(user, entry)
 

@@ -9,18 +9,17 @@ they now stand. Refused input comes back inline with a 422 and nothing is logged
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 
-from app.db.models import BattleEntry
 from app.rules.errors import InvalidInput
 from app.services import battles
 from app.services.errors import InvalidField, QuotaExceeded
-from app.web.battle_schemas import MAX_FOLLOWER_ROWS, attack_from_form
+from app.web.battle_schemas import MAX_FOLLOWER_ROWS, attack_from_form, read_situation
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
 from app.web.htmx import battle_share_url, is_htmx, redirect
 from app.web.inputs import Id, parse_id, parse_index
@@ -99,7 +98,7 @@ def battle_create(
 
 def _first(units: list[battles.UnitInBattle], skip: battles.UnitInBattle | None = None) -> str:
     for unit in units:
-        if not unit.state.destroyed and (skip is None or unit.row.side != skip.row.side):
+        if not unit.out and (skip is None or unit.row.side != skip.row.side):
             return str(unit.row.id)
     return ""
 
@@ -123,8 +122,9 @@ def default_values(view: battles.BattleView, query: Mapping[str, str]) -> dict[s
         ready = next((w for w in attacker.weapons if not w.inoperative), None)
         if ready is not None:
             values[f"weapon.{ready.index}"] = "on"
-    if attacker is not None and "divert_turns" not in values and attacker.state.diverted_turns:
-        values["divert_turns"] = str(attacker.state.diverted_turns)
+    if attacker is not None:  # what its state suggests (BrikWars: the turns of Power saved)
+        for key, value in attacker.standing.form.items():
+            values.setdefault(key, value)
     return values
 
 
@@ -132,7 +132,8 @@ def odds_for(
     session: SessionDep, user: CurrentUser, battle_id: Id, values: Mapping[str, str]
 ) -> tuple[battles.OddsPreview | None, str | None]:
     """The odds of the attack the form describes, or why it cannot be rolled."""
-    attack, errors = attack_from_form(values)
+    ruleset = battles.ruleset_of(session, user=user, battle_id=battle_id)
+    attack, errors = attack_from_form(values, ruleset)
     if attack is None:
         field, reason = next(iter(errors.items()))
         return None, f"{field.replace('_id', '').replace('_', ' ')}: {reason}"
@@ -144,8 +145,8 @@ def odds_for(
             attacker_id=attack.attacker_id,
             weapons=tuple(attack.weapons),
             target_id=attack.target_id,
-            situation=attack.situation.to_engine(),
-            followers=attack.followers_for_service(),
+            situation=read_situation(ruleset, attack.situation),
+            followers=attack.followers_for(ruleset),
             moved=attack.moved,
         )
     except InvalidInput as exc:
@@ -261,8 +262,9 @@ def _refused(
 def battle_roll(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: Id
 ) -> Response:
-    """Roll it: the attack resolved with the engine's seeded roll and logged with its odds."""
-    attack, errors = attack_from_form(form)
+    """Roll it: the attack resolved with its seeded roll and logged with its odds."""
+    ruleset = battles.ruleset_of(session, user=user, battle_id=battle_id)
+    attack, errors = attack_from_form(form, ruleset)
     if attack is None:
         return _refused(request, session, user, battle_id, form, errors)
     try:
@@ -273,8 +275,8 @@ def battle_roll(
             attacker_id=attack.attacker_id,
             weapons=tuple(attack.weapons),
             target_id=attack.target_id,
-            situation=attack.situation.to_engine(),
-            followers=attack.followers_for_service(),
+            situation=read_situation(ruleset, attack.situation),
+            followers=attack.followers_for(ruleset),
             seed=attack.seed,
             moved=attack.moved,
         )
@@ -355,63 +357,28 @@ def battle_undo(
     return _after_action(request, session, user, battle_id, form, f"Undone: #{entry.seq}.")
 
 
-UnitAction = Callable[..., BattleEntry]
-
-
-def _unit_action(
+@router.post("/battles/{battle_id:int}/units/{unit_id:int}/{action}")
+def unit_action(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
     form: FormDep,
     battle_id: Id,
     unit_id: Id,
-    action: UnitAction,
+    action: str,
 ) -> Response:
-    """One of a unit's logged actions (Reload, Divert, Burning Roll), refused in place."""
+    """One of the unit's named actions (the ruleset's ``unit_actions``; BrikWars: reload,
+    divert, burning), logged, or refused in place; an unknown action is a 404.
+
+    One route for every ruleset's actions: the URLs the pages always used
+    (``/units/{unit}/reload``) are this route's, so nothing needs an alias."""
     try:
-        entry = action(session, user=user, battle_id=battle_id, unit_id=unit_id)
+        entry = battles.unit_action(
+            session, user=user, battle_id=battle_id, unit_id=unit_id, action=action, values=form
+        )
     except InvalidInput as exc:
         return _action_refused(request, session, user, battle_id, exc)
     return _after_action(request, session, user, battle_id, form, entry.summary)
-
-
-@router.post("/battles/{battle_id:int}/units/{unit_id:int}/reload")
-def unit_reload(
-    request: Request,
-    session: SessionDep,
-    user: CurrentUser,
-    form: FormDep,
-    battle_id: Id,
-    unit_id: Id,
-) -> Response:
-    """Reload the unit's Inoperative weapons (its Action)."""
-    return _unit_action(request, session, user, form, battle_id, unit_id, battles.reload)
-
-
-@router.post("/battles/{battle_id:int}/units/{unit_id:int}/divert")
-def unit_divert(
-    request: Request,
-    session: SessionDep,
-    user: CurrentUser,
-    form: FormDep,
-    battle_id: Id,
-    unit_id: Id,
-) -> Response:
-    """Divert All Power this turn (a turn of Power saved)."""
-    return _unit_action(request, session, user, form, battle_id, unit_id, battles.divert_power)
-
-
-@router.post("/battles/{battle_id:int}/units/{unit_id:int}/burning")
-def unit_burning(
-    request: Request,
-    session: SessionDep,
-    user: CurrentUser,
-    form: FormDep,
-    battle_id: Id,
-    unit_id: Id,
-) -> Response:
-    """The Burning Roll of a unit on Fire."""
-    return _unit_action(request, session, user, form, battle_id, unit_id, battles.burning_roll)
 
 
 @router.get("/battles/{battle_id:int}/export.txt")

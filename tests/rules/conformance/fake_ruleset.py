@@ -11,17 +11,21 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.rules.errors import InvalidInput
 from app.rules.fields import InputField, parse_fields
 from app.rules.ruleset import (
+    ActionResult,
     AttackOdds,
     AttackRoll,
+    BattleAttack,
+    BattleWeapon,
     CatalogueEntry,
     Column,
     Effect,
+    Fighter,
     Finding,
     LineOdds,
     LineRoll,
@@ -30,8 +34,10 @@ from app.rules.ruleset import (
     Ruleset,
     SampleAttack,
     Severity,
+    Standing,
     TargetInput,
     TargetOdds,
+    UnitAction,
     UnitFigures,
     WeaponFigures,
 )
@@ -50,6 +56,13 @@ LABELS = {"miss": "miss", "wounded": "wounded", "killed": "killed"}
 class CoinOptions:
     hit_on: int = 4
     generous_budget: bool = False
+
+
+@dataclass(frozen=True)
+class CoinState:
+    """A unit's wounds in a battle (killed when they reach its Hits)."""
+
+    wounds: int = 0
 
 
 @dataclass(frozen=True)
@@ -297,6 +310,129 @@ class CoinWar:
         figures = self.unit_figures(unit, options)
         return [f"{unit.name}: {unit.hits} Hits, {figures.cost_text}"] + [
             f"  {w.name}" for w in figures.weapons
+        ]
+
+    # battles: wounds pile up; a Rally heals one
+    battle_situation_fields = situation_fields
+    unit_actions = (UnitAction("rally", "Rally {unit}"),)
+
+    def initial_state(self, unit: CoinUnit) -> CoinState:
+        return CoinState()
+
+    def decode_state(self, data: Mapping[str, Any]) -> CoinState:
+        return CoinState(int(data.get("wounds", 0)))
+
+    def encode_state(self, state: CoinState) -> dict[str, Any]:
+        return {"wounds": state.wounds}
+
+    def standing(self, fighter: Fighter) -> Standing:
+        unit: CoinUnit = fighter.unit
+        wounds = fighter.state.wounds
+        left = max(unit.hits - wounds, 0)
+        weapons = tuple(
+            BattleWeapon(i, f"Blaster {d}d6", {"dice": f"{d}d6"})
+            for i, d in enumerate(unit.weapons)
+        )
+        out = left == 0
+        badges = ("killed",) if out else (f"{wounds} wounds",) if wounds else ()
+        return Standing(
+            unit=replace(unit, hits=max(left, 1)),
+            cells={"hits": f"{left}/{unit.hits}"},
+            weapons=weapons,
+            badges=badges,
+            out=out,
+            status=", ".join((f"Hits {left}/{unit.hits}", *badges)),
+            actions=("rally",) if wounds and not out else (),
+            state_out=self.encode_state(fighter.state),
+        )
+
+    def battle_attack(
+        self,
+        attacker: Fighter,
+        weapons: tuple[int, ...],
+        targets: Sequence[tuple[Fighter, Mapping[str, Any]]],
+        situation: Mapping[str, Any],
+        *,
+        moved: bool = False,
+    ) -> BattleAttack:
+        units = [TargetInput(self.standing(t).unit, fields) for t, fields in targets]
+        attack = self.attack(attacker.unit, weapons, units, situation, attacker.options)
+        return BattleAttack(attack, attacker, tuple(t for t, _ in targets), dict(situation))
+
+    def after_attack(self, attack: BattleAttack, roll: AttackRoll) -> tuple[Any, ...]:
+        after = [attack.attacker.state]
+        for index, target in enumerate(attack.targets):
+            damage = sum(
+                e.damage or 0 for line in roll.lines for e in line.effects if e.target == index
+            )
+            after.append(CoinState(target.state.wounds + damage))
+        return tuple(after)
+
+    def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> dict[str, Any]:
+        names = [(t.key, t.name) for t in attack.targets]
+        return {
+            "any_destroying": odds.decisive,
+            "lines": [
+                {
+                    "label": line.label,
+                    "targets": [
+                        {"unit_id": names[t.target][0], "name": names[t.target][1]}
+                        | {o.key: o.probability for o in t.outcomes}
+                        for t in line.targets
+                    ],
+                }
+                for line in odds.lines
+            ],
+        }
+
+    def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[dict[str, Any]]:
+        names = [(t.key, t.name) for t in attack.targets]
+        return [
+            {
+                "label": line.label,
+                "kind": line.kind,
+                "weapons": list(line.weapons),
+                "skipped": line.skipped,
+                "jammed": False,
+                "dice": [
+                    {
+                        "purpose": d.purpose,
+                        "sides": d.sides,
+                        "natural": d.natural,
+                        "value": d.value,
+                        "bonus": d.bonus,
+                        "unit_id": None,
+                    }
+                    for d in line.dice
+                ],
+                "effects": [
+                    {
+                        "unit_id": names[e.target][0],
+                        "name": names[e.target][1],
+                        "outcome": e.outcome,
+                        "damage": e.damage,
+                    }
+                    for e in line.effects
+                ],
+            }
+            for line in roll.lines
+        ]
+
+    def apply_action(
+        self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
+    ) -> ActionResult:
+        if name != "rally":
+            raise InvalidInput("action", f"no such action: {name}")
+        wounds = fighter.state.wounds
+        if not wounds or self.standing(fighter).out:
+            raise InvalidInput("unit", f"{fighter.name} has no wound to heal")
+        return ActionResult(CoinState(wounds - 1), f"{fighter.name} Rallies")
+
+    def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
+        return [
+            f"{line['label']} on {t['name']}: killed {100 * t['killed']:.1f}%"
+            for line in odds.get("lines", [])
+            for t in line["targets"]
         ]
 
 

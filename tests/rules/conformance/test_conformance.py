@@ -10,13 +10,14 @@ import json
 import math
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
 from app.rules.errors import InvalidInput
 from app.rules.fields import parse_field
 from app.rules.registry import RULESETS
-from app.rules.ruleset import Attack, Ruleset, SampleAttack, TargetInput
+from app.rules.ruleset import Attack, Fighter, Ruleset, SampleAttack, TargetInput
 from tests.rules.conformance.fake_ruleset import RULESET as FAKE
 
 ALL: list[Ruleset] = [*RULESETS.values(), FAKE]
@@ -189,3 +190,88 @@ def test_seeded_rolls_agree_with_the_odds(ruleset: Ruleset) -> None:
                 seen = count[outcome.key] / ROLLS
                 error = math.sqrt(max(p * (1 - p), 1e-12) / ROLLS)
                 assert abs(seen - p) <= 4 * error + 1e-9, (sample.name, outcome.key, seen, p)
+
+
+# ------------------------------------------------------------------------ battles
+
+
+def _fighters(ruleset: Ruleset, sample: SampleAttack) -> tuple[Fighter, list[Fighter]]:
+    options = ruleset.decode_options(None)
+    units = [ruleset.decode_unit(u) for u in (sample.attacker, *sample.targets)]
+    fighters = [
+        Fighter(key, f"unit {key}", unit, ruleset.initial_state(unit), options)
+        for key, unit in enumerate(units, start=1)
+    ]
+    return fighters[0], fighters[1:]
+
+
+def test_a_units_state_round_trips_and_stands(ruleset: Ruleset) -> None:
+    attacker, targets = _fighters(ruleset, ruleset.sample_attacks[0])
+    for fighter in (attacker, *targets):
+        data = ruleset.encode_state(fighter.state)
+        assert ruleset.decode_state(data) == fighter.state
+        assert ruleset.decode_state({}) == ruleset.initial_state(fighter.unit)
+        standing = ruleset.standing(fighter)
+        assert not standing.out and standing.status
+        assert set(standing.actions) <= {a.name for a in ruleset.unit_actions}
+    assert {f.name for f in ruleset.battle_situation_fields} <= {
+        f.name for f in ruleset.situation_fields
+    }
+
+
+def test_three_rolls_change_the_state_and_the_stored_befores_restore_it(ruleset: Ruleset) -> None:
+    """A battle through the interface alone: three seeded rolls, each applied to the units'
+    states and logged as JSON; undoing them in turn (the stored before states) gives back
+    every state, and the same seeds give the same battle again."""
+    sample = ruleset.sample_attacks[0]
+
+    def play() -> tuple[list[dict[int, dict[str, object]]], list[object]]:
+        attacker, targets = _fighters(ruleset, sample)
+        units = {f.key: f for f in (attacker, *targets)}
+        history: list[dict[int, dict[str, object]]] = []
+        logs: list[object] = []
+        for seed in range(3):
+            a = units[attacker.key]
+            ts = [(units[t.key], {}) for t in targets]
+            if any(ruleset.standing(t).out for t, _ in ts):
+                break
+            made = ruleset.battle_attack(a, sample.weapons, ts, sample.situation)
+            odds = made.attack.odds()
+            roll = made.attack.roll(random.Random(seed))
+            after = ruleset.after_attack(made, roll)
+            assert len(after) == 1 + len(ts)
+            logs.append((ruleset.log_odds(made, odds), ruleset.log_roll(made, roll)))
+            assert ruleset.odds_words(ruleset.log_odds(made, odds))
+            keys = [a.key, *(t.key for t, _ in ts)]
+            history.append({k: ruleset.encode_state(units[k].state) for k in keys})
+            for key, state in zip(keys, after, strict=True):
+                units[key] = replace(
+                    units[key], state=ruleset.decode_state(ruleset.encode_state(state))
+                )
+        history.append({k: ruleset.encode_state(f.state) for k, f in units.items()})
+        return history, logs
+
+    history, logs = play()
+    assert len(logs) >= 1
+    states = dict(history[-1])
+    for before in reversed(history[:-1]):  # Undo, newest first
+        states |= before
+    attacker, targets = _fighters(ruleset, sample)
+    assert states == {f.key: ruleset.encode_state(f.state) for f in (attacker, *targets)}
+    assert play() == (history, logs)
+
+
+def test_unit_actions_are_named_and_refused_by_field(ruleset: Ruleset) -> None:
+    assert ruleset.unit_actions and len({a.name for a in ruleset.unit_actions}) == len(
+        ruleset.unit_actions
+    )
+    attacker, _ = _fighters(ruleset, ruleset.sample_attacks[0])
+    for action in ruleset.unit_actions:
+        assert "{unit}" in action.label
+        try:
+            result = ruleset.apply_action(action.name, attacker, {}, random.Random(1))
+        except InvalidInput as err:
+            assert err.field and err.reason
+        else:
+            assert result.summary
+            assert ruleset.decode_state(ruleset.encode_state(result.after)) == result.after
