@@ -14,10 +14,14 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from app.rules.errors import InvalidInput
+from app.rules.fields import format_field
+from app.rules.ruleset import Ruleset
 from app.services import calculator
-from app.web.calculator_query import Params, parse, to_pairs, to_query
+from app.services.calculator import BONUS_DIE, CalcRequest
+from app.web.calculator_query import FOLLOWER, Params, parse, to_pairs, to_query
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.htmx import redirect
+from app.web.inputs import parse_id
 from app.web.ratelimit import calculator_rate_limit
 from app.web.templating import render
 
@@ -25,29 +29,40 @@ RATE_LIMITED = [Depends(calculator_rate_limit)]
 router = APIRouter(route_class=SessionRoute)
 
 PAGE = "calculator/page.html"
-OUTCOMES = (
-    ("miss", "Miss"),
-    ("no_effect", "No effect"),
-    ("something_bad", "Something Bad"),
-    ("size_damage", "Size Damage"),
-    ("destroyed", "Destroyed"),
-)
+
+
+def _read(session: SessionDep, params: Params) -> tuple[Ruleset, CalcRequest, dict[str, str]]:
+    """The request a query describes, read under the attacker's ruleset."""
+    units = tuple(_unit_id(params.get(key)) for key in ("attacker", "target"))
+    ruleset = calculator.ruleset_of(session, units)
+    request, errors = parse(params, ruleset)
+    return ruleset, request, errors
+
+
+def _unit_id(text: str) -> int | None:
+    return parse_id(text) if text else None
 
 
 def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -> dict[str, Any]:
-    """What the calculator template needs for a query (shared with the battle page)."""
-    request, errors = parse(params)
-    calc = calculator.calculate(session, user=user, request=request)
+    """What the calculator template needs for a query."""
+    ruleset, request, errors = _read(session, params)
+    calc = calculator.calculate(session, user=user, request=request, ruleset=ruleset)
     request = calculator.with_weapons(request, calc)
-    query = to_query(request)
+    query = to_query(request, ruleset)
     return {
         "calc": calc,
         "req": request,
         "errors": errors,
         "query": query,
         "choices": calculator.unit_choices(session, [a.id for a in calc.armies]),
-        "outcomes": OUTCOMES,
+        "situation_text": _situation_text(ruleset, request.situation),
     }
+
+
+def _situation_text(ruleset: Ruleset, situation: Any) -> dict[str, str]:
+    """Every situation field's value as the form shows it."""
+    values = ruleset.encode_situation(situation)
+    return {f.name: format_field(f, values[f.name]) for f in ruleset.situation_fields}
 
 
 @router.get("/calculator", dependencies=RATE_LIMITED)
@@ -67,22 +82,25 @@ def calculator_page(request: Request, session: SessionDep, user: CurrentUser) ->
     )
 
 
-def battle_url(rolled: calculator.RolledInBattle, request: calculator.CalcRequest) -> str:
-    """The new battle's page with the roll shown and the same attack ready to roll again."""
-    skip = {"attacker", "weapons", "target", "follower", "follower_distance", "follower_spans"}
-    skip |= {"compare", "compare_weapons", "ally", "ally_weapons", "bonus_die", "homing_in"}
+def battle_url(rolled: calculator.RolledInBattle, request: CalcRequest, ruleset: Ruleset) -> str:
+    """The new battle's page with the roll shown and the same attack ready to roll again
+    (the situation fields the battle keeps itself left out)."""
+    skip = {"attacker", "weapons", "target", FOLLOWER, "compare", "compare_weapons", "ally"}
+    skip |= {"ally_weapons", BONUS_DIE, *(f"{FOLLOWER}_{f.name}" for f in ruleset.target_fields)}
+    skip |= set(ruleset.battle_state_fields)
     pairs = [
         ("attacker", str(rolled.attacker_id)),
         ("target", str(rolled.target_id)),
         ("weapons", ",".join(map(str, rolled.weapons))),
         ("roll", str(rolled.seq)),
-        *((k, v) for k, v in to_pairs(request) if k not in skip),
+        *((k, v) for k, v in to_pairs(request, ruleset) if k not in skip),
     ]
-    for k, (unit_id, distance, spans) in enumerate(rolled.followers):
-        pairs.append((f"follower.{k}.unit_id", str(unit_id)))
-        if distance is not None:
-            pairs.append((f"follower.{k}.distance", str(float(distance))))
-        pairs.append((f"follower.{k}.spans", str(spans)))
+    for k, (unit_id, *values) in enumerate(rolled.followers):
+        pairs.append((f"{FOLLOWER}.{k}.unit_id", str(unit_id)))
+        for f, value in zip(ruleset.target_fields, values, strict=True):
+            if value is not None:
+                text = str(float(value)) if f.kind == "inches" else format_field(f, value)
+                pairs.append((f"{FOLLOWER}.{k}.{f.name}", text))
     return f"/battles/{rolled.battle_id}?{urlencode(pairs)}#result"
 
 
@@ -92,14 +110,16 @@ def calculator_roll(
 ) -> Response:
     """Roll it!: a new battle with copies of these units, the attack rolled and logged there."""
     params = Params(parse_qsl(form.get("query", ""), keep_blank_values=True))
-    calc_request, errors = parse(params)
+    ruleset, calc_request, errors = _read(session, params)
     try:
         if errors:
             field, reason = next(iter(errors.items()))
             raise InvalidInput(field, reason)
-        rolled = calculator.roll_in_new_battle(session, user=user, request=calc_request)
+        rolled = calculator.roll_in_new_battle(
+            session, user=user, request=calc_request, ruleset=ruleset
+        )
     except InvalidInput as err:  # the 422 rolls back: no battle, no log
         context = calculator_context(session, user, params)
         context["roll_error"] = f"{err.field.replace('_', ' ')}: {err.reason}"
         return render(request, PAGE, context, block="calculator", status_code=422)
-    return redirect(request, battle_url(rolled, calc_request))
+    return redirect(request, battle_url(rolled, calc_request, ruleset))

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import FieldValue, InputField, parse_fields
 from app.rules.ruleset import (
+    AllyInput,
     AttackOdds,
     AttackRoll,
     CatalogueEntry,
@@ -50,6 +51,11 @@ LABELS = {"miss": "miss", "wounded": "wounded", "killed": "killed"}
 class CoinOptions:
     hit_on: int = 4
     generous_budget: bool = False
+
+
+@dataclass(frozen=True)
+class CoinSituation:
+    cover: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,9 @@ class CoinAttack:
     def inline(self) -> bool:
         return True
 
+    def problems(self) -> tuple[str, ...]:
+        return ()
+
     def odds(self) -> AttackOdds:
         lines = []
         survive = 1.0
@@ -115,7 +124,8 @@ class CoinAttack:
                     steps=(("dice", f"{dice}d6"), ("hit on", f"{self.hit_on}+")),
                 )
             )
-        return AttackOdds(tuple(lines), 1 - survive)
+        expected = sum(line.main.probability("killed") for line in lines)
+        return AttackOdds(tuple(lines), 1 - survive, expected=expected)
 
     def roll(self, rng: random.Random) -> AttackRoll:
         lines = []
@@ -132,7 +142,7 @@ class CoinAttack:
                     effects=(Effect(0, outcome, LABELS[outcome], damage),),
                 )
             )
-        return AttackRoll(tuple(lines))
+        return AttackRoll(tuple(lines))  # Coin War keeps no damage between attacks
 
 
 class CoinWar:
@@ -145,6 +155,13 @@ class CoinWar:
     weapon_columns = (Column("dice", "Dice"),)
     situation_fields = (InputField("cover", "Target in cover", "flag", False),)
     target_fields: tuple[InputField, ...] = ()
+    outcome_columns = (
+        Column("miss", "Miss"),
+        Column("wounded", "Wounded"),
+        Column("killed", "Killed"),
+    )
+    max_targets = 1
+    battle_state_fields: tuple[str, ...] = ()
     sample_attacks = (
         SampleAttack(
             "one die against one Hit",
@@ -238,7 +255,10 @@ class CoinWar:
         targets: Sequence[TargetInput],
         situation: Mapping[str, Any],
         options: CoinOptions,
+        allies: Sequence[AllyInput] = (),
     ) -> CoinAttack:
+        if allies:
+            raise InvalidInput("allies", "Coin War has no combined attacks")
         if len(targets) != 1:
             raise InvalidInput("target", "needs exactly one target")
         for index in weapons:
@@ -250,6 +270,18 @@ class CoinWar:
             raise InvalidInput(field, reason)
         hit_on = options.hit_on + (1 if values["cover"] else 0)
         return CoinAttack(tuple(attacker.weapons[i] for i in weapons), targets[0].unit.hits, hit_on)
+
+    def decode_situation(self, values: Mapping[str, FieldValue]) -> CoinSituation:
+        return CoinSituation(bool(values["cover"]))
+
+    def encode_situation(self, situation: CoinSituation) -> dict[str, FieldValue]:
+        return {"cover": situation.cover}
+
+    def default_weapons(self, unit: CoinUnit, options: CoinOptions) -> tuple[int, ...]:
+        return (0,) if unit.weapons else ()
+
+    def weapons_cost(self, unit: CoinUnit, weapons: tuple[int, ...], options: CoinOptions) -> int:
+        return sum(unit.weapons[i] for i in weapons)
 
     def attack_from_body(self, body: Mapping[str, Any]) -> CoinAttack:
         for key in ("dice", "hits"):
