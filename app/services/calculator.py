@@ -165,28 +165,20 @@ class Calculation:
     unit_armies: dict[int, builder.ArmyView] = field(default_factory=dict)
 
 
-def ruleset_of(session: Session, request_units: tuple[int | None, ...]) -> Ruleset:
-    """The ruleset a calculation is read under: the army's of its first named unit (the
-    attacker's, else the target's), the default when it names none or a unit that is not
-    there (the calculation then refuses it)."""
-    for unit_id in request_units:
-        if unit_id is not None:
-            ruleset_id = session.scalar(
-                select(Army.ruleset_id)
-                .join(Unit, Unit.army_id == Army.id)
-                .where(Unit.id == unit_id)
-            )
-            if ruleset_id is not None:
-                return get_ruleset(ruleset_id)
-    return get_ruleset(DEFAULT_RULESET)
-
-
-class _Views:
+class Views:
     """Army views loaded once per calculation (an army appears as attacker and target)."""
 
     def __init__(self, session: Session, user: User) -> None:
         self.session, self.user = session, user
         self._armies: dict[int, builder.ArmyView] = {}
+        self._army_of: dict[int, int] = {}  # unit id -> army id
+        self._offered: list[Army] | None = None
+
+    def offered(self) -> list[Army]:
+        """The armies the pickers offer (the user's and their clubs'), read once."""
+        if self._offered is None:
+            self._offered = battles.armies_for_battle(self.session, user=self.user)
+        return self._offered
 
     def army(self, army_id: int) -> builder.ArmyView:
         if army_id not in self._armies:
@@ -194,11 +186,25 @@ class _Views:
         return self._armies[army_id]
 
     def unit(self, unit_id: int) -> tuple[builder.ArmyView, builder.UnitView]:
-        army_id = self.session.scalar(select(Unit.army_id).where(Unit.id == unit_id))
+        army_id = self._army_of.get(unit_id)
         if army_id is None:
-            raise NotFound("unit")
+            army_id = self.session.scalar(select(Unit.army_id).where(Unit.id == unit_id))
+            if army_id is None:
+                raise NotFound("unit")
+            self._army_of[unit_id] = army_id
         view = self.army(army_id)
         return view, view.unit(unit_id)
+
+    def ruleset(self, unit_ids: tuple[int | None, ...]) -> Ruleset:
+        """The ruleset a calculation is read under: the army's of its first named unit (the
+        attacker's, else the target's); the default when it names none. The army is loaded
+        here once for the whole calculation (read access checked: NotFound)."""
+        self.offered()  # first: it loads the armies that army_view then finds in the session
+        for unit_id in unit_ids:
+            if unit_id is not None:
+                army, _ = self.unit(unit_id)
+                return get_ruleset(army.army.ruleset_id)
+        return get_ruleset(DEFAULT_RULESET)
 
 
 def _weapons(unit: builder.UnitView, ids: tuple[int, ...]) -> list[builder.WeaponView]:
@@ -232,7 +238,7 @@ def _same_rules(ruleset: Ruleset, army: builder.ArmyView | None, field: str) -> 
 
 
 def _allies(
-    views: _Views, request: CalcRequest
+    views: Views, request: CalcRequest
 ) -> list[tuple[builder.ArmyView, builder.UnitView, tuple[int, ...]]]:
     """Each ally unit with the weapon ids it fires (its listed ones, else its default)."""
     out = []
@@ -244,7 +250,7 @@ def _allies(
 
 
 def _loadout(
-    views: _Views,
+    views: Views,
     loadout: Loadout,
     calc: Calculation,
     allies: list[tuple[builder.ArmyView, builder.UnitView, tuple[int, ...]]],
@@ -301,14 +307,21 @@ def _loadout(
 
 
 def calculate(
-    session: Session, *, user: User, request: CalcRequest, ruleset: Ruleset | None = None
+    session: Session,
+    *,
+    user: User,
+    request: CalcRequest,
+    ruleset: Ruleset | None = None,
+    views: Views | None = None,
 ) -> Calculation:
     """Resolve the picks to saved units (read access checked) and compute the odds under
-    ``ruleset`` (the one ``request`` was read under: by default the attacker's)."""
-    views = _Views(session, user)
+    ``ruleset`` (the one ``request`` was read under: by default the attacker's). ``views``:
+    the armies already loaded for this calculation."""
+    if views is None:
+        views = Views(session, user)
     if ruleset is None:
-        ruleset = ruleset_of(session, (request.attacker.unit_id, request.target_id))
-    calc = Calculation(request, battles.armies_for_battle(session, user=user), ruleset)
+        ruleset = views.ruleset((request.attacker.unit_id, request.target_id))
+    calc = Calculation(request, list(views.offered()), ruleset)
     if request.target_id is not None:
         calc.target_army, calc.target = views.unit(request.target_id)
     for follower in request.followers:
@@ -391,11 +404,12 @@ def roll_in_new_battle(
     request: CalcRequest,
     seed: int | None = None,
     ruleset: Ruleset | None = None,
+    views: Views | None = None,
 ) -> RolledInBattle:
     """Start a battle with copies of the calculation's units and roll its attack there, so
     the roll is logged and the target's state carries into the next roll. Refusals raise
     ``InvalidInput`` and create nothing (the caller rolls the transaction back)."""
-    calc = calculate(session, user=user, request=request, ruleset=ruleset)
+    calc = calculate(session, user=user, request=request, ruleset=ruleset, views=views)
     main, target = calc.main, calc.target
     if main is None:
         raise InvalidInput("attacker", "choose the attacking unit")

@@ -7,6 +7,7 @@ swaps the calculator block; without JavaScript the form's "Update odds" button d
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -31,22 +32,31 @@ router = APIRouter(route_class=SessionRoute)
 PAGE = "calculator/page.html"
 
 
-def _read(session: SessionDep, params: Params) -> tuple[Ruleset, CalcRequest, dict[str, str]]:
+def _read(views: calculator.Views, params: Params) -> tuple[Ruleset, CalcRequest, dict[str, str]]:
     """The request a query describes, read under the attacker's ruleset."""
-    units = tuple(_unit_id(params.get(key)) for key in ("attacker", "target"))
-    ruleset = calculator.ruleset_of(session, units)
+    try:
+        units = tuple(_unit_id(params.get(key)) for key in ("attacker", "target"))
+    except ValueError:  # parse names the bad id
+        units = ()
+    ruleset = views.ruleset(units)
     request, errors = parse(params, ruleset)
     return ruleset, request, errors
 
 
 def _unit_id(text: str) -> int | None:
-    return parse_id(text) if text else None
+    if not text:
+        return None
+    value = parse_id(text)
+    if value is None:
+        raise ValueError(text)
+    return value
 
 
 def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -> dict[str, Any]:
     """What the calculator template needs for a query."""
-    ruleset, request, errors = _read(session, params)
-    calc = calculator.calculate(session, user=user, request=request, ruleset=ruleset)
+    views = calculator.Views(session, user)
+    ruleset, request, errors = _read(views, params)
+    calc = calculator.calculate(session, user=user, request=request, ruleset=ruleset, views=views)
     request = calculator.with_weapons(request, calc)
     query = to_query(request, ruleset)
     return {
@@ -55,7 +65,8 @@ def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -
         "errors": errors,
         "query": query,
         "choices": calculator.unit_choices(session, [a.id for a in calc.armies]),
-        "situation_text": _situation_text(ruleset, request.situation),
+        # the generic situation inputs' text, for a ruleset without its own (called there)
+        "situation_text": functools.partial(_situation_text, ruleset, request.situation),
     }
 
 
@@ -110,13 +121,14 @@ def calculator_roll(
 ) -> Response:
     """Roll it!: a new battle with copies of these units, the attack rolled and logged there."""
     params = Params(parse_qsl(form.get("query", ""), keep_blank_values=True))
-    ruleset, calc_request, errors = _read(session, params)
+    views = calculator.Views(session, user)
+    ruleset, calc_request, errors = _read(views, params)
     try:
         if errors:
             field, reason = next(iter(errors.items()))
             raise InvalidInput(field, reason)
         rolled = calculator.roll_in_new_battle(
-            session, user=user, request=calc_request, ruleset=ruleset
+            session, user=user, request=calc_request, ruleset=ruleset, views=views
         )
     except InvalidInput as err:  # the 422 rolls back: no battle, no log
         context = calculator_context(session, user, params)
