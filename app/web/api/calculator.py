@@ -21,8 +21,10 @@ from app.rules.fields import parse_field
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset
 from app.services import calculator
+from app.services.calculator import BONUS_DIE
 from app.services.errors import NotFound
 from app.web.api.attacks import DieOut
+from app.web.calculator_query import MAX_ALLIES
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Seed
 from app.web.openapi import ValueProbabilities
@@ -32,6 +34,9 @@ from app.web.situation_schema import SituationModel, field_definition, situation
 RATE_LIMITED = [Depends(calculator_rate_limit)]
 RULES: Ruleset = get_ruleset(DEFAULT_RULESET)
 """The ruleset whose situation and target fields the request bodies declare."""
+BONUS_DIE_PATTERN = "^({})$".format(
+    "|".join(next(f.choice_values for f in RULES.option_fields if f.name == BONUS_DIE))
+)
 router = APIRouter(route_class=SessionRoute, tags=["calculator"])
 
 
@@ -80,11 +85,11 @@ class SavedAttackIn(_In):
     attacker: AttackerIn
     target: TargetIn
     situation: SituationIn = SituationIn()
-    followers: list[FollowerIn] = Field(default_factory=list, max_length=11)
+    followers: list[FollowerIn] = Field(default_factory=list, max_length=RULES.max_targets - 1)
     allies: list[AllyIn] = Field(
-        default_factory=list, max_length=11, description="units joining a Combined Attack"
+        default_factory=list, max_length=MAX_ALLIES, description="units joining a Combined Attack"
     )
-    bonus_die: str | None = Field(default=None, pattern="^(same|d6|none)$")
+    bonus_die: str | None = Field(default=None, pattern=BONUS_DIE_PATTERN)
 
 
 class SavedRollIn(SavedAttackIn):
