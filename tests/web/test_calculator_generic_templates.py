@@ -15,6 +15,7 @@ from typing import Any
 
 from app.rules.ruleset import TargetInput, read_situation
 from app.services.calculator import CalcRequest, Calculation, LoadoutResult
+from app.web.routes.calculator import calculator_parts
 from app.web.templating import env
 from tests.rules.conformance.fake_ruleset import RULESET as FAKE
 
@@ -38,6 +39,7 @@ def _block(calc: Calculation, request: CalcRequest, errors: dict[str, str]) -> s
         "errors": errors,
         "query": "attacker=1&target=2",
         "choices": {},
+        "parts": calculator_parts(FAKE.id),
         "situation_text": lambda: {"cover": "1" if request.situation.cover else ""},
         "csrf_input": "",
     }

@@ -8,11 +8,13 @@ swaps the calculator block; without JavaScript the form's "Update odds" button d
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
+from jinja2 import TemplateNotFound
 
 from app.rules.errors import InvalidInput
 from app.rules.fields import format_field
@@ -24,12 +26,39 @@ from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.htmx import redirect
 from app.web.inputs import parse_id
 from app.web.ratelimit import calculator_rate_limit
-from app.web.templating import render
+from app.web.templating import env, render
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
 router = APIRouter(route_class=SessionRoute)
 
 PAGE = "calculator/page.html"
+PARTS = (
+    "situation_fields",
+    "weapons_legend",
+    "weapon",
+    "target_stats",
+    "problems",
+    "summary",
+    "line_notes",
+    "targets_caption",
+    "damage_chart",
+)
+"""The parts of the page a rule system may draw itself."""
+
+
+@functools.cache
+def calculator_parts(ruleset_id: str) -> Mapping[str, str]:
+    """Each part's template: the ruleset's own (``rulesets/<id>/calculator_<part>.html``),
+    else the generic one (``calculator/default/<part>.html``); looked up once."""
+    parts = {}
+    for part in PARTS:
+        own = f"rulesets/{ruleset_id}/calculator_{part}.html"
+        try:
+            env.get_template(own)
+        except TemplateNotFound:
+            own = f"calculator/default/{part}.html"
+        parts[part] = own
+    return parts
 
 
 def _read(views: calculator.Views, params: Params) -> tuple[Ruleset, CalcRequest, dict[str, str]]:
@@ -66,6 +95,7 @@ def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -
         "query": query,
         "choices": calculator.unit_choices(session, [a.id for a in calc.armies]),
         # the generic situation inputs' text, for a ruleset without its own (called there)
+        "parts": calculator_parts(ruleset.id),
         "situation_text": functools.partial(_situation_text, ruleset, request.situation),
     }
 
