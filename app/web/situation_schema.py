@@ -1,4 +1,5 @@
-"""The attack situation as a pydantic model, generated from a ruleset's declared fields.
+"""The attack situation (and a further target) as pydantic models, generated from a ruleset's
+declared fields.
 
 The JSON API and the battle form validate the situation through a model made from the
 ruleset's ``situation_fields`` (names, defaults, bounds and descriptions in one place), and
@@ -14,10 +15,10 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field, create_model
 
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, json_value
+from app.rules.fields import FieldValue, InputField, json_value, parse_field
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.rules.ruleset import Ruleset, read_situation
-from app.web.inputs import Inches, Int, SingleLine
+from app.web.inputs import Id, Inches, Int, SingleLine
 from app.web.schemas import StrictModel
 
 INCHES_BOUNDS = (0, 1000)  # those of ``Inches``
@@ -84,6 +85,32 @@ def situation_model(
         __module__=module,
         __doc__=doc,
         **{field.name: field_definition(field) for field in fields},
+    )
+    model.ruleset = ruleset
+    return model
+
+
+class TargetModel(StrictModel):
+    """The base of every generated further-target model: a unit and its ``target_fields``."""
+
+    ruleset: ClassVar[Ruleset]
+    unit_id: Id
+
+    def field_values(self) -> tuple[FieldValue, ...]:
+        """The ruleset's ``target_fields`` values, in their order, as its parser reads them."""
+        data = self.model_dump()
+        return tuple(parse_field(f, data[f.name]) for f in self.ruleset.target_fields)
+
+
+def target_model(ruleset: Ruleset, *, module: str, doc: str | None = None) -> type[TargetModel]:
+    """A ``FollowerIn`` model of a further target: its unit id and the ruleset's
+    ``target_fields``, named as if declared in ``module``."""
+    model: type[TargetModel] = create_model(  # type: ignore[call-overload]
+        "FollowerIn",
+        __base__=TargetModel,
+        __module__=module,
+        __doc__=doc,
+        **{field.name: field_definition(field) for field in ruleset.target_fields},
     )
     model.ruleset = ruleset
     return model

@@ -14,10 +14,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.rules.errors import InvalidInput
-from app.rules.fields import parse_field
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset
 from app.services import calculator
@@ -29,7 +28,12 @@ from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Seed
 from app.web.openapi import ValueProbabilities
 from app.web.ratelimit import calculator_rate_limit
-from app.web.situation_schema import SituationModel, field_definition, situation_model
+from app.web.situation_schema import (
+    SituationModel,
+    TargetModel,
+    situation_model,
+    target_model,
+)
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
 RULES: Ruleset = get_ruleset(DEFAULT_RULESET)
@@ -60,16 +64,11 @@ class TargetIn(_In):
 
 # Generated from the declared fields; to a type checker, their bases.
 if TYPE_CHECKING:
-    FollowerIn = _In
+    FollowerIn = TargetModel
     SituationIn = SituationModel
 else:
-    FollowerIn = create_model(
-        "FollowerIn",
-        __base__=_In,
-        __module__=__name__,
-        __doc__="A further target: a unit and where it stands.",
-        unit_id=(Id, ...),
-        **{f.name: field_definition(f) for f in RULES.target_fields},
+    FollowerIn = target_model(
+        RULES, module=__name__, doc="A further target: a unit and where it stands."
     )
     SituationIn = situation_model(RULES, module=__name__)
 
@@ -174,13 +173,6 @@ class SavedRollOut(BaseModel):
     target_size_damage: float = Field(description="the target's Size lost, inches, after")
 
 
-def _follower(data: BaseModel) -> calculator.Follower:
-    values = data.model_dump()
-    return calculator.Follower(
-        values["unit_id"], *(parse_field(f, values[f.name]) for f in RULES.target_fields)
-    )
-
-
 def _request(body: SavedAttackIn) -> calculator.CalcRequest:
     a = body.attacker
     ids = list(a.weapon_ids) + ([a.weapon_id] if a.weapon_id is not None else [])
@@ -192,7 +184,7 @@ def _request(body: SavedAttackIn) -> calculator.CalcRequest:
         attacker=calculator.Loadout(a.unit_id, tuple(dict.fromkeys(ids))),
         target_id=body.target.unit_id,
         situation=situation,
-        followers=tuple(_follower(f) for f in body.followers),
+        followers=tuple(calculator.Follower(f.unit_id, *f.field_values()) for f in body.followers),
         bonus_die=body.bonus_die,
         allies=tuple(a.unit_id for a in body.allies),
         ally_weapons=tuple(w for a in body.allies for w in a.weapon_ids),
