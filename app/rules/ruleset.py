@@ -135,11 +135,12 @@ class LineOdds:
         """The chance of the per-line note ``key`` (0 when the line has none)."""
         return sum(n.probability for n in self.notes if n.key == key)
 
-    def at_least(self) -> tuple[tuple[int, float], ...]:
-        """P(damage >= N given a hit) for each N of the damage distribution."""
+    def at_least(self, limit: int | None = None) -> tuple[tuple[int, float], ...]:
+        """P(damage >= N given a hit) for each N of the damage distribution (its first
+        ``limit`` values: a page shows a dozen of a few hundred)."""
         out: list[tuple[int, float]] = []
         left = 1.0
-        for value, p in self.damage:
+        for value, p in self.damage[:limit]:
             out.append((value, max(0.0, left)))
             left -= p
         return tuple(out)
