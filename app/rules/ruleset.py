@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import FieldValue, InputField, format_field, parse_fields
 
 Severity = Literal["error", "warning"]
 JSON = dict[str, Any]
@@ -120,9 +120,14 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class TargetOdds:
+    """One target's outcomes. ``inapplicable``: outcome keys that cannot happen to this
+    target (a Size loss to a unit without Size, say): a table of this target alone may leave
+    their columns out."""
+
     target: int  # index into the attack's targets
     outcomes: tuple[Outcome, ...]
     extras: tuple[Outcome, ...] = ()
+    inapplicable: tuple[str, ...] = ()
 
     def probability(self, key: str) -> float:
         return sum(o.probability for o in self.outcomes + self.extras if o.key == key)
@@ -143,12 +148,36 @@ class LineOdds:
     notes: tuple[Outcome, ...] = ()  # per-line chances such as a jam
     truncation_bound: float = 0.0
 
+    @property
+    def main(self) -> TargetOdds:
+        """The odds on the main target (the first)."""
+        return self.targets[0]
+
+    def note(self, key: str) -> float:
+        """The chance of the per-line note ``key`` (0 when the line has none)."""
+        return sum(n.probability for n in self.notes if n.key == key)
+
+    def at_least(self, limit: int | None = None) -> tuple[tuple[int, float], ...]:
+        """P(damage >= N given a hit) for each N of the damage distribution (its first
+        ``limit`` values: a page shows a dozen of a few hundred)."""
+        out: list[tuple[int, float]] = []
+        left = 1.0
+        for value, p in self.damage[:limit]:
+            out.append((value, max(0.0, left)))
+            left -= p
+        return tuple(out)
+
 
 @dataclass(frozen=True, slots=True)
 class AttackOdds:
+    """Every line's odds. ``decisive``: P(at least one target removed from play), the
+    headline figure; ``expected``: the expected number of lines with a decisive result on
+    the main target (what a loadout is worth per point spent)."""
+
     lines: tuple[LineOdds, ...]
-    decisive: float  # P(at least one target removed from play): the headline figure
+    decisive: float
     truncation_bound: float = 0.0
+    expected: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +199,7 @@ class Effect:
     words: str
     damage: int | None = None
     flags: tuple[str, ...] = ()  # extra outcome keys that happened (e.g. "on_fire")
+    amount: int = 0  # how much of the outcome, where it comes in amounts (inches lost, say)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +215,11 @@ class LineRoll:
 
 @dataclass(frozen=True, slots=True)
 class AttackRoll:
+    """The rolled lines in order. ``damage_after``: each target's damage as the roll leaves
+    it, in the ruleset's own measure (empty when the ruleset keeps none)."""
+
     lines: tuple[LineRoll, ...]
+    damage_after: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +229,15 @@ class TargetInput:
 
     unit: Any
     fields: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AllyInput:
+    """A unit joining the attacker's attack (a combined attack): the ruleset's unit and the
+    weapons (positions) it fires."""
+
+    unit: Any
+    weapons: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +264,12 @@ class Attack(Protocol):
     def odds(self) -> AttackOdds: ...
 
     def roll(self, rng: random.Random) -> AttackRoll: ...
+
+    # calculator
+    def problems(self) -> tuple[str, ...]:
+        """Why the attack cannot be made as declared (not enough Power, say), each a
+        sentence; empty when it can. Cheap: checked before the odds are sent to a worker."""
+        ...
 
 
 # ------------------------------------------------------------------------ battle shapes
@@ -416,7 +465,13 @@ class Ruleset(Protocol):
         targets: Sequence[TargetInput],
         situation: Mapping[str, Any],
         options: Any,
-    ) -> Attack: ...
+        allies: Sequence[AllyInput] = (),
+    ) -> Attack:
+        """The attack of ``attacker``'s ``weapons`` (positions) on ``targets`` (the first is
+        the main one) in ``situation`` (``situation_fields`` values, a missing one its
+        default); ``allies`` join it where the ruleset has combined attacks (else refused
+        with ``InvalidInput`` naming ``allies``)."""
+        ...
 
     def attack_from_body(self, body: Mapping[str, Any]) -> Attack: ...
 
@@ -493,6 +548,35 @@ class Ruleset(Protocol):
     def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
         """Odds as ``log_odds`` keeps them, a line of text per attack line and target (the
         forum export)."""
+
+    # calculator
+    @property
+    def outcome_columns(self) -> tuple[Column, ...]:
+        """A target's outcomes as tables head them, in order (their keys are the odds')."""
+        ...
+
+    @property
+    def max_targets(self) -> int:
+        """The most targets one attack may have (1: no further targets)."""
+        ...
+
+    def decode_situation(self, values: Mapping[str, FieldValue]) -> Any:
+        """The ruleset's own situation from every ``situation_fields`` value (as
+        ``parse_fields`` reads them): what a calculation keeps and compares."""
+        ...
+
+    def encode_situation(self, situation: Any) -> dict[str, FieldValue]:
+        """Every ``situation_fields`` value of ``situation``: ``decode_situation`` of them
+        gives it back, and ``attack`` takes them."""
+        ...
+
+    def default_weapons(self, unit: Any, options: Any) -> tuple[int, ...]:
+        """The weapons (positions) an attack by ``unit`` fires unless told otherwise (the
+        first with an attack of its own, say; empty when none has one)."""
+        ...
+
+    def weapons_cost(self, unit: Any, weapons: tuple[int, ...], options: Any) -> Any:
+        """What the chosen weapons (positions) of ``unit`` cost, for ``format_cost``."""
         ...
 
     # text and pages
@@ -524,3 +608,27 @@ def read_options(ruleset: Ruleset, data: Mapping[str, Any] | None, *, form: bool
         field, reason = next(iter(errors.items()))
         raise InvalidInput(field, reason)
     return ruleset.decode_options(values)
+
+
+def read_situation(ruleset: Ruleset, data: Mapping[str, Any]) -> tuple[Any, dict[str, str]]:
+    """The ruleset's situation that ``data`` describes (form text, a query string or JSON
+    values; a missing or empty field takes its default) and the fields refused, field ->
+    reason. A refused field keeps its default, so the rest of the situation still counts."""
+    values, errors = parse_fields(ruleset.situation_fields, data)
+    try:
+        return ruleset.decode_situation(values), errors
+    except InvalidInput as err:  # defensive: the fields' bounds already hold the ruleset's
+        errors[err.field] = err.reason
+        defaults = {f.name: f.default for f in ruleset.situation_fields}
+        return ruleset.decode_situation(defaults), errors
+
+
+def situation_inputs(ruleset: Ruleset, situation: Any) -> dict[str, str]:
+    """The inputs that give ``situation`` back, as a form or query string carries them, in
+    the fields' order; defaults are left out."""
+    values = ruleset.encode_situation(situation)
+    return {
+        f.name: format_field(f, values[f.name])
+        for f in ruleset.situation_fields
+        if values[f.name] != f.default
+    }

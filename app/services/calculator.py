@@ -1,10 +1,11 @@
-"""The attack calculator between saved units: the engine's turn built from stored rosters.
+"""The attack calculator between saved units: the ruleset's attack built from stored rosters.
 
 A calculation names an attacker unit and the weapons it fires this turn, a target unit (and
-further Arc Fire targets) and the situation; optionally a second loadout to compare. Every
-army involved is checked for read access (another user's roster is a NotFound). The odds,
-Power findings and breakdowns are the engine's (``app.rules.brikwars.turn``); the attacker's
-army's house rules apply, with the Bonus die overridable for the calculation.
+further targets, where the ruleset has them), allies joining a combined attack, and the
+situation; optionally a second loadout to compare. Every army involved is checked for read
+access (another user's roster is a NotFound). The odds, the reasons an attack cannot be made
+and the breakdowns are the attacker's ruleset's (``Ruleset.attack``), under the attacker's
+army's house rules, with the Bonus die overridable for the calculation.
 """
 
 from __future__ import annotations
@@ -12,25 +13,55 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, Unit, User
-from app.rules import brikwars as bw
-from app.rules.brikwars.turn import Ally, ArcFollower, Turn, TurnOdds, TurnRoll, TurnSituation
 from app.rules.errors import InvalidInput, RulesError
+from app.rules.fields import FieldValue
+from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.rules.ruleset import (
+    AllyInput,
+    Attack,
+    AttackOdds,
+    AttackRoll,
+    Ruleset,
+    TargetInput,
+    read_situation,
+)
 from app.services import battles, builder, compute
 from app.services.errors import NotFound
 
+BONUS_DIE = "bonus_die"
+"""The house rule a calculation may play differently from the attacker's army (the name of
+one of the ruleset's ``option_fields``; a ruleset without it refuses the override)."""
 
-@dataclass(frozen=True)
+
+def default_situation(ruleset: Ruleset) -> Any:
+    """The ruleset's situation with every field at its default."""
+    return read_situation(ruleset, {})[0]
+
+
+@dataclass(frozen=True, init=False)
 class Follower:
-    """A further Arc Fire target: a saved unit, its distance and the Arc points it spans."""
+    """A further target: a saved unit and its values of the ruleset's ``target_fields``, in
+    their order (where it stands, say)."""
 
     unit_id: int
-    distance: Fraction | None = None
-    spans: int = 0
+    values: tuple[FieldValue, ...]
+
+    def __init__(self, unit_id: int, *values: FieldValue) -> None:
+        object.__setattr__(self, "unit_id", unit_id)
+        object.__setattr__(self, "values", values)
+
+    def fields(self, ruleset: Ruleset) -> dict[str, FieldValue]:
+        """The values by field name (a missing one: its default)."""
+        return {
+            f.name: self.values[i] if i < len(self.values) else f.default
+            for i, f in enumerate(ruleset.target_fields)
+        }
 
 
 @dataclass(frozen=True)
@@ -41,13 +72,18 @@ class Loadout:
     weapon_ids: tuple[int, ...] = ()
 
 
+def _default_situation() -> Any:
+    return default_situation(get_ruleset(DEFAULT_RULESET))
+
+
 @dataclass(frozen=True)
 class CalcRequest:
-    """Everything a calculation depends on: the state a calculator URL carries."""
+    """Everything a calculation depends on: the state a calculator URL carries. The
+    situation is the attacker's ruleset's own (``Ruleset.decode_situation``)."""
 
     attacker: Loadout = Loadout()
     target_id: int | None = None
-    situation: TurnSituation = field(default_factory=TurnSituation)
+    situation: Any = field(default_factory=_default_situation)
     followers: tuple[Follower, ...] = ()
     compare: Loadout | None = None
     bonus_die: str | None = None
@@ -57,14 +93,15 @@ class CalcRequest:
 
 @dataclass
 class LoadoutResult:
-    """One loadout against the target: the Turn, its odds, or why it cannot be computed."""
+    """One loadout against the target: the attack, its odds, or why it cannot be computed."""
 
+    ruleset: Ruleset
     army: builder.ArmyView
     unit: builder.UnitView
     weapons: list[builder.WeaponView]
-    turn: Turn | None = None
-    odds: TurnOdds | None = None
-    power_problems: tuple[str, ...] = ()
+    attack: Attack | None = None
+    odds: AttackOdds | None = None
+    problems: tuple[str, ...] = ()
     error: InvalidInput | None = None
     message: str = ""
 
@@ -73,22 +110,38 @@ class LoadoutResult:
         return tuple(w.row.id for w in self.weapons)
 
     @property
+    def weapon_names(self) -> list[str]:
+        return [w.line.name for w in self.weapons]
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        """The chosen weapons as positions in the unit (what the ruleset takes)."""
+        index = {w.row.id: i for i, w in enumerate(self.unit.weapons)}
+        return tuple(index[w.row.id] for w in self.weapons)
+
+    @property
     def unit_cost(self) -> Fraction:
         return self.unit.cost
 
     @property
-    def weapons_cost(self) -> Fraction:
-        return sum((w.spec.cost_with(self.army.options) for w in self.weapons), Fraction(0))
+    def unit_cost_text(self) -> str:
+        return self.ruleset.format_cost(self.unit.cost)
 
     @property
-    def expected_destroying(self) -> float | None:
-        """The engine's expected destroying hits of this turn on the target."""
-        return None if self.odds is None else self.odds.expected_destroying
+    def weapons_cost_text(self) -> str:
+        """What the weapons fired cost, in the ruleset's points."""
+        cost = self.ruleset.weapons_cost(self.unit.spec, self.positions, self.army.options)
+        return self.ruleset.format_cost(cost)
 
     @property
-    def per_10_cp(self) -> float | None:
-        """Expected destroying hits per 10 CP of the attacking unit (weapons included)."""
-        expected = self.expected_destroying
+    def expected(self) -> float | None:
+        """The expected decisive results of this turn on the target (destroying hits)."""
+        return None if self.odds is None else self.odds.expected
+
+    @property
+    def per_10_points(self) -> float | None:
+        """Expected decisive results per 10 points of the attacking unit (weapons included)."""
+        expected = self.expected
         if expected is None or self.unit_cost <= 0:
             return None
         return expected * 10 / float(self.unit_cost)
@@ -100,6 +153,7 @@ class Calculation:
 
     request: CalcRequest
     armies: list[Army]
+    ruleset: Ruleset
     attacker_army: builder.ArmyView | None = None
     target_army: builder.ArmyView | None = None
     target: builder.UnitView | None = None
@@ -111,12 +165,20 @@ class Calculation:
     unit_armies: dict[int, builder.ArmyView] = field(default_factory=dict)
 
 
-class _Views:
+class Views:
     """Army views loaded once per calculation (an army appears as attacker and target)."""
 
     def __init__(self, session: Session, user: User) -> None:
         self.session, self.user = session, user
         self._armies: dict[int, builder.ArmyView] = {}
+        self._army_of: dict[int, int] = {}  # unit id -> army id
+        self._offered: list[Army] | None = None
+
+    def offered(self) -> list[Army]:
+        """The armies the pickers offer (the user's and their clubs'), read once."""
+        if self._offered is None:
+            self._offered = battles.armies_for_battle(self.session, user=self.user)
+        return self._offered
 
     def army(self, army_id: int) -> builder.ArmyView:
         if army_id not in self._armies:
@@ -124,11 +186,25 @@ class _Views:
         return self._armies[army_id]
 
     def unit(self, unit_id: int) -> tuple[builder.ArmyView, builder.UnitView]:
-        army_id = self.session.scalar(select(Unit.army_id).where(Unit.id == unit_id))
+        army_id = self._army_of.get(unit_id)
         if army_id is None:
-            raise NotFound("unit")
+            army_id = self.session.scalar(select(Unit.army_id).where(Unit.id == unit_id))
+            if army_id is None:
+                raise NotFound("unit")
+            self._army_of[unit_id] = army_id
         view = self.army(army_id)
         return view, view.unit(unit_id)
+
+    def ruleset(self, unit_ids: tuple[int | None, ...]) -> Ruleset:
+        """The ruleset a calculation is read under: the army's of its first named unit (the
+        attacker's, else the target's); the default when it names none. The army is loaded
+        here once for the whole calculation (read access checked: NotFound)."""
+        self.offered()  # first: it loads the armies that army_view then finds in the session
+        for unit_id in unit_ids:
+            if unit_id is not None:
+                army, _ = self.unit(unit_id)
+                return get_ruleset(army.army.ruleset_id)
+        return get_ruleset(DEFAULT_RULESET)
 
 
 def _weapons(unit: builder.UnitView, ids: tuple[int, ...]) -> list[builder.WeaponView]:
@@ -141,43 +217,50 @@ def _weapons(unit: builder.UnitView, ids: tuple[int, ...]) -> list[builder.Weapo
     return chosen
 
 
-def default_weapons(unit: builder.UnitView) -> tuple[int, ...]:
-    """The first weapon with an attack of its own (what "attack with this" preselects)."""
-    for w in unit.weapons:
-        if w.stats.damage is not None or w.spec.payload is not None:
-            return (w.row.id,)
-    return ()
+def default_weapons(army: builder.ArmyView, unit: builder.UnitView) -> tuple[int, ...]:
+    """The weapons "attack with this" preselects (stored ids), as the ruleset picks them."""
+    ruleset = get_ruleset(army.army.ruleset_id)
+    return tuple(unit.weapons[i].row.id for i in ruleset.default_weapons(unit.spec, army.options))
 
 
-def _options(army: builder.ArmyView, bonus_die: str | None) -> bw.BrikWarsOptions:
-    if bonus_die is None or bonus_die == army.options.bonus_die:
+def _options(ruleset: Ruleset, army: builder.ArmyView, bonus_die: str | None) -> Any:
+    if bonus_die is None:
         return army.options
-    return bw.BrikWarsOptions.from_dict({**army.options.to_dict(), "bonus_die": bonus_die})
+    encoded = ruleset.encode_options(army.options)
+    if encoded.get(BONUS_DIE) == bonus_die:
+        return army.options
+    return ruleset.decode_options({**encoded, BONUS_DIE: bonus_die})
 
 
-def _allies(views: _Views, request: CalcRequest) -> list[tuple[builder.UnitView, tuple[int, ...]]]:
+def _same_rules(ruleset: Ruleset, army: builder.ArmyView | None, field: str) -> None:
+    if army is not None and army.army.ruleset_id != ruleset.id:
+        raise InvalidInput(field, f"is in an army of another rule system than {ruleset.name}")
+
+
+def _allies(
+    views: Views, request: CalcRequest
+) -> list[tuple[builder.ArmyView, builder.UnitView, tuple[int, ...]]]:
     """Each ally unit with the weapon ids it fires (its listed ones, else its default)."""
     out = []
     for unit_id in request.allies:
-        _, unit = views.unit(unit_id)
+        army, unit = views.unit(unit_id)
         mine = tuple(w.row.id for w in unit.weapons if w.row.id in request.ally_weapons)
-        out.append((unit, mine or default_weapons(unit)))
+        out.append((army, unit, mine or default_weapons(army, unit)))
     return out
 
 
 def _loadout(
-    views: _Views,
+    views: Views,
     loadout: Loadout,
-    target: builder.UnitView | None,
-    request: CalcRequest,
-    followers: list[tuple[Follower, builder.UnitView]],
-    allies: list[tuple[builder.UnitView, tuple[int, ...]]],
+    calc: Calculation,
+    allies: list[tuple[builder.ArmyView, builder.UnitView, tuple[int, ...]]],
 ) -> LoadoutResult | None:
     if loadout.unit_id is None:
         return None
+    request, target, ruleset = calc.request, calc.target, calc.ruleset
     army, unit = views.unit(loadout.unit_id)
-    ids = loadout.weapon_ids or default_weapons(unit)
-    result = LoadoutResult(army, unit, [])
+    ids = loadout.weapon_ids or default_weapons(army, unit)
+    result = LoadoutResult(get_ruleset(army.army.ruleset_id), army, unit, [])
     try:
         result.weapons = _weapons(unit, ids)
     except InvalidInput as err:
@@ -188,29 +271,34 @@ def _loadout(
     if not result.weapons:
         result.error = InvalidInput("weapons", "choose at least one weapon to fire")
         return result
-    index = {w.row.id: i for i, w in enumerate(unit.weapons)}
     try:
-        turn = Turn(
+        _same_rules(ruleset, army, "attacker")
+        _same_rules(ruleset, calc.target_army, "target")
+        for _, view in calc.followers:
+            _same_rules(ruleset, calc.unit_armies[view.row.id], "follower")
+        for ally_army, _, _ in allies:
+            _same_rules(ruleset, ally_army, "allies")
+        attack = ruleset.attack(
             unit.spec,
-            tuple(index[w.row.id] for w in result.weapons),
-            target.spec,
-            request.situation,
-            tuple(ArcFollower(v.spec, f.distance, f.spans) for f, v in followers),
-            _options(army, request.bonus_die),
-            allies=tuple(
-                Ally(
-                    ally.spec,
-                    tuple(i for i, w in enumerate(ally.weapons) if w.row.id in chosen),
+            result.positions,
+            [
+                TargetInput(target.spec),
+                *(TargetInput(v.spec, f.fields(ruleset)) for f, v in calc.followers),
+            ],
+            ruleset.encode_situation(request.situation),
+            _options(ruleset, army, request.bonus_die),
+            allies=[
+                AllyInput(
+                    ally.spec, tuple(i for i, w in enumerate(ally.weapons) if w.row.id in chosen)
                 )
-                for ally, chosen in allies
-            ),
+                for _, ally, chosen in allies
+            ],
         )
-        result.turn = turn
-        check = turn.power()
-        if not check.ok:
-            result.power_problems = check.problems
+        result.attack = attack
+        result.problems = attack.problems()
+        if result.problems:
             return result
-        result.odds = compute.run(turn.odds)  # a worker process, with its deadline
+        result.odds = compute.run(attack.odds)  # a worker process, with its deadline
     except InvalidInput as err:
         result.error = err
     except RulesError as err:  # TooMuchWork: say so rather than time out
@@ -218,24 +306,35 @@ def _loadout(
     return result
 
 
-def calculate(session: Session, *, user: User, request: CalcRequest) -> Calculation:
-    """Resolve the picks to saved units (read access checked) and compute the odds."""
-    views = _Views(session, user)
-    calc = Calculation(request, battles.armies_for_battle(session, user=user))
+def calculate(
+    session: Session,
+    *,
+    user: User,
+    request: CalcRequest,
+    ruleset: Ruleset | None = None,
+    views: Views | None = None,
+) -> Calculation:
+    """Resolve the picks to saved units (read access checked) and compute the odds under
+    ``ruleset`` (the one ``request`` was read under: by default the attacker's). ``views``:
+    the armies already loaded for this calculation."""
+    if views is None:
+        views = Views(session, user)
+    if ruleset is None:
+        ruleset = views.ruleset((request.attacker.unit_id, request.target_id))
+    calc = Calculation(request, list(views.offered()), ruleset)
     if request.target_id is not None:
         calc.target_army, calc.target = views.unit(request.target_id)
     for follower in request.followers:
         army, unit = views.unit(follower.unit_id)
         calc.followers.append((follower, unit))
         calc.unit_armies[unit.row.id] = army
-    calc.allies = _allies(views, request)
-    calc.main = _loadout(views, request.attacker, calc.target, request, calc.followers, calc.allies)
+    allies = _allies(views, request)
+    calc.allies = [(unit, chosen) for _, unit, chosen in allies]
+    calc.main = _loadout(views, request.attacker, calc, allies)
     if calc.main is not None:
         calc.attacker_army = calc.main.army
     if request.compare is not None:
-        calc.compare = _loadout(
-            views, request.compare, calc.target, request, calc.followers, calc.allies
-        )
+        calc.compare = _loadout(views, request.compare, calc, allies)
         if calc.compare is not None:
             calc.compare_army = calc.compare.army
     # Armies reached through a link (a club roster) are offered in the pickers too.
@@ -255,9 +354,9 @@ def with_weapons(request: CalcRequest, calc: Calculation) -> CalcRequest:
     return replace(request, attacker=Loadout(request.attacker.unit_id, main.weapon_ids))
 
 
-def roll_turn(turn: Turn, seed: int) -> TurnRoll:
-    """One seeded resolution of a turn: the same seed gives the same dice."""
-    return turn.roll(random.Random(seed))  # noqa: S311  (a replayable game roll)
+def roll(attack: Attack, seed: int) -> AttackRoll:
+    """One seeded resolution of an attack: the same seed gives the same dice."""
+    return attack.roll(random.Random(seed))  # noqa: S311  (a replayable game roll)
 
 
 @dataclass(frozen=True)
@@ -295,16 +394,22 @@ class RolledInBattle:
     attacker_id: int
     target_id: int
     weapons: tuple[int, ...]
-    followers: tuple[tuple[int, Fraction | None, int], ...]
+    followers: tuple[tuple[Any, ...], ...]  # (battle unit id, *its target field values)
 
 
 def roll_in_new_battle(
-    session: Session, *, user: User, request: CalcRequest, seed: int | None = None
+    session: Session,
+    *,
+    user: User,
+    request: CalcRequest,
+    seed: int | None = None,
+    ruleset: Ruleset | None = None,
+    views: Views | None = None,
 ) -> RolledInBattle:
     """Start a battle with copies of the calculation's units and roll its attack there, so
     the roll is logged and the target's state carries into the next roll. Refusals raise
     ``InvalidInput`` and create nothing (the caller rolls the transaction back)."""
-    calc = calculate(session, user=user, request=request)
+    calc = calculate(session, user=user, request=request, ruleset=ruleset, views=views)
     main, target = calc.main, calc.target
     if main is None:
         raise InvalidInput("attacker", "choose the attacking unit")
@@ -312,8 +417,8 @@ def roll_in_new_battle(
         raise InvalidInput("target", "choose the target")
     if main.error is not None:
         raise main.error
-    if main.power_problems:
-        raise InvalidInput("weapons", " ".join(main.power_problems))
+    if main.problems:
+        raise InvalidInput("weapons", " ".join(main.problems))
     if main.message:
         raise InvalidInput("weapons", main.message)
     if request.allies:
@@ -332,9 +437,8 @@ def roll_in_new_battle(
     ids = battles.battle_unit_ids(session, battle.id)
     if request.bonus_die is not None:
         battles.override_bonus_die(session, battle.id, request.bonus_die)
-    index = {w.row.id: i for i, w in enumerate(main.unit.weapons)}
-    weapons = tuple(index[w.row.id] for w in main.weapons)
-    followers = tuple((ids[f.unit_id], f.distance, f.spans) for f, _ in calc.followers)
+    weapons = main.positions
+    followers = tuple((ids[f.unit_id], *f.values) for f, _ in calc.followers)
     entry = battles.roll_attack(
         session,
         user=user,
@@ -342,8 +446,8 @@ def roll_in_new_battle(
         attacker_id=ids[main.unit.row.id],
         weapons=weapons,
         target_id=ids[target.row.id],
-        situation=replace(request.situation, homing_in=0),  # the battle keeps Homing In
-        followers=followers,
+        situation=request.situation,  # what the battle keeps itself (Homing In) it sets
+        followers=followers,  # type: ignore[arg-type]
         seed=seed,
     )
     return RolledInBattle(

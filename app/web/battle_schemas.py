@@ -35,10 +35,13 @@ MAX_FURTHER_TARGETS = 11  # further targets in one attack request (likewise)
 @cache
 def situation_in(ruleset_id: str) -> type[SituationModel]:
     """The situation model of a ruleset's battles, generated from its fields."""
+    rules = get_ruleset(ruleset_id)
+    kept = {f.name for f in rules.battle_situation_fields}
     return situation_model(
-        get_ruleset(ruleset_id).battle_situation_fields,
+        rules,
         module=__name__,
         doc="Where and how the attacker fires this turn (the battle's ruleset's fields).",
+        leave_out=[f.name for f in rules.situation_fields if f.name not in kept],
     )
 
 

@@ -9,25 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 from urllib.parse import urlencode
 
-from app.rules.brikwars.options import BONUS_DIE_CHOICES
-from app.rules.brikwars.situation_fields import (
-    FOLLOWER_DISTANCE,
-    FOLLOWER_SPANS,
-    SITUATION_FIELDS,
-    situation_from_input,
-    situation_to_input,
-)
-from app.rules.brikwars.turn import MAX_ARC_TARGETS
 from app.rules.errors import InvalidInput
 from app.rules.fields import format_field, parse_field
-from app.services.calculator import CalcRequest, Follower, Loadout
+from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.rules.ruleset import Ruleset, read_situation, situation_inputs
+from app.services.calculator import BONUS_DIE, CalcRequest, Follower, Loadout
 from app.web.inputs import parse_id
 
 MAX_ALLIES = 11
+FOLLOWER = "follower"
+"""A further target's unit; its ``target_fields`` are ``follower_<name>`` (repeated, in
+the same order)."""
 
 
 class Params:
@@ -44,14 +39,6 @@ class Params:
 
     def all(self, key: str) -> list[str]:
         return [v.strip() for k, v in self.items if k == key]
-
-
-def _inches(text: str) -> Fraction:
-    return parse_field(FOLLOWER_DISTANCE, text)  # type: ignore[return-value]
-
-
-def _spans(text: str) -> int:
-    return parse_field(FOLLOWER_SPANS, text)  # type: ignore[return-value]
 
 
 def _id(text: str) -> int | None:
@@ -74,11 +61,23 @@ def _ids(values: list[str]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def parse(params: Params | Mapping[str, Any]) -> tuple[CalcRequest, dict[str, str]]:
-    """The request a query string describes, and the fields refused (field -> reason)."""
+def _bonus_die_choices(ruleset: Ruleset) -> tuple[str, ...]:
+    return next((f.choice_values for f in ruleset.option_fields if f.name == BONUS_DIE), ())
+
+
+def parse(
+    params: Params | Mapping[str, Any], ruleset: Ruleset | None = None
+) -> tuple[CalcRequest, dict[str, str]]:
+    """The request a query string describes, read under ``ruleset`` (its situation and
+    target fields; by default the default ruleset's), and the fields refused (field ->
+    reason)."""
+    if ruleset is None:
+        ruleset = get_ruleset(DEFAULT_RULESET)
     if not isinstance(params, Params):
         params = Params([(k, str(v)) for k, v in params.items()])
-    turn, errors = situation_from_input({f.name: params.get(f.name) for f in SITUATION_FIELDS})
+    situation, errors = read_situation(
+        ruleset, {f.name: params.get(f.name) for f in ruleset.situation_fields}
+    )
 
     def ids(key: str) -> tuple[int, ...]:
         try:
@@ -95,34 +94,43 @@ def parse(params: Params | Mapping[str, Any]) -> tuple[CalcRequest, dict[str, st
             return None
 
     followers: list[Follower] = []
-    distances, spans = params.all("follower_distance"), params.all("follower_spans")
-    for i, text in enumerate(params.all("follower")):
+    columns = [params.all(f"{FOLLOWER}_{f.name}") for f in ruleset.target_fields]
+    for i, text in enumerate(params.all(FOLLOWER)):
         if not text:
             continue
         try:
             unit_id = _id(text)
-            distance = _inches(distances[i]) if i < len(distances) and distances[i] else None
-            span = _spans(spans[i]) if i < len(spans) and spans[i] else 0
+            values = [
+                parse_field(f, column[i] if i < len(column) else "")
+                for f, column in zip(ruleset.target_fields, columns, strict=True)
+            ]
         except (ValueError, InvalidInput) as err:
-            errors[f"follower-{i}"] = (
+            errors[f"{FOLLOWER}-{i}"] = (
                 err.reason if isinstance(err, InvalidInput) else "needs a unit"
             )
             continue
         if unit_id is not None:
-            followers.append(Follower(unit_id, distance, span))
-    if len(followers) > MAX_ARC_TARGETS - 1:
-        errors["follower"] = f"at most {MAX_ARC_TARGETS - 1} further targets in an Arc"
-        followers = followers[: MAX_ARC_TARGETS - 1]
+            followers.append(Follower(unit_id, *values))
+    if len(followers) > ruleset.max_targets - 1:
+        errors[FOLLOWER] = (
+            f"at most {ruleset.max_targets - 1} further targets in an Arc"
+            if ruleset.max_targets > 1
+            else f"{ruleset.name} attacks one target at a time"
+        )
+        followers = followers[: ruleset.max_targets - 1]
 
-    bonus_die = params.get("bonus_die") or None
-    if bonus_die is not None and bonus_die not in BONUS_DIE_CHOICES:
-        errors["bonus_die"] = f"must be one of {', '.join(BONUS_DIE_CHOICES)}"
+    bonus_die = params.get(BONUS_DIE) or None
+    choices = _bonus_die_choices(ruleset)
+    if bonus_die is not None and bonus_die not in choices:
+        errors[BONUS_DIE] = (
+            f"must be one of {', '.join(choices)}" if choices else "is not a house rule here"
+        )
         bonus_die = None
     compare_unit = one("compare")
     request = CalcRequest(
         attacker=Loadout(one("attacker"), ids("weapons")),
         target_id=one("target"),
-        situation=turn,
+        situation=situation,
         followers=tuple(followers),
         compare=Loadout(compare_unit, ids("compare_weapons")) if compare_unit else None,
         bonus_die=bonus_die,
@@ -132,32 +140,35 @@ def parse(params: Params | Mapping[str, Any]) -> tuple[CalcRequest, dict[str, st
     return request, errors
 
 
-def to_pairs(request: CalcRequest) -> list[tuple[str, str]]:
-    """The query pairs of a request, defaults left out."""
+def to_pairs(request: CalcRequest, ruleset: Ruleset | None = None) -> list[tuple[str, str]]:
+    """The query pairs of a request read under ``ruleset`` (by default the default
+    ruleset), defaults left out."""
+    if ruleset is None:
+        ruleset = get_ruleset(DEFAULT_RULESET)
     pairs: list[tuple[str, str]] = []
     if request.attacker.unit_id is not None:
         pairs.append(("attacker", str(request.attacker.unit_id)))
     pairs += [("weapons", str(w)) for w in request.attacker.weapon_ids]
     if request.target_id is not None:
         pairs.append(("target", str(request.target_id)))
-    pairs += situation_to_input(request.situation).items()
+    pairs += situation_inputs(ruleset, request.situation).items()
     for follower in request.followers:
-        pairs.append(("follower", str(follower.unit_id)))
-        distance = format_field(FOLLOWER_DISTANCE, follower.distance)
-        pairs.append(("follower_distance", distance))
-        pairs.append(("follower_spans", str(follower.spans)))
+        pairs.append((FOLLOWER, str(follower.unit_id)))
+        values = follower.fields(ruleset)
+        for f in ruleset.target_fields:
+            pairs.append((f"{FOLLOWER}_{f.name}", format_field(f, values[f.name])))
     if request.compare is not None and request.compare.unit_id is not None:
         pairs.append(("compare", str(request.compare.unit_id)))
         pairs += [("compare_weapons", str(w)) for w in request.compare.weapon_ids]
     if request.bonus_die is not None:
-        pairs.append(("bonus_die", request.bonus_die))
+        pairs.append((BONUS_DIE, request.bonus_die))
     pairs += [("ally", str(a)) for a in request.allies]
     pairs += [("ally_weapons", str(w)) for w in request.ally_weapons]
     return pairs
 
 
-def to_query(request: CalcRequest, **changes: Any) -> str:
+def to_query(request: CalcRequest, ruleset: Ruleset | None = None, **changes: Any) -> str:
     """The query string of a request (with ``changes`` to its fields applied first)."""
     if changes:
         request = replace(request, **changes)
-    return urlencode(to_pairs(request))
+    return urlencode(to_pairs(request, ruleset))

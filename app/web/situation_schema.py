@@ -1,22 +1,23 @@
-"""The attack situation as a pydantic model, generated from the ruleset's declared fields.
+"""The attack situation (and a further target) as pydantic models, generated from a ruleset's
+declared fields.
 
-The JSON API and the battle form validate the situation through a model made from
-``SITUATION_FIELDS`` (names, defaults, bounds and descriptions in one place), and turn it into
-the engine's ``TurnSituation`` through the same reader as the calculator page.
+The JSON API and the battle form validate the situation through a model made from the
+ruleset's ``situation_fields`` (names, defaults, bounds and descriptions in one place), and
+turn it into the ruleset's own situation through the same reader as the calculator page
+(``read_situation``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, create_model
 
-from app.rules.brikwars.situation_fields import situation_from_input
-from app.rules.brikwars.turn import TurnSituation
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, json_value
-from app.web.inputs import Inches, Int, SingleLine
+from app.rules.fields import FieldValue, InputField, json_value, parse_field
+from app.rules.ruleset import Ruleset, read_situation
+from app.web.inputs import Id, Inches, Int, SingleLine
 from app.web.schemas import StrictModel
 
 INCHES_BOUNDS = (0, 1000)  # those of ``Inches``
@@ -25,14 +26,17 @@ INCHES_BOUNDS = (0, 1000)  # those of ``Inches``
 class SituationModel(StrictModel):
     """The base of every generated situation model."""
 
-    def to_engine(self) -> TurnSituation:
-        situation, errors = situation_from_input(self.model_dump())
+    ruleset: ClassVar[Ruleset]
+
+    def to_engine(self) -> Any:
+        """The ruleset's own situation (``Ruleset.decode_situation``)."""
+        situation, errors = read_situation(self.ruleset, self.model_dump())
         for field, reason in errors.items():  # defensive: the model's bounds are the fields'
             raise InvalidInput(field, reason)
         return situation
 
 
-def _definition(field: InputField) -> tuple[Any, Any]:
+def field_definition(field: InputField) -> tuple[Any, Any]:
     """The annotation and ``Field`` of one input."""
     kind = field.kind
     annotation: Any
@@ -57,14 +61,48 @@ def _definition(field: InputField) -> tuple[Any, Any]:
 
 
 def situation_model(
-    fields: Sequence[InputField], *, module: str, doc: str | None = None
+    ruleset: Ruleset,
+    *,
+    module: str,
+    doc: str | None = None,
+    leave_out: Sequence[str] = (),
 ) -> type[SituationModel]:
-    """A ``SituationIn`` model of ``fields``, named as if declared in ``module`` (its name in
+    """A ``SituationIn`` model of ``ruleset``'s situation fields but those in ``leave_out``
+    (a missing field reads as its default), named as if declared in ``module`` (its name in
     the OpenAPI document)."""
-    return create_model(  # type: ignore[no-any-return, call-overload]
+    fields = [f for f in ruleset.situation_fields if f.name not in leave_out]
+    model: type[SituationModel] = create_model(  # type: ignore[call-overload]
         "SituationIn",
         __base__=SituationModel,
         __module__=module,
         __doc__=doc,
-        **{field.name: _definition(field) for field in fields},
+        **{field.name: field_definition(field) for field in fields},
     )
+    model.ruleset = ruleset
+    return model
+
+
+class TargetModel(StrictModel):
+    """The base of every generated further-target model: a unit and its ``target_fields``."""
+
+    ruleset: ClassVar[Ruleset]
+    unit_id: Id
+
+    def field_values(self) -> tuple[FieldValue, ...]:
+        """The ruleset's ``target_fields`` values, in their order, as its parser reads them."""
+        data = self.model_dump()
+        return tuple(parse_field(f, data[f.name]) for f in self.ruleset.target_fields)
+
+
+def target_model(ruleset: Ruleset, *, module: str, doc: str | None = None) -> type[TargetModel]:
+    """A ``FollowerIn`` model of a further target: its unit id and the ruleset's
+    ``target_fields``, named as if declared in ``module``."""
+    model: type[TargetModel] = create_model(  # type: ignore[call-overload]
+        "FollowerIn",
+        __base__=TargetModel,
+        __module__=module,
+        __doc__=doc,
+        **{field.name: field_definition(field) for field in ruleset.target_fields},
+    )
+    model.ruleset = ruleset
+    return model

@@ -13,6 +13,8 @@ from app.rules.brikwars.situation_fields import (
     situation_from_input,
 )
 from app.rules.brikwars.turn import TurnSituation
+from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.web.api.calculator import FollowerIn
 from app.web.api.calculator import SituationIn as CalculatorSituationIn
 from app.web.battle_schemas import SituationIn as BattleSituationIn
 
@@ -43,3 +45,13 @@ def test_the_model_and_the_page_reader_agree() -> None:
 def test_the_battle_model_refuses_homing_in_which_the_battle_keeps() -> None:
     with pytest.raises(ValidationError):
         BattleSituationIn.model_validate({"homing_in": 1})
+
+
+def test_the_further_target_model_is_made_from_the_target_fields() -> None:
+    rules = get_ruleset(DEFAULT_RULESET)
+    schema = FollowerIn.model_json_schema()["properties"]
+    assert list(schema) == ["unit_id", *(f.name for f in rules.target_fields)]
+    follower = FollowerIn.model_validate({"unit_id": 5, "distance": 2.5})
+    assert follower.field_values() == (Fraction(5, 2), 0)
+    with pytest.raises(ValidationError):
+        FollowerIn.model_validate({"unit_id": 5, "spans": rules.max_targets + 1})

@@ -182,9 +182,13 @@ class BattleTurn:
     def odds(self) -> AttackOdds:
         return self.odds_of(self.turn.odds())
 
+    def problems(self) -> tuple[str, ...]:
+        return self.turn.power().problems
+
     def roll(self, rng: random.Random) -> EngineRoll:
         engine = self.turn.roll(rng)
-        return EngineRoll(self.roll_of(engine).lines, engine)
+        rolled = self.roll_of(engine)
+        return EngineRoll(rolled.lines, rolled.damage_after, engine)
 
 
 def situation_to_dict(situation: TurnSituation) -> JSON:

@@ -39,15 +39,24 @@ from app.rules.brikwars.situation_fields import (
     SITUATION_FIELDS,
     situation_from_input,
 )
-from app.rules.brikwars.turn import ArcFollower, Turn, TurnOdds, TurnRoll
+from app.rules.brikwars.turn import (
+    MAX_ARC_TARGETS,
+    Ally,
+    ArcFollower,
+    Turn,
+    TurnOdds,
+    TurnRoll,
+    TurnSituation,
+)
 from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS, Armour, UnitSpec
 from app.rules.brikwars.validation import army_cost, budget_findings, validate_unit
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import FieldValue, InputField, parse_fields
 from app.rules.ruleset import (
     ActionResult,
+    AllyInput,
     AttackOdds,
     AttackRoll,
     BattleAttack,
@@ -181,7 +190,9 @@ def turn_odds(odds: TurnOdds) -> AttackOdds:
                 truncation_bound=line.truncation_bound,
             )
         )
-    return AttackOdds(tuple(lines), odds.any_destroying, odds.truncation_bound)
+    return AttackOdds(
+        tuple(lines), odds.any_destroying, odds.truncation_bound, odds.expected_destroying
+    )
 
 
 def _die(die: atk.LoggedDie) -> RolledDie:
@@ -195,7 +206,7 @@ def _words(outcome: str, size_damage: int = 0) -> str:
 
 
 def turn_roll(roll: TurnRoll) -> AttackRoll:
-    """A rolled turn in the interface's shape."""
+    """A rolled turn in the interface's shape (each target's damage: its Size lost)."""
     return AttackRoll(
         tuple(
             LineRoll(
@@ -210,6 +221,7 @@ def turn_roll(roll: TurnRoll) -> AttackRoll:
                         _words(e.outcome, e.size_damage),
                         e.damage,
                         ("on_fire",) if e.on_fire else (),
+                        e.size_damage,
                     )
                     for e in line.effects
                 ),
@@ -217,7 +229,8 @@ def turn_roll(roll: TurnRoll) -> AttackRoll:
                 notes=("jammed",) if line.jammed else (),
             )
             for line in roll.lines
-        )
+        ),
+        tuple(float(unit.size_damage) for unit in roll.targets_after),
     )
 
 
@@ -332,6 +345,9 @@ class RawAttack:
         armour = self.attack.target.armour_value(self.attack.options)
         return pools + ([(armour, 0)] if isinstance(armour, Pool) else [])
 
+    def problems(self) -> tuple[str, ...]:
+        return ()  # no unit, no Power to check
+
     def inline(self) -> bool:
         pools = self.pools()
         if sum(pool.dice_count for pool, _ in pools) > INLINE_DICE:
@@ -388,8 +404,27 @@ class TurnAttack:
     def inline(self) -> bool:
         return False  # a turn may hold many lines: always the calculation workers
 
+    def problems(self) -> tuple[str, ...]:
+        return self.turn.power().problems
+
     def odds(self) -> AttackOdds:
-        return turn_odds(self.turn.odds())
+        odds = turn_odds(self.turn.odds())
+        if self.turn.target.kind == "creation":
+            return odds
+        # Only a Creation loses Size: the main target's table leaves that column out.
+        return replace(
+            odds,
+            lines=tuple(
+                replace(
+                    line,
+                    targets=(
+                        replace(line.targets[0], inapplicable=("size_damage",)),
+                        *line.targets[1:],
+                    ),
+                )
+                for line in odds.lines
+            ),
+        )
 
     def roll(self, rng: random.Random) -> AttackRoll:
         return turn_roll(self.turn.roll(rng))
@@ -605,6 +640,7 @@ class BrikWars:
         targets: Sequence[TargetInput],
         situation: Mapping[str, Any],
         options: BrikWarsOptions,
+        allies: Sequence[AllyInput] = (),
     ) -> TurnAttack:
         if not targets:
             raise InvalidInput("target", "choose a target")
@@ -621,8 +657,42 @@ class BrikWars:
         if errors:
             field, reason = next(iter(errors.items()))
             raise InvalidInput(field, reason)
-        turn = Turn(attacker, weapons, main.unit, turn_situation, tuple(followers), options)
+        turn = Turn(
+            attacker,
+            weapons,
+            main.unit,
+            turn_situation,
+            tuple(followers),
+            options,
+            allies=tuple(Ally(a.unit, a.weapons) for a in allies),
+        )
         return TurnAttack(turn)
+
+    outcome_columns: tuple[Column, ...] = (
+        Column("miss", "Miss"),
+        Column("no_effect", "No effect"),
+        Column("something_bad", "Something Bad"),
+        Column("size_damage", "Size Damage"),
+        Column("destroyed", "Destroyed"),
+    )
+    max_targets = MAX_ARC_TARGETS  # the points of an Arc
+
+    def decode_situation(self, values: Mapping[str, FieldValue]) -> TurnSituation:
+        return TurnSituation(**values)  # type: ignore[arg-type]
+
+    def encode_situation(self, situation: TurnSituation) -> dict[str, FieldValue]:
+        return {f.name: getattr(situation, f.name) for f in SITUATION_FIELDS}
+
+    def default_weapons(self, unit: UnitSpec, options: BrikWarsOptions) -> tuple[int, ...]:
+        for i, weapon in enumerate(unit.weapons):
+            if weapon.payload is not None or unit.weapon_stats(i, options).damage is not None:
+                return (i,)
+        return ()
+
+    def weapons_cost(
+        self, unit: UnitSpec, weapons: tuple[int, ...], options: BrikWarsOptions
+    ) -> Fraction:
+        return sum((unit.weapons[i].cost_with(options) for i in weapons), Fraction(0))
 
     sample_attacks: tuple[SampleAttack, ...] = (
         SampleAttack(

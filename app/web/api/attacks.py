@@ -1,7 +1,9 @@
 """Low-level BrikWars attack odds and rolls over JSON (public: no login needed).
 
 The engine (``app.rules.brikwars.attacks``) validates values and names the bad field; these
-models fix the shape (unknown keys refused) and the hard limits (dice counts, die sizes, Use).
+models fix the shape (unknown keys refused) and the hard limits (dice counts, die sizes, Use),
+and the attack is then read by the ruleset's own reader (``raw_attack``), as
+``/rulesets/brikwars/odds`` reads its body: one parser of a raw attack.
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
-from app.rules.brikwars.ruleset import INLINE_DICE, INLINE_WORK, RAW_FIELDS, RawAttack
+from app.rules.brikwars.ruleset import (
+    INLINE_DICE,
+    INLINE_WORK,
+    RAW_FIELDS,
+    RawAttack,
+    raw_attack,
+)
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
@@ -171,19 +179,10 @@ class ExplosionOut(BaseModel):
 
 
 def _attack(body: OddsIn) -> atk.Attack:
-    options = bw.BrikWarsOptions.from_dict(body.options)
-    armour = body.armor.to_engine()
-    target = atk.Target(armour=bw.Armour(armour.dice, armour.sides, armour.fixed, body.deflection))
-    action = None
-    if body.action is not None:
-        action = atk.ActionRoll(body.action.die, body.action.use, body.action.modifier)
-    damage = bw.DamageExpr(
-        body.damage.dice, body.damage.sides, body.damage.modifier, fire=body.damage.fire
-    )
+    """The engine's attack, read by the one raw-attack reader the ruleset's own endpoint
+    (``/rulesets/brikwars/odds``) uses too; the model has fixed the shape and the limits."""
     try:
-        return atk.Attack(
-            damage, target, action, per_die=body.damage.per_die_modifier, options=options
-        )
+        return raw_attack(body.model_dump(exclude_none=True))
     except InvalidInput as exc:
         if exc.field in ("count", "damage.dice"):
             raise InvalidInput("damage.dice", exc.reason) from None

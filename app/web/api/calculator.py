@@ -1,32 +1,46 @@
 """The calculator over JSON: exact odds and seeded rolls of a turn between saved units.
 
-The twin of the ``/calculator`` page: the same ``CalcRequest``, the same service and engine.
-A turn the attacker's Power does not allow, a weapon it does not have, or a bad situation is
-a 422 naming the field; a unit in an army the caller may not read is a 404.
+The twin of the ``/calculator`` page: the same ``CalcRequest``, the same service and the same
+``Ruleset.attack``. An attack the ruleset refuses (not enough Power, a weapon the unit does
+not have) or a bad situation is a 422 naming the field; a unit in an army the caller may not
+read is a 404. Each line carries its main target's outcomes and its notes by their keys
+(``miss``, ``destroyed``, ``jam``... for the default ruleset), as the answer always has.
 """
 
 from __future__ import annotations
 
 import secrets
-from fractions import Fraction
-from typing import TYPE_CHECKING, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.rules.brikwars.situation_fields import FOLLOWER_SPANS, SITUATION_FIELDS
-from app.rules.brikwars.turn import LineOdds, TurnRoll
 from app.rules.errors import InvalidInput
+from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset
 from app.services import calculator
+from app.services.calculator import BONUS_DIE
 from app.services.errors import NotFound
 from app.web.api.attacks import DieOut
+from app.web.calculator_query import MAX_ALLIES
 from app.web.deps import ApiUser, SessionDep, SessionRoute
-from app.web.inputs import Id, Inches, Int, Seed
+from app.web.inputs import Id, Seed
 from app.web.openapi import ValueProbabilities
 from app.web.ratelimit import calculator_rate_limit
-from app.web.situation_schema import SituationModel, situation_model
+from app.web.situation_schema import (
+    SituationModel,
+    TargetModel,
+    situation_model,
+    target_model,
+)
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
+RULES: Ruleset = get_ruleset(DEFAULT_RULESET)
+"""The ruleset whose situation and target fields the request bodies declare."""
+BONUS_DIE_PATTERN = "^({})$".format(
+    "|".join(next(f.choice_values for f in RULES.option_fields if f.name == BONUS_DIE))
+)
 router = APIRouter(route_class=SessionRoute, tags=["calculator"])
 
 
@@ -48,19 +62,15 @@ class TargetIn(_In):
     army_id: Id | None = None
 
 
-class FollowerIn(_In):
-    unit_id: Id
-    distance: Inches | None = Field(default=None)
-    spans: Int = Field(
-        default=cast(int, FOLLOWER_SPANS.default), ge=FOLLOWER_SPANS.low, le=FOLLOWER_SPANS.high
-    )
-
-
-# Generated from the declared fields; to a type checker, the base (with to_engine).
+# Generated from the declared fields; to a type checker, their bases.
 if TYPE_CHECKING:
+    FollowerIn = TargetModel
     SituationIn = SituationModel
 else:
-    SituationIn = situation_model(SITUATION_FIELDS, module=__name__)
+    FollowerIn = target_model(
+        RULES, module=__name__, doc="A further target: a unit and where it stands."
+    )
+    SituationIn = situation_model(RULES, module=__name__)
 
 
 class AllyIn(_In):
@@ -74,11 +84,11 @@ class SavedAttackIn(_In):
     attacker: AttackerIn
     target: TargetIn
     situation: SituationIn = SituationIn()
-    followers: list[FollowerIn] = Field(default_factory=list, max_length=11)
+    followers: list[FollowerIn] = Field(default_factory=list, max_length=RULES.max_targets - 1)
     allies: list[AllyIn] = Field(
-        default_factory=list, max_length=11, description="units joining a Combined Attack"
+        default_factory=list, max_length=MAX_ALLIES, description="units joining a Combined Attack"
     )
-    bonus_die: str | None = Field(default=None, pattern="^(same|d6|none)$")
+    bonus_die: str | None = Field(default=None, pattern=BONUS_DIE_PATTERN)
 
 
 class SavedRollIn(SavedAttackIn):
@@ -90,45 +100,36 @@ class StepOut(BaseModel):
     value: str
 
 
-class TargetOddsOut(BaseModel):
+class _Outcomes(BaseModel):
+    """And each outcome's probability by its key (``Ruleset.outcome_columns``: miss,
+    no_effect, something_bad, size_damage, destroyed) with the extra chances (on_fire)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class TargetOddsOut(_Outcomes):
     index: int
-    miss: float
-    no_effect: float
-    something_bad: float
-    destroyed: float
-    size_damage: float
-    on_fire: float
 
 
-class LineOut(BaseModel):
+class LineOut(_Outcomes):
+    """A line's outcomes on its main target, and its notes (``jam``: P(the gun ends
+    Inoperative), ``over_the_top``) by key."""
+
     weapons: list[int] = Field(description="weapon ids fired in this line")
     kind: str = Field(description="single, combined, arc, burst or explosive")
     label: str
-    miss: float
-    no_effect: float
-    something_bad: float
-    destroyed: float
-    size_damage: float
-    on_fire: float
-    jam: float = Field(description="P(the gun ends Inoperative)")
-    over_the_top: float
     truncation_bound: float
     damage_distribution: ValueProbabilities
     targets: list[TargetOddsOut] = Field(description="per target (0: the main one)")
     steps: list[StepOut]
 
 
-class SavedOddsOut(BaseModel):
-    """The turn's lines; the top-level outcomes are the first line's."""
+class SavedOddsOut(_Outcomes):
+    """The turn's lines; the top-level outcomes (by key) are the first line's."""
 
     attacker: str
     weapon: str
     target: str
-    miss: float
-    no_effect: float
-    something_bad: float
-    destroyed: float
-    size_damage: float = Field(description='P(a Creation larger than 1" loses 1" of Size)')
     truncation_bound: float
     damage_distribution: ValueProbabilities
     any_destroying: float = Field(description="P(at least one destroying hit this turn)")
@@ -136,6 +137,9 @@ class SavedOddsOut(BaseModel):
     per_10_cp: float | None = Field(description="expected destroying hits per 10 CP")
     attacker_cost: float
     lines: list[LineOut]
+
+
+JAMMED = "jammed"  # a rolled line's note: its gun ends Inoperative until Reloaded
 
 
 class EffectOut(BaseModel):
@@ -180,12 +184,7 @@ def _request(body: SavedAttackIn) -> calculator.CalcRequest:
         attacker=calculator.Loadout(a.unit_id, tuple(dict.fromkeys(ids))),
         target_id=body.target.unit_id,
         situation=situation,
-        followers=tuple(
-            calculator.Follower(
-                f.unit_id, None if f.distance is None else Fraction(str(f.distance)), f.spans
-            )
-            for f in body.followers
-        ),
+        followers=tuple(calculator.Follower(f.unit_id, *f.field_values()) for f in body.followers),
         bonus_die=body.bonus_die,
         allies=tuple(a.unit_id for a in body.allies),
         ally_weapons=tuple(w for a in body.allies for w in a.weapon_ids),
@@ -195,7 +194,7 @@ def _request(body: SavedAttackIn) -> calculator.CalcRequest:
 def _computed(
     session: SessionDep, user: ApiUser, body: SavedAttackIn
 ) -> tuple[calculator.Calculation, calculator.LoadoutResult]:
-    calc = calculator.calculate(session, user=user, request=_request(body))
+    calc = calculator.calculate(session, user=user, request=_request(body), ruleset=RULES)
     result = calc.main
     assert result is not None and calc.target is not None
     for given, view in (
@@ -206,8 +205,8 @@ def _computed(
             raise NotFound("unit")
     if result.error is not None:
         raise InvalidInput(f"attacker.{result.error.field}", result.error.reason)
-    if result.power_problems:
-        raise InvalidInput("attacker.weapon_ids", " ".join(result.power_problems))
+    if result.problems:
+        raise InvalidInput("attacker.weapon_ids", " ".join(result.problems))
     if result.message:
         raise InvalidInput("attacker.weapon_ids", result.message)
     return calc, result
@@ -219,18 +218,14 @@ def _line_out(line: LineOdds, weapon_ids: list[int]) -> LineOut:
         weapons=[weapon_ids[i] for i in line.weapons],
         kind=line.kind,
         label=line.label,
-        miss=m.miss,
-        no_effect=m.no_effect,
-        something_bad=m.something_bad,
-        destroyed=m.destroyed,
-        size_damage=m.size_damage,
-        on_fire=m.on_fire,
-        jam=line.jam,
-        over_the_top=line.over_the_top,
         truncation_bound=line.truncation_bound,
         damage_distribution=list(line.damage),
-        targets=[TargetOddsOut(**vars(t)) for t in line.targets],
-        steps=[StepOut(label=s.label, value=s.value) for s in line.steps],
+        targets=[
+            TargetOddsOut(index=t.target, **{o.key: o.probability for o in t.outcomes + t.extras})
+            for t in line.targets
+        ],
+        steps=[StepOut(label=label, value=value) for label, value in line.steps],
+        **{o.key: o.probability for o in m.outcomes + m.extras + line.notes},
     )
 
 
@@ -241,27 +236,23 @@ def saved_odds(session: SessionDep, user: ApiUser, body: SavedAttackIn) -> Saved
     assert result.odds is not None and calc.target is not None
     ids = [w.row.id for w in result.unit.weapons]
     lines = [_line_out(line, ids) for line in result.odds.lines]
-    first = lines[0]
+    first = result.odds.lines[0].main
     return SavedOddsOut(
         attacker=result.unit.row.name,
-        weapon=", ".join(w.line.name for w in result.weapons),
+        weapon=", ".join(result.weapon_names),
         target=calc.target.row.name,
-        miss=first.miss,
-        no_effect=first.no_effect,
-        something_bad=first.something_bad,
-        destroyed=first.destroyed,
-        size_damage=first.size_damage,
         truncation_bound=result.odds.truncation_bound,
-        damage_distribution=first.damage_distribution,
-        any_destroying=result.odds.any_destroying,
-        expected_destroying=result.expected_destroying or 0.0,
-        per_10_cp=result.per_10_cp,
+        damage_distribution=lines[0].damage_distribution,
+        any_destroying=result.odds.decisive,
+        expected_destroying=result.expected or 0.0,
+        per_10_cp=result.per_10_points,
         attacker_cost=float(result.unit_cost),
         lines=lines,
+        **{o.key: o.probability for o in first.outcomes},
     )
 
 
-def _dice(line_dice: tuple) -> list[RolledDieOut]:  # type: ignore[type-arg]
+def _dice(line_dice: Sequence[RolledDie]) -> list[RolledDieOut]:
     return [
         RolledDieOut(
             purpose=d.purpose,
@@ -275,7 +266,7 @@ def _dice(line_dice: tuple) -> list[RolledDieOut]:  # type: ignore[type-arg]
     ]
 
 
-def roll_out(rolled: TurnRoll, seed: int, weapon_ids: list[int]) -> SavedRollOut:
+def roll_out(rolled: AttackRoll, seed: int, weapon_ids: list[int]) -> SavedRollOut:
     """A rolled turn as JSON: every die per line, what each line did, the jammed guns."""
     lines = [
         LineRollOut(
@@ -283,8 +274,17 @@ def roll_out(rolled: TurnRoll, seed: int, weapon_ids: list[int]) -> SavedRollOut
             kind=ln.kind,
             label=ln.label,
             dice=_dice(ln.dice),
-            effects=[EffectOut(**vars(e)) for e in ln.effects],
-            jammed=ln.jammed,
+            effects=[
+                EffectOut(
+                    target=e.target,
+                    outcome=e.outcome,
+                    size_damage=e.amount,
+                    on_fire="on_fire" in e.flags,
+                    damage=e.damage,
+                )
+                for e in ln.effects
+            ],
+            jammed=JAMMED in ln.notes,
             skipped=ln.skipped,
         )
         for ln in rolled.lines
@@ -295,8 +295,8 @@ def roll_out(rolled: TurnRoll, seed: int, weapon_ids: list[int]) -> SavedRollOut
         outcome=first[0].outcome if first else "miss",
         dice=[d for line in lines for d in line.dice],
         lines=lines,
-        jammed=[weapon_ids[i] for i in rolled.jammed],
-        target_size_damage=float(rolled.targets_after[0].size_damage),
+        jammed=[weapon_ids[i] for ln in rolled.lines if JAMMED in ln.notes for i in ln.weapons],
+        target_size_damage=rolled.damage_after[0] if rolled.damage_after else 0.0,
     )
 
 
@@ -305,9 +305,9 @@ def saved_roll(session: SessionDep, user: ApiUser, body: SavedRollIn) -> SavedRo
     """One seeded roll of that turn, with every die; the same seed gives the same dice.
     (Nothing is kept: battles keep their rolls in a log.)"""
     _, result = _computed(session, user, body)
-    assert result.turn is not None
     seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
-    rolled = calculator.roll_turn(result.turn, seed)
+    assert result.attack is not None
+    rolled = calculator.roll(result.attack, seed)
     return roll_out(rolled, seed, [w.row.id for w in result.unit.weapons])
 
 
@@ -324,7 +324,7 @@ def roll_in_battle(session: SessionDep, user: ApiUser, body: SavedRollIn) -> Rol
     """Roll it!: start a battle with copies of these units and roll the turn there (logged
     with its odds and dice; the target's state carries into the battle's next rolls)."""
     rolled = calculator.roll_in_new_battle(
-        session, user=user, request=_request(body), seed=body.seed
+        session, user=user, request=_request(body), seed=body.seed, ruleset=RULES
     )
     return RolledInBattleOut(
         battle_id=rolled.battle_id,

@@ -7,47 +7,103 @@ swaps the calculator block; without JavaScript the form's "Update odds" button d
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
+from jinja2 import TemplateNotFound
 
 from app.rules.errors import InvalidInput
+from app.rules.fields import format_field
+from app.rules.ruleset import Ruleset
 from app.services import calculator
-from app.web.calculator_query import Params, parse, to_pairs, to_query
+from app.services.calculator import BONUS_DIE, CalcRequest
+from app.web.calculator_query import FOLLOWER, Params, parse, to_pairs, to_query
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.htmx import redirect
+from app.web.inputs import parse_id
 from app.web.ratelimit import calculator_rate_limit
-from app.web.templating import render
+from app.web.templating import env, render
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
 router = APIRouter(route_class=SessionRoute)
 
 PAGE = "calculator/page.html"
-OUTCOMES = (
-    ("miss", "Miss"),
-    ("no_effect", "No effect"),
-    ("something_bad", "Something Bad"),
-    ("size_damage", "Size Damage"),
-    ("destroyed", "Destroyed"),
+PARTS = (
+    "situation_fields",
+    "weapons_legend",
+    "weapon",
+    "target_stats",
+    "problems",
+    "summary",
+    "line_notes",
+    "targets_caption",
+    "damage_chart",
 )
+"""The parts of the page a rule system may draw itself."""
+
+
+@functools.cache
+def calculator_parts(ruleset_id: str) -> Mapping[str, str]:
+    """Each part's template: the ruleset's own (``rulesets/<id>/calculator_<part>.html``),
+    else the generic one (``calculator/default/<part>.html``); looked up once."""
+    parts = {}
+    for part in PARTS:
+        own = f"rulesets/{ruleset_id}/calculator_{part}.html"
+        try:
+            env.get_template(own)
+        except TemplateNotFound:
+            own = f"calculator/default/{part}.html"
+        parts[part] = own
+    return parts
+
+
+def _read(views: calculator.Views, params: Params) -> tuple[Ruleset, CalcRequest, dict[str, str]]:
+    """The request a query describes, read under the attacker's ruleset."""
+    try:
+        units = tuple(_unit_id(params.get(key)) for key in ("attacker", "target"))
+    except ValueError:  # parse names the bad id
+        units = ()
+    ruleset = views.ruleset(units)
+    request, errors = parse(params, ruleset)
+    return ruleset, request, errors
+
+
+def _unit_id(text: str) -> int | None:
+    if not text:
+        return None
+    value = parse_id(text)
+    if value is None:
+        raise ValueError(text)
+    return value
 
 
 def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -> dict[str, Any]:
-    """What the calculator template needs for a query (shared with the battle page)."""
-    request, errors = parse(params)
-    calc = calculator.calculate(session, user=user, request=request)
+    """What the calculator template needs for a query."""
+    views = calculator.Views(session, user)
+    ruleset, request, errors = _read(views, params)
+    calc = calculator.calculate(session, user=user, request=request, ruleset=ruleset, views=views)
     request = calculator.with_weapons(request, calc)
-    query = to_query(request)
+    query = to_query(request, ruleset)
     return {
         "calc": calc,
         "req": request,
         "errors": errors,
         "query": query,
         "choices": calculator.unit_choices(session, [a.id for a in calc.armies]),
-        "outcomes": OUTCOMES,
+        # the generic situation inputs' text, for a ruleset without its own (called there)
+        "parts": calculator_parts(ruleset.id),
+        "situation_text": functools.partial(_situation_text, ruleset, request.situation),
     }
+
+
+def _situation_text(ruleset: Ruleset, situation: Any) -> dict[str, str]:
+    """Every situation field's value as the form shows it."""
+    values = ruleset.encode_situation(situation)
+    return {f.name: format_field(f, values[f.name]) for f in ruleset.situation_fields}
 
 
 @router.get("/calculator", dependencies=RATE_LIMITED)
@@ -67,22 +123,26 @@ def calculator_page(request: Request, session: SessionDep, user: CurrentUser) ->
     )
 
 
-def battle_url(rolled: calculator.RolledInBattle, request: calculator.CalcRequest) -> str:
-    """The new battle's page with the roll shown and the same attack ready to roll again."""
-    skip = {"attacker", "weapons", "target", "follower", "follower_distance", "follower_spans"}
-    skip |= {"compare", "compare_weapons", "ally", "ally_weapons", "bonus_die", "homing_in"}
+def battle_url(rolled: calculator.RolledInBattle, request: CalcRequest, ruleset: Ruleset) -> str:
+    """The new battle's page with the roll shown and the same attack ready to roll again
+    (the situation fields the battle keeps itself left out)."""
+    skip = {"attacker", "weapons", "target", FOLLOWER, "compare", "compare_weapons", "ally"}
+    skip |= {"ally_weapons", BONUS_DIE, *(f"{FOLLOWER}_{f.name}" for f in ruleset.target_fields)}
+    kept = {f.name for f in ruleset.battle_situation_fields}
+    skip |= {f.name for f in ruleset.situation_fields if f.name not in kept}
     pairs = [
         ("attacker", str(rolled.attacker_id)),
         ("target", str(rolled.target_id)),
         ("weapons", ",".join(map(str, rolled.weapons))),
         ("roll", str(rolled.seq)),
-        *((k, v) for k, v in to_pairs(request) if k not in skip),
+        *((k, v) for k, v in to_pairs(request, ruleset) if k not in skip),
     ]
-    for k, (unit_id, distance, spans) in enumerate(rolled.followers):
-        pairs.append((f"follower.{k}.unit_id", str(unit_id)))
-        if distance is not None:
-            pairs.append((f"follower.{k}.distance", str(float(distance))))
-        pairs.append((f"follower.{k}.spans", str(spans)))
+    for k, (unit_id, *values) in enumerate(rolled.followers):
+        pairs.append((f"{FOLLOWER}.{k}.unit_id", str(unit_id)))
+        for f, value in zip(ruleset.target_fields, values, strict=True):
+            if value is not None:
+                text = str(float(value)) if f.kind == "inches" else format_field(f, value)
+                pairs.append((f"{FOLLOWER}.{k}.{f.name}", text))
     return f"/battles/{rolled.battle_id}?{urlencode(pairs)}#result"
 
 
@@ -92,14 +152,17 @@ def calculator_roll(
 ) -> Response:
     """Roll it!: a new battle with copies of these units, the attack rolled and logged there."""
     params = Params(parse_qsl(form.get("query", ""), keep_blank_values=True))
-    calc_request, errors = parse(params)
+    views = calculator.Views(session, user)
+    ruleset, calc_request, errors = _read(views, params)
     try:
         if errors:
             field, reason = next(iter(errors.items()))
             raise InvalidInput(field, reason)
-        rolled = calculator.roll_in_new_battle(session, user=user, request=calc_request)
+        rolled = calculator.roll_in_new_battle(
+            session, user=user, request=calc_request, ruleset=ruleset, views=views
+        )
     except InvalidInput as err:  # the 422 rolls back: no battle, no log
         context = calculator_context(session, user, params)
         context["roll_error"] = f"{err.field.replace('_', ' ')}: {err.reason}"
         return render(request, PAGE, context, block="calculator", status_code=422)
-    return redirect(request, battle_url(rolled, calc_request))
+    return redirect(request, battle_url(rolled, calc_request, ruleset))

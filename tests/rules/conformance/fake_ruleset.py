@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import FieldValue, InputField, parse_fields
 from app.rules.ruleset import (
     ActionResult,
+    AllyInput,
     AttackOdds,
     AttackRoll,
     BattleAttack,
@@ -66,6 +67,11 @@ class CoinState:
 
 
 @dataclass(frozen=True)
+class CoinSituation:
+    cover: bool = False
+
+
+@dataclass(frozen=True)
 class CoinUnit:
     name: str
     hits: int
@@ -108,6 +114,9 @@ class CoinAttack:
     def inline(self) -> bool:
         return True
 
+    def problems(self) -> tuple[str, ...]:
+        return ()
+
     def odds(self) -> AttackOdds:
         lines = []
         survive = 1.0
@@ -128,7 +137,8 @@ class CoinAttack:
                     steps=(("dice", f"{dice}d6"), ("hit on", f"{self.hit_on}+")),
                 )
             )
-        return AttackOdds(tuple(lines), 1 - survive)
+        expected = sum(line.main.probability("killed") for line in lines)
+        return AttackOdds(tuple(lines), 1 - survive, expected=expected)
 
     def roll(self, rng: random.Random) -> AttackRoll:
         lines = []
@@ -145,7 +155,7 @@ class CoinAttack:
                     effects=(Effect(0, outcome, LABELS[outcome], damage),),
                 )
             )
-        return AttackRoll(tuple(lines))
+        return AttackRoll(tuple(lines))  # Coin War keeps no damage between attacks
 
 
 class CoinWar:
@@ -159,6 +169,12 @@ class CoinWar:
     weapon_columns = (Column("dice", "Dice"),)
     situation_fields = (InputField("cover", "Target in cover", "flag", False),)
     target_fields: tuple[InputField, ...] = ()
+    outcome_columns = (
+        Column("miss", "Miss"),
+        Column("wounded", "Wounded"),
+        Column("killed", "Killed"),
+    )
+    max_targets = 1
     sample_attacks = (
         SampleAttack(
             "one die against one Hit",
@@ -280,7 +296,10 @@ class CoinWar:
         targets: Sequence[TargetInput],
         situation: Mapping[str, Any],
         options: CoinOptions,
+        allies: Sequence[AllyInput] = (),
     ) -> CoinAttack:
+        if allies:
+            raise InvalidInput("allies", "Coin War has no combined attacks")
         if len(targets) != 1:
             raise InvalidInput("target", "needs exactly one target")
         for index in weapons:
@@ -292,6 +311,18 @@ class CoinWar:
             raise InvalidInput(field, reason)
         hit_on = options.hit_on + (1 if values["cover"] else 0)
         return CoinAttack(tuple(attacker.weapons[i] for i in weapons), targets[0].unit.hits, hit_on)
+
+    def decode_situation(self, values: Mapping[str, FieldValue]) -> CoinSituation:
+        return CoinSituation(bool(values["cover"]))
+
+    def encode_situation(self, situation: CoinSituation) -> dict[str, FieldValue]:
+        return {"cover": situation.cover}
+
+    def default_weapons(self, unit: CoinUnit, options: CoinOptions) -> tuple[int, ...]:
+        return (0,) if unit.weapons else ()
+
+    def weapons_cost(self, unit: CoinUnit, weapons: tuple[int, ...], options: CoinOptions) -> int:
+        return sum(unit.weapons[i] for i in weapons)
 
     def attack_from_body(self, body: Mapping[str, Any]) -> CoinAttack:
         for key in ("dice", "hits"):

@@ -1,0 +1,102 @@
+"""The calculator page and its fragment render for every rule system, through the interface
+alone: each ruleset's sample attacks between saved units, with the odds it computes.
+
+Parametrised over the registry and the fake ruleset of tests/rules/conformance (registered
+for the test): a new rule system passes it unchanged. A ruleset without templates of its own
+(``templates/rulesets/<id>/calculator_*.html``) gets the generic ones in calculator/default/.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from app.db.models import Unit, User, Weapon
+from app.rules import registry
+from app.rules.ruleset import Ruleset, read_situation, situation_inputs
+from app.services import transfer
+from app.services.army_document import FORMAT, VERSION
+from tests.rules.conformance.fake_ruleset import RULESET as FAKE
+from tests.web.conftest import Member
+
+
+@pytest.fixture(
+    params=[
+        *registry.RULESETS.values(),
+        FAKE,
+    ],
+    ids=lambda r: r.id,
+)
+def ruleset(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ruleset:
+    rules: Ruleset = request.param
+    monkeypatch.setitem(registry.RULESETS, rules.id, rules)
+    return rules
+
+
+def _army(app: Any, member: Member, rules: Ruleset) -> list[tuple[int, list[int]]]:
+    """The sample attacks' units saved in one army: (unit id, weapon ids) in document order."""
+    units = [
+        rules.encode_unit(rules.decode_unit(data))
+        for sample in rules.sample_attacks
+        for data in (sample.attacker, *sample.targets)
+    ]
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "ruleset": rules.id,
+        "rules_version": rules.rules_version,
+        "name": f"{rules.name} samples",
+        "budget": 1000,
+        "notes": "",
+        "house_rules": rules.encode_options(rules.decode_options(None)),
+        "units": units,
+    }
+    with app.state.sessionmaker() as session:
+        user = session.scalars(select(User).where(User.email == member.email)).one()
+        army = transfer.import_army(session, user=user, raw=json.dumps(document).encode())
+        ids = session.scalars(
+            select(Unit.id).where(Unit.army_id == army.id).order_by(Unit.position)
+        ).all()
+        weapons: dict[int, list[int]] = {i: [] for i in ids}
+        for unit_id, weapon_id in session.execute(
+            select(Weapon.unit_id, Weapon.id)
+            .where(Weapon.unit_id.in_(ids))
+            .order_by(Weapon.unit_id, Weapon.position)
+        ):
+            weapons[unit_id].append(weapon_id)
+        session.commit()
+    return [(i, weapons[i]) for i in ids]
+
+
+def test_the_calculator_renders_each_sample_attack(
+    app: Any, member: Member, ruleset: Ruleset
+) -> None:
+    units = iter(_army(app, member, ruleset))
+    for sample in ruleset.sample_attacks:
+        attacker, weapons = next(units)
+        target, _ = next(units)
+        for _ in sample.targets[1:]:
+            next(units)  # further targets: the page adds them one by one
+        situation = read_situation(ruleset, sample.situation)[0]
+        query = {
+            "attacker": attacker,
+            "target": target,
+            **situation_inputs(ruleset, situation),
+        }
+        url = "/calculator?" + "&".join(f"{k}={v}" for k, v in query.items())
+        url += "".join(f"&weapons={weapons[i]}" for i in sample.weapons)
+        page = member.client.get(url)
+        error = page.text[page.text.find("error-page") :][:600]
+        assert page.status_code == 200, (page.status_code, error)
+        assert 'class="card loadout"' in page.text
+        text = html.unescape(page.text)
+        assert ruleset.outcome_columns[0].label in text  # (a column may not apply to a target)
+        assert text.count('class="num p"') >= 2
+        fragment = member.client.get(url, headers={"HX-Request": "true"})
+        assert fragment.status_code == 200
+        assert fragment.text.lstrip().startswith('<section id="results"')
+        assert 'data-name="' in fragment.text and "How it is computed" in fragment.text

@@ -1,0 +1,86 @@
+"""The calculator's generic templates (calculator/default/) render a rule system that has no
+templates of its own, from the interface's shapes alone: the fake ruleset's attack, its
+situation fields, a refusal and a problem.
+
+The page test (test_calculator_conformance.py) will cover this through saved units once the
+builder's views go through the interface; until then the calculator block is rendered here
+from views made by hand.
+"""
+
+from __future__ import annotations
+
+import html
+from types import SimpleNamespace
+from typing import Any
+
+from app.rules.ruleset import TargetInput, read_situation
+from app.services.calculator import CalcRequest, Calculation, LoadoutResult
+from app.web.routes.calculator import calculator_parts
+from app.web.templating import env
+from tests.rules.conformance.fake_ruleset import RULESET as FAKE
+
+
+def _unit(unit_id: int, data: dict[str, Any]) -> SimpleNamespace:
+    spec = FAKE.decode_unit(data)
+    row = SimpleNamespace(id=unit_id, name=spec.name, kind="trooper")
+    weapons = [
+        SimpleNamespace(row=SimpleNamespace(id=unit_id * 10 + i, type="blaster"))
+        for i, _ in enumerate(spec.weapons)
+    ]
+    cost = FAKE.unit_figures(spec, FAKE.decode_options(None)).cost
+    return SimpleNamespace(row=row, spec=spec, weapons=weapons, cost=cost)
+
+
+def _block(calc: Calculation, request: CalcRequest, errors: dict[str, str]) -> str:
+    template = env.get_template("calculator/page.html")
+    context = {
+        "calc": calc,
+        "req": request,
+        "errors": errors,
+        "query": "attacker=1&target=2",
+        "choices": {},
+        "parts": calculator_parts(FAKE.id),
+        "situation_text": lambda: {"cover": "1" if request.situation.cover else ""},
+        "csrf_input": "",
+    }
+    return html.unescape("".join(template.blocks["calculator"](template.new_context(context))))
+
+
+def _calculation(situation: dict[str, Any]) -> tuple[Calculation, CalcRequest, LoadoutResult]:
+    sample = FAKE.sample_attacks[2]
+    attacker = _unit(1, sample.attacker)
+    target = _unit(2, sample.targets[0])
+    options = FAKE.decode_options(None)
+    army = SimpleNamespace(army=SimpleNamespace(id=1, name="Coins", ruleset_id=FAKE.id))
+    army.options = options
+    request = CalcRequest(situation=read_situation(FAKE, situation)[0])
+    result = LoadoutResult(FAKE, army, attacker, list(attacker.weapons))  # type: ignore[arg-type]
+    attack = FAKE.attack(
+        attacker.spec, result.positions, [TargetInput(target.spec)], situation, options
+    )
+    result.attack, result.odds = attack, attack.odds()
+    calc = Calculation(request, [], FAKE, target=target, main=result)  # type: ignore[arg-type]
+    return calc, request, result
+
+
+def test_the_generic_templates_show_the_odds_and_the_situation_fields() -> None:
+    calc, request, result = _calculation({"cover": True})
+    page = _block(calc, request, {})
+    assert 'name="cover" value="1" checked' in page
+    for column in FAKE.outcome_columns:
+        assert column.label in page
+    assert result.odds is not None
+    killed = result.odds.lines[0].main.probability("killed")
+    assert f'data-name="killed" data-p="{killed:.9f}"' in page
+    assert page.count('class="line"') == 2 and "weapon 2" in page
+    assert "hit on" in page and "5+" in page  # the steps (cover: one more)
+    assert "Decisive this turn" in page and "per 10 points" in page
+    assert "blaster" in page  # the weapons to tick, by type
+
+
+def test_the_generic_templates_show_a_problem_and_a_refusal() -> None:
+    calc, request, result = _calculation({})
+    result.problems, result.odds = ("The blaster is out of charge.",), None
+    page = _block(calc, request, {"cover": "must be on or off"})
+    assert "This attack cannot be made." in page and "out of charge" in page
+    assert "Target in cover: must be on or off" in page
