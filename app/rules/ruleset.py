@@ -580,7 +580,10 @@ class Ruleset(Protocol):
         ...
 
     # text and pages
-    def unit_lines(self, unit: Any, options: Any) -> list[str]: ...
+    def unit_lines(self, unit: Any, options: Any) -> list[str]:
+        """The unit as plain text for the army's forum export: a head line (the export
+        numbers it), then a line per weapon."""
+        ...
 
     def format_cost(self, cost: Any) -> str:
         """A cost in the ruleset's own points ("4.5CP")."""

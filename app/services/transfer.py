@@ -43,19 +43,10 @@ def export_text(view: builder.ArmyView) -> str:
     army = view.army
     rules = get_ruleset(army.ruleset_id)
     total = rules.format_cost(view.total_cost)
-    lines = [f"{army.name} — {rules.name} — {total} of {army.budget}CP", ""]
+    lines = [f"{army.name} — {rules.name} — {total} of {army.budget}{rules.cost_unit}", ""]
     for number, uv in enumerate(view.units, start=1):
-        fig = uv.fig
-        lines.append(
-            f"{number}. {uv.row.name} ({uv.row.kind}) · Size {fig.size_text} · Armour "
-            f"{fig.armour_text} · Move {fig.move_text} · Power {fig.power_text} · {fig.cost_text}"
-        )
-        for wv in uv.weapons:
-            line = wv.line
-            lines.append(
-                f"   - {line.name}: Use {line.use} · Range {line.range} · "
-                f"{line.damage} · Power {line.power} · {line.cost}"
-            )
+        head, *rest = rules.unit_lines(uv.spec, view.options)
+        lines += [f"{number}. {head}", *rest]
     lines += ["", f"Total: {total}"]
     return "\n".join(lines) + "\n"
 

@@ -151,6 +151,10 @@ def test_the_builder_pages_render_an_army_of_the_ruleset(app: FastAPI, ruleset: 
         for row, unit in zip(rows, figures, strict=True):
             assert f'id="unit-{row.id}"' in page.text
             assert unit.cost_text in page.text
+        text = client.get(f"/armies/{army_id}/export.txt")
+        assert text.status_code == 200, text.text
+        for number, row in enumerate(rows, start=1):
+            assert f"{number}. {row.name}" in text.text
         sheet = client.get(f"/armies/{army_id}/print?cards=true")
         assert sheet.status_code == 200, sheet.text
         assert all(unit.cost_text in sheet.text for unit in figures)

@@ -789,14 +789,17 @@ class BrikWars:
         figures = self.unit_figures(unit, options)
         c = figures.cells
         head = (
-            f"{unit.name}: Size {c['size']}, Armour {c['armour']}, Move {c['move']}, "
-            f"Power {c['power']}, {figures.cost_text}"
+            f"{unit.name} ({unit.kind}) · Size {c['size']} · Armour {c['armour']} · Move "
+            f"{c['move']} · Power {c['power']} · {figures.cost_text}"
         )
-        return [head] + [
-            f"  {w.name}: Use {w.cells['use']}, Range {w.cells['range']}, "
-            f"Damage {w.cells['damage']}, {w.cost_text}"
-            for w in figures.weapons
-        ]
+        lines = [head]
+        for weapon in figures.weapons:
+            line = weapon.detail["line"]
+            lines.append(
+                f"   - {line.name}: Use {line.use} · Range {line.range} · "
+                f"{line.damage} · Power {line.power} · {line.cost}"
+            )
+        return lines
 
 
 _CATALOGUE = tuple(_entry(e) for e in catalogue() if e.category != "turret")
