@@ -548,6 +548,11 @@ class Ruleset(Protocol):
     def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
         """Odds as ``log_odds`` keeps them, a line of text per attack line and target (the
         forum export)."""
+        ...
+
+    def effect_words(self, effect: Mapping[str, Any]) -> str:
+        """One effect of a ``log_roll`` line in words, for the log, its summary and the
+        forum export (``'2" of Size Damage, on Fire'``)."""
 
     # calculator
     @property

@@ -17,7 +17,6 @@ from markupsafe import Markup
 from app.rules.memo import BoundedMemo
 from app.rules.numbers import one_decimal
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
-from app.services.battles.text import effect_words
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
 from app.web.charts import damage_chart
@@ -75,7 +74,6 @@ env.globals["default_ruleset"] = DEFAULT_RULESET
 env.globals["ruleset_context"] = ruleset_context
 env.globals["grouped_options"] = grouped_options
 env.globals["damage_chart"] = damage_chart
-env.globals["outcome_words"] = effect_words
 env.filters["battle_unit_option"] = lambda row: (str(row.id), f"{row.name} ({row.side})")
 
 _UNIT_BLOCKS: BoundedMemo[[], str] = BoundedMemo(

@@ -444,6 +444,18 @@ def _percent(p: float) -> str:
     return f"{100 * p:.1f}%"
 
 
+def effect_words(effect: Mapping[str, Any]) -> str:
+    """ "2\" of Size Damage, on Fire" for one effect of a logged line."""
+    outcome = effect["outcome"]
+    if outcome == "size_damage":
+        words = f'{effect["size_damage"]}" of Size Damage'
+    else:
+        words = OUTCOME_WORDS.get(outcome, outcome)
+    if effect.get("on_fire"):
+        words += ", on Fire"
+    return words
+
+
 def odds_words(odds: Mapping[str, Any]) -> list[str]:
     """The stored odds of an entry, a line of text per attack line and target."""
     out = []

@@ -779,6 +779,9 @@ class BrikWars:
     def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
         return battle.odds_words(odds)
 
+    def effect_words(self, effect: Mapping[str, Any]) -> str:
+        return battle.effect_words(effect)
+
     def format_cost(self, cost: Fraction | int) -> str:
         return format_cp(cost)
 

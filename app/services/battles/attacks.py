@@ -229,7 +229,7 @@ def roll_attack(
         kind="attack",
         seed=seed,
         summary=text.attack_summary(
-            prepared.attacker.row.name, prepared.targets[0].row.name, lines
+            prepared.attacker.row.name, prepared.targets[0].row.name, lines, ruleset.effect_words
         ),
         request_json=json.dumps(request),
         odds_json=json.dumps(ruleset.log_odds(made, odds)),

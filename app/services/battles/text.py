@@ -8,48 +8,31 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from app.rules.ruleset import Ruleset
 from app.services.battles.views import BattleView, LogEntry
 
-OUTCOME_WORDS = {
-    "miss": "miss",
-    "no_effect": "hit, no effect",
-    "something_bad": "Something Bad",
-    "size_damage": "Size Damage",
-    "destroyed": "destroyed",
-}
+EffectWords = Callable[[Mapping[str, Any]], str]
+"""A ruleset's ``effect_words``."""
 
 
-def effect_words(effect: dict[str, Any]) -> str:
-    """ "2\" of Size Damage, on Fire" for one effect."""
-    outcome = effect["outcome"]
-    if outcome == "size_damage":
-        words = f'{effect["size_damage"]}" of Size Damage'
-    else:
-        words = OUTCOME_WORDS.get(outcome, outcome)
-    if effect.get("on_fire"):
-        words += ", on Fire"
-    return words
-
-
-def line_words(line: dict[str, Any], *, several_targets: bool) -> str:
+def line_words(line: dict[str, Any], words: EffectWords, *, several_targets: bool) -> str:
     """One line's result in words."""
     if line["skipped"]:
         return f"{line['label']}: not fired ({line['skipped']})"
-    parts = [
-        (f"{e['name']} {effect_words(e)}" if several_targets else effect_words(e))
-        for e in line["effects"]
-    ]
+    parts = [(f"{e['name']} {words(e)}" if several_targets else words(e)) for e in line["effects"]]
     text = f"{line['label']}: {', '.join(parts) or 'no shot'}"
     if line["jammed"]:
         text += " (jammed: Inoperative until Reloaded)"
     return text
 
 
-def attack_summary(attacker: str, target: str, lines: list[dict[str, Any]]) -> str:
+def attack_summary(
+    attacker: str, target: str, lines: list[dict[str, Any]], words: EffectWords
+) -> str:
     """The one-line summary of an attack."""
     several = any(len(line["effects"]) > 1 for line in lines)
     text = f"{attacker} attacks {target}: " + "; ".join(
-        line_words(line, several_targets=several) for line in lines
+        line_words(line, words, several_targets=several) for line in lines
     )
     return text[:500]
 
@@ -62,7 +45,7 @@ def die_text(die: dict[str, Any]) -> str:
     return shown
 
 
-def entry_text(entry: LogEntry, odds_words: Callable[[Mapping[str, Any]], list[str]]) -> str:
+def entry_text(entry: LogEntry, rules: Ruleset) -> str:
     """One entry as a forum block: header, dice by line, result, odds."""
     row = entry.row
     who = f" ({entry.actor_name})" if entry.actor_name else ""
@@ -75,11 +58,12 @@ def entry_text(entry: LogEntry, odds_words: Callable[[Mapping[str, Any]], list[s
         for die in line["dice"]:
             lines.append(f"    {die['purpose']}: {die_text(die)}")
         if line.get("effects") or line.get("skipped"):
-            lines.append(f"    = {line_words(line, several_targets=len(line['effects']) > 1)}")
+            several = len(line["effects"]) > 1
+            lines.append(f"    = {line_words(line, rules.effect_words, several_targets=several)}")
     odds = entry.odds
     if odds:
         lines.append("  odds before rolling:")
-        lines += [f"    {text}" for text in odds_words(odds)]
+        lines += [f"    {text}" for text in rules.odds_words(odds)]
     return "\n".join(lines)
 
 
@@ -94,7 +78,7 @@ def export_text(view: BattleView) -> str:
     out.append("Log:")
     for entry in view.entries:
         out.append("")
-        out.append(entry_text(entry, view.ruleset.odds_words))
+        out.append(entry_text(entry, view.ruleset))
     out.append("")
     out.append("(BrikForge battle log: every die, seeded and replayable)")
     return "\n".join(out) + "\n"

@@ -459,6 +459,9 @@ class CoinWar:
             raise InvalidInput("unit", f"{fighter.name} has no wound to heal")
         return ActionResult(CoinState(wounds - 1), f"{fighter.name} Rallies")
 
+    def effect_words(self, effect: Mapping[str, Any]) -> str:
+        return f"{effect['outcome']} ({effect['damage']} damage)"
+
     def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
         return [
             f"{line['label']} on {t['name']}: killed {100 * t['killed']:.1f}%"
