@@ -41,7 +41,8 @@ class Params:
         return [v.strip() for k, v in self.items if k == key]
 
 
-def _id(text: str) -> int | None:
+def optional_id(text: str) -> int | None:
+    """A query's id: None when empty; ``ValueError`` when it is not an id."""
     if not text:
         return None
     value = parse_id(text)
@@ -55,7 +56,7 @@ def _ids(values: list[str]) -> tuple[int, ...]:
     for text in values:
         for part in text.split(","):
             if part.strip():
-                value = _id(part.strip())
+                value = optional_id(part.strip())
                 if value is not None and value not in out:
                     out.append(value)
     return tuple(out)
@@ -88,7 +89,7 @@ def parse(
 
     def one(key: str) -> int | None:
         try:
-            return _id(params.get(key))
+            return optional_id(params.get(key))
         except ValueError:
             errors[key] = "needs a unit number"
             return None
@@ -99,7 +100,7 @@ def parse(
         if not text:
             continue
         try:
-            unit_id = _id(text)
+            unit_id = optional_id(text)
             values = [
                 parse_field(f, column[i] if i < len(column) else "")
                 for f, column in zip(ruleset.target_fields, columns, strict=True)

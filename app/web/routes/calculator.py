@@ -21,10 +21,9 @@ from app.rules.fields import format_field
 from app.rules.ruleset import Ruleset
 from app.services import calculator
 from app.services.calculator import BONUS_DIE, CalcRequest
-from app.web.calculator_query import FOLLOWER, Params, parse, to_pairs, to_query
+from app.web.calculator_query import FOLLOWER, Params, optional_id, parse, to_pairs, to_query
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.htmx import redirect
-from app.web.inputs import parse_id
 from app.web.ratelimit import calculator_rate_limit
 from app.web.templating import env, render
 
@@ -64,21 +63,12 @@ def calculator_parts(ruleset_id: str) -> Mapping[str, str]:
 def _read(views: calculator.Views, params: Params) -> tuple[Ruleset, CalcRequest, dict[str, str]]:
     """The request a query describes, read under the attacker's ruleset."""
     try:
-        units = tuple(_unit_id(params.get(key)) for key in ("attacker", "target"))
+        units = tuple(optional_id(params.get(key)) for key in ("attacker", "target"))
     except ValueError:  # parse names the bad id
         units = ()
     ruleset = views.ruleset(units)
     request, errors = parse(params, ruleset)
     return ruleset, request, errors
-
-
-def _unit_id(text: str) -> int | None:
-    if not text:
-        return None
-    value = parse_id(text)
-    if value is None:
-        raise ValueError(text)
-    return value
 
 
 def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -> dict[str, Any]:
