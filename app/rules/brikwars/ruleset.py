@@ -433,18 +433,13 @@ class TurnAttack:
 # ------------------------------------------------------------------------ figures
 
 
-def json_number(value: Fraction | int) -> int | float:
-    """A number as the API writes it: whole numbers as integers."""
-    number = Fraction(value)
-    return int(number) if number.denominator == 1 else float(number)
-
-
 def stats_json(stats: WeaponStats) -> dict[str, Any]:
-    """A weapon's stats as the API writes them (``WeaponStatsOut``)."""
+    """A weapon's stats as the API writes them (``WeaponStatsOut``: inches and points as
+    JSON floats)."""
     damage = stats.damage
     return {
         "use": stats.use,
-        "range_inches": None if stats.range_inches is None else json_number(stats.range_inches),
+        "range_inches": None if stats.range_inches is None else float(stats.range_inches),
         "damage": None
         if damage is None
         else {
@@ -456,8 +451,8 @@ def stats_json(stats: WeaponStats) -> dict[str, Any]:
             "fire": damage.fire,
             "explosion": damage.explosion,
         },
-        "cost": json_number(stats.cost),
-        "power": json_number(stats.power),
+        "cost": float(stats.cost),
+        "power": float(stats.power),
         "deflection": stats.deflection,
     }
 
@@ -613,7 +608,7 @@ class BrikWars:
         unit: UnitSpec = figures.detail["unit"]
         armour = unit.armour
         return {
-            "effective_size": json_number(unit.effective_size),
+            "effective_size": float(unit.effective_size),
             "armor": {
                 "dice": armour.dice,
                 "sides": armour.sides,
@@ -621,9 +616,9 @@ class BrikWars:
                 "deflection": armour.deflection,
                 "text": str(armour),
             },
-            "move": json_number(unit.current_move),
-            "power": json_number(unit.power),
-            "power_needed": json_number(figures.detail["power_needed"]),
+            "move": float(unit.current_move),
+            "power": float(unit.power),
+            "power_needed": float(figures.detail["power_needed"]),
             "activation_sets": [list(s) for s in figures.detail["activation_sets"]],
         }
 

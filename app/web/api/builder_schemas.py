@@ -131,42 +131,39 @@ class FindingOut(BaseModel):
     weapon: int | None = Field(default=None, description="Index of the weapon on the unit")
 
 
-class ArmourOut(BaseModel):
-    dice: int
-    sides: int
-    fixed: int
-    deflection: int
-    text: str
+class _RulesetFields(BaseModel):
+    """A shape every ruleset shares, plus the army's ruleset's own fields beside them."""
+
+    model_config = ConfigDict(extra="allow")
 
 
-class WeaponOut(BaseModel):
+class WeaponOut(_RulesetFields):
+    """A weapon, and its ruleset's own figures (BrikWars: ``stats`` as
+    ``/api/v1/brikwars/weapon-stats`` answers them, and ``hold``, its hand-held class)."""
+
     id: int
     position: int
     version: int
     type: Line
     name: str
     spec: dict[str, Any]
-    stats: WeaponStatsOut
-    hold: str | None
     findings: list[FindingOut]
 
 
-class UnitOut(BaseModel):
+class UnitOut(_RulesetFields):
+    """A unit with its cost and findings, and its ruleset's own figures (BrikWars:
+    ``effective_size``, ``armor`` {dice, sides, fixed, deflection, text}, ``move``, ``power``,
+    ``power_needed`` and ``activation_sets``)."""
+
     id: int
     position: int
     version: int
     name: str
     kind: str
     spec: dict[str, Any]
-    effective_size: float
-    armor: ArmourOut
-    move: float
-    power: float
-    power_needed: float
     cost: float
     findings: list[FindingOut]
     weapons: list[WeaponOut]
-    activation_sets: list[list[int]]
 
 
 class ArmyDetailOut(BaseModel):
@@ -182,7 +179,7 @@ class ArmyDetailOut(BaseModel):
     units: list[UnitOut]
 
 
-class WeaponPreviewOut(BaseModel):
-    stats: WeaponStatsOut
-    hold: str | None
+class WeaponPreviewOut(_RulesetFields):
+    """A weapon's findings on the unit, and its ruleset's own figures (as ``WeaponOut``)."""
+
     findings: list[FindingOut]
