@@ -197,6 +197,35 @@ def test_api_bad_weapon_names_the_nested_field(member: Member) -> None:
     assert api(member, "GET", f"/api/v1/armies/{army_id}").json()["units"][0]["weapons"] == []
 
 
+@pytest.mark.parametrize(
+    ("body", "field", "reason"),
+    [
+        ({"name": "Tank", "colour": "red"}, "colour", "is not a known field"),
+        ({"name": "Tank", "kind": "dragon"}, "kind", ""),
+        ({"name": "Tank", "size": True, "structure_level": 2}, "size", ""),
+        ({"name": "Tank", "size": "1e-100000", "structure_level": 2}, "size", ""),
+        ({"name": "Tank", "weapons": [{"type": "gun", "size": 1, "hue": 2}]}, "weapons.0.hue", ""),
+        ({"name": "Tank", "weapons": [{"size": 1}]}, "weapons.0.type", "is required"),
+        ({"name": "", "size": 3}, "name", ""),
+    ],
+)
+def test_api_unit_bodies_are_read_by_the_armys_ruleset(
+    member: Member,
+    app,
+    body: dict,
+    field: str,
+    reason: str,  # type: ignore[no-untyped-def, type-arg]
+) -> None:
+    """The body's own fields are the ruleset's (the API checks only the shared ones): a bad
+    one is still a 422 naming it, and nothing is saved."""
+    army_id = create(member)
+    r = api(member, "POST", f"/api/v1/armies/{army_id}/units", json=body)
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert any(d["field"] == field and d["reason"].startswith(reason) for d in detail), detail
+    assert api(member, "GET", f"/api/v1/armies/{army_id}").json()["units"] == []
+
+
 def test_bad_unit_form_is_422_on_the_add_form(member: Member, app) -> None:  # type: ignore[no-untyped-def]
     army_id = create(member)
     r = member.htmx(

@@ -260,7 +260,7 @@ def _whole(
 def _known(data: Mapping[str, Any], keys: set[str], path: str) -> None:
     for key in data:
         if key not in keys:
-            raise InvalidInput(f"{path}.{key}" if path else str(key), "unknown field")
+            raise InvalidInput(f"{path}.{key}" if path else str(key), "is not a known field")
 
 
 DICE_LIMIT = 100

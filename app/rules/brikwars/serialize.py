@@ -54,7 +54,7 @@ def _build(
     prefix = f"{path}." if path else ""
     for key in mapping:
         if key not in keys:
-            raise InvalidInput(f"{prefix}{key}", "unknown field")
+            raise InvalidInput(f"{prefix}{key}", "is not a known field")
     fields = {k: v for k, v in mapping.items() if k not in nested}
     fields.update({k: v for k, v in nested.items() if v is not None})
     for required in _required(make):

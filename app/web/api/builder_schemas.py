@@ -29,27 +29,25 @@ class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class ExplosiveIn(_In):
-    xsize: Number
-    variant: Line | None = None
-    rounds: Number | None = None
+class _WithRulesetFields(_In):
+    """The fields every ruleset shares; the army's ruleset reads the rest (its own fields,
+    refused by name when it does not know them: ``GET /api/v1/rulesets/{id}/catalogue``
+    lists each weapon type's)."""
+
+    model_config = ConfigDict(extra="allow")
 
 
-class PayloadIn(_In):
-    explosive: ExplosiveIn | None = None
-    per_launch: Number | None = None
-    object_size: Number | None = None
+Label = Annotated[str, Field(max_length=60), SingleLine]
+UnitName = Annotated[str, Field(min_length=1, max_length=120), SingleLine]
 
 
-class WeaponIn(_In):
+class WeaponIn(_WithRulesetFields):
+    """A weapon: its ``type`` and its ruleset's own fields (BrikWars: ``size``, ``xsize``,
+    ``mount``, ``variant``, ``ammo`` {xsize, variant, rounds}, ``payload`` {explosive,
+    per_launch, object_size}). Numbers may be JSON numbers or exact strings ("1.5", "1/3")."""
+
     type: Line
-    size: Number | None = None
-    xsize: Number | None = None
-    mount: Line | None = None
-    variant: Line | None = None
-    ammo: ExplosiveIn | None = None
-    payload: PayloadIn | None = None
-    label: Annotated[str, Field(max_length=60), SingleLine] | None = None
+    label: Label | None = None
 
 
 class WeaponPatch(WeaponIn):
@@ -60,31 +58,23 @@ class WeaponPatch(WeaponIn):
     base: dict[str, Any] | None = Field(default=None, description=_BASE)
 
 
-class UnitIn(_In):
-    name: Annotated[str, Field(min_length=1, max_length=120), SingleLine]
-    kind: Literal["minifig", "hero", "creation"] = "creation"
-    size: Number | None = None
-    structure_level: Number | None = None
-    propulsion: Line | None = None
-    move: Number | None = None
-    mind_die: Int | None = None
-    specialties: list[Line] | None = None
-    size_damage: Number | None = None
+class UnitIn(_WithRulesetFields):
+    """A unit: its name, kind, weapons and its ruleset's own fields (BrikWars: ``kind``
+    minifig, hero or creation (the default), ``size``, ``structure_level``, ``propulsion``,
+    ``move``, ``mind_die``, ``specialties``, ``size_damage``)."""
+
+    name: UnitName
+    kind: Line | None = None
     weapons: list[WeaponIn] = Field(default_factory=list, max_length=100)
 
 
-class UnitPatch(_In):
+class UnitPatch(_WithRulesetFields):
+    """Only what changes, with the version you loaded."""
+
     version: Version = Field(description=_VERSION)
     base: dict[str, Any] | None = Field(default=None, description=_BASE)
-    name: Annotated[str, Field(min_length=1, max_length=120), SingleLine] | None = None
-    kind: Literal["minifig", "hero", "creation"] | None = None
-    size: Number | None = None
-    structure_level: Number | None = None
-    propulsion: Line | None = None
-    move: Number | None = None
-    mind_die: Int | None = None
-    specialties: list[Line] | None = None
-    size_damage: Number | None = None
+    name: UnitName | None = None
+    kind: Line | None = None
 
 
 class MoveIn(_In):
