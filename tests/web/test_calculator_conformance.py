@@ -21,6 +21,7 @@ from app.rules.fields import json_value
 from app.rules.ruleset import Ruleset, read_situation, situation_inputs
 from app.services import transfer
 from app.services.army_document import FORMAT, VERSION
+from app.web.calculator_query import bonus_die_choices
 from tests.rules.conformance.fake_ruleset import RULESET as FAKE
 from tests.web.conftest import Member
 
@@ -145,3 +146,14 @@ def test_the_calculator_api_takes_each_rulesets_own_situation(
             assert refused.status_code == 422, refused.text[:600]
             fields = [e["field"] for e in refused.json()["detail"]]
             assert fields == ["situation.no_such_field"]
+        # The bonus die is the attacker's ruleset's house rule, if it has one.
+        choices = bonus_die_choices(ruleset)
+        for die in {*choices, "d6"}:
+            answer = member.client.post(
+                "/api/v1/calculator/odds", json={**body, "bonus_die": die}, headers=headers
+            )
+            if die in choices:
+                assert answer.status_code == 200, answer.text[:600]
+            else:
+                assert answer.status_code == 422, answer.text[:600]
+                assert [e["field"] for e in answer.json()["detail"]] == ["bonus_die"]

@@ -27,7 +27,7 @@ from app.services import calculator
 from app.services.calculator import BONUS_DIE
 from app.services.errors import NotFound
 from app.web.api.attacks import DieOut
-from app.web.calculator_query import MAX_ALLIES
+from app.web.calculator_query import MAX_ALLIES, bonus_die_choices
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Seed
 from app.web.openapi import ValueProbabilities
@@ -40,10 +40,10 @@ from app.web.situation_schema import (
 )
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
-RULES: Ruleset = get_ruleset(DEFAULT_RULESET)
-"""The default ruleset (its bonus die choices are the body's)."""
+
+# The body takes any registered ruleset's choice; the attacker's ruleset's are checked after.
 BONUS_DIE_PATTERN = "^({})$".format(
-    "|".join(next(f.choice_values for f in RULES.option_fields if f.name == BONUS_DIE))
+    "|".join(dict.fromkeys(c for r in RULESETS.values() for c in bonus_die_choices(r)))
 )
 router = APIRouter(route_class=SessionRoute, tags=["calculator"])
 
@@ -214,8 +214,9 @@ class SavedRollOut(BaseModel):
 
 
 def _read_fields(ruleset: Ruleset, body: SavedAttackIn) -> tuple[SituationModel, list[TargetModel]]:
-    """The situation and further targets, checked by the ruleset's models; refused as the
-    API refuses a body (``situation.<field>``, ``followers.0.<field>``)."""
+    """The situation and further targets, checked by the ruleset's models, and the bonus die
+    by its choices; refused as the API refuses a body (``situation.<field>``,
+    ``followers.0.<field>``, ``bonus_die``)."""
     data = {"situation": body.situation, "followers": body.followers}
     try:
         fields = _attack_fields(ruleset.id).model_validate(data)
@@ -223,6 +224,12 @@ def _read_fields(ruleset: Ruleset, body: SavedAttackIn) -> tuple[SituationModel,
         raise RequestValidationError(
             [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
         ) from None
+    choices = bonus_die_choices(ruleset)
+    if body.bonus_die is not None and body.bonus_die not in choices:
+        reason = f"must be one of {', '.join(choices)}" if choices else "is not a house rule here"
+        raise RequestValidationError(
+            [{"loc": ("body", BONUS_DIE), "msg": reason, "type": "value_error"}]
+        )
     return fields.situation, fields.followers  # type: ignore[attr-defined]
 
 
