@@ -111,7 +111,7 @@ class LoadoutResult:
 
     @property
     def weapon_names(self) -> list[str]:
-        return [w.line.name for w in self.weapons]
+        return [w.figures.name for w in self.weapons]
 
     @property
     def positions(self) -> tuple[int, ...]:

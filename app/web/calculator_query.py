@@ -62,7 +62,8 @@ def _ids(values: list[str]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _bonus_die_choices(ruleset: Ruleset) -> tuple[str, ...]:
+def bonus_die_choices(ruleset: Ruleset) -> tuple[str, ...]:
+    """The values of the ruleset's bonus die house rule (none: it has no such rule)."""
     return next((f.choice_values for f in ruleset.option_fields if f.name == BONUS_DIE), ())
 
 
@@ -121,7 +122,7 @@ def parse(
         followers = followers[: ruleset.max_targets - 1]
 
     bonus_die = params.get(BONUS_DIE) or None
-    choices = _bonus_die_choices(ruleset)
+    choices = bonus_die_choices(ruleset)
     if bonus_die is not None and bonus_die not in choices:
         errors[BONUS_DIE] = (
             f"must be one of {', '.join(choices)}" if choices else "is not a house rule here"

@@ -17,9 +17,11 @@ from sqlalchemy import select
 
 from app.db.models import Unit, User, Weapon
 from app.rules import registry
+from app.rules.fields import json_value
 from app.rules.ruleset import Ruleset, read_situation, situation_inputs
 from app.services import transfer
 from app.services.army_document import FORMAT, VERSION
+from app.web.calculator_query import bonus_die_choices
 from tests.rules.conformance.fake_ruleset import RULESET as FAKE
 from tests.web.conftest import Member
 
@@ -100,3 +102,58 @@ def test_the_calculator_renders_each_sample_attack(
         assert fragment.status_code == 200
         assert fragment.text.lstrip().startswith('<section id="results"')
         assert 'data-name="' in fragment.text and "How it is computed" in fragment.text
+
+
+def test_the_calculator_api_takes_each_rulesets_own_situation(
+    app: Any, member: Member, ruleset: Ruleset
+) -> None:
+    """``POST /api/v1/calculator/odds`` and ``/roll`` read the body's situation and further
+    targets by the attacker's army's ruleset: its own fields are taken, an unknown one is a
+    422 naming it."""
+    headers = {"X-CSRF-Token": member.csrf}
+    units = iter(_army(app, member, ruleset))
+    for sample in ruleset.sample_attacks:
+        attacker, weapons = next(units)
+        target, _ = next(units)
+        followers = [{"unit_id": next(units)[0]} for _ in sample.targets[1:]]
+        values = ruleset.encode_situation(read_situation(ruleset, sample.situation)[0])
+        situation = {
+            f.name: json_value(f, values[f.name])
+            for f in ruleset.situation_fields
+            if values[f.name] != f.default
+        }
+        body: dict[str, Any] = {
+            "attacker": {"unit_id": attacker, "weapon_ids": [weapons[i] for i in sample.weapons]},
+            "target": {"unit_id": target},
+            "situation": situation,
+            "followers": followers,
+        }
+        odds = member.client.post("/api/v1/calculator/odds", json=body, headers=headers)
+        assert odds.status_code == 200, (sample.name, odds.text[:600])
+        assert odds.json()["lines"]
+        rolled = member.client.post(
+            "/api/v1/calculator/roll", json={**body, "seed": 7}, headers=headers
+        )
+        assert rolled.status_code == 200, (sample.name, rolled.text[:600])
+        assert rolled.json()["seed"] == 7
+        again = member.client.post(
+            "/api/v1/calculator/roll", json={**body, "seed": 7}, headers=headers
+        )
+        assert again.json() == rolled.json()
+        for url in ("/api/v1/calculator/odds", "/api/v1/calculator/roll"):
+            bad = {**body, "situation": {**body["situation"], "no_such_field": 1}}
+            refused = member.client.post(url, json=bad, headers=headers)
+            assert refused.status_code == 422, refused.text[:600]
+            fields = [e["field"] for e in refused.json()["detail"]]
+            assert fields == ["situation.no_such_field"]
+        # The bonus die is the attacker's ruleset's house rule, if it has one.
+        choices = bonus_die_choices(ruleset)
+        for die in {*choices, "d6"}:
+            answer = member.client.post(
+                "/api/v1/calculator/odds", json={**body, "bonus_die": die}, headers=headers
+            )
+            if die in choices:
+                assert answer.status_code == 200, answer.text[:600]
+            else:
+                assert answer.status_code == 422, answer.text[:600]
+                assert [e["field"] for e in answer.json()["detail"]] == ["bonus_die"]

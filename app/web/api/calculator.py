@@ -1,29 +1,33 @@
 """The calculator over JSON: exact odds and seeded rolls of a turn between saved units.
 
 The twin of the ``/calculator`` page: the same ``CalcRequest``, the same service and the same
-``Ruleset.attack``. An attack the ruleset refuses (not enough Power, a weapon the unit does
-not have) or a bad situation is a 422 naming the field; a unit in an army the caller may not
-read is a 404. Each line carries its main target's outcomes and its notes by their keys
-(``miss``, ``destroyed``, ``jam``... for the default ruleset), as the answer always has.
+``Ruleset.attack``. The body's situation and further targets are the attacker's army's
+ruleset's fields, read by that ruleset's models once the attacker is known. An attack the
+ruleset refuses (not enough Power, a weapon the unit does not have) or a bad situation is a
+422 naming the field; a unit in an army the caller may not read is a 404. Each line carries
+its main target's outcomes and its notes by their keys (``miss``, ``destroyed``, ``jam``...
+for the default ruleset), as the answer always has.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, create_model
 
 from app.rules.errors import InvalidInput
-from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
 from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset
 from app.services import calculator
 from app.services.calculator import BONUS_DIE
 from app.services.errors import NotFound
 from app.web.api.attacks import DieOut
-from app.web.calculator_query import MAX_ALLIES
+from app.web.calculator_query import MAX_ALLIES, bonus_die_choices
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Seed
 from app.web.openapi import ValueProbabilities
@@ -36,10 +40,10 @@ from app.web.situation_schema import (
 )
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
-RULES: Ruleset = get_ruleset(DEFAULT_RULESET)
-"""The ruleset whose situation and target fields the request bodies declare."""
+
+# The body takes any registered ruleset's choice; the attacker's ruleset's are checked after.
 BONUS_DIE_PATTERN = "^({})$".format(
-    "|".join(next(f.choice_values for f in RULES.option_fields if f.name == BONUS_DIE))
+    "|".join(dict.fromkeys(c for r in RULESETS.values() for c in bonus_die_choices(r)))
 )
 router = APIRouter(route_class=SessionRoute, tags=["calculator"])
 
@@ -62,15 +66,47 @@ class TargetIn(_In):
     army_id: Id | None = None
 
 
-# Generated from the declared fields; to a type checker, their bases.
+@cache
+def situation_in(ruleset_id: str) -> type[SituationModel]:
+    """The situation model of a ruleset's calculations, generated from its fields."""
+    return situation_model(get_ruleset(ruleset_id), module=__name__)
+
+
+@cache
+def follower_in(ruleset_id: str) -> type[TargetModel]:
+    """A further target's model under a ruleset: a unit and its ``target_fields``."""
+    doc = "A further target: a unit and where it stands."
+    return target_model(get_ruleset(ruleset_id), module=__name__, doc=doc)
+
+
+@cache
+def _attack_fields(ruleset_id: str) -> type[BaseModel]:
+    """The body's ruleset-dependent part (situation, followers) as the ruleset reads it."""
+    situation, follower = situation_in(ruleset_id), follower_in(ruleset_id)
+    most = get_ruleset(ruleset_id).max_targets - 1
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        "AttackFields",
+        __base__=_In,
+        __module__=__name__,
+        situation=(situation, Field(default_factory=situation)),
+        followers=(list[follower], Field(default_factory=list, max_length=most)),  # type: ignore[valid-type]
+    )
+    return model
+
+
+# The default ruleset's, by the names the situation tests use.
 if TYPE_CHECKING:
     FollowerIn = TargetModel
     SituationIn = SituationModel
 else:
-    FollowerIn = target_model(
-        RULES, module=__name__, doc="A further target: a unit and where it stands."
-    )
-    SituationIn = situation_model(RULES, module=__name__)
+    FollowerIn = follower_in(DEFAULT_RULESET)
+    SituationIn = situation_in(DEFAULT_RULESET)
+
+# The OpenAPI document shows one of the registered rulesets' models (the attacker's army's
+# ruleset decides which); the handler reads them by that ruleset (``_read_fields``).
+_SITUATION_SCHEMA = {"anyOf": [situation_in(rid).model_json_schema() for rid in RULESETS]}
+_FOLLOWER_SCHEMA = {"anyOf": [follower_in(rid).model_json_schema() for rid in RULESETS]}
+MAX_FOLLOWERS = max(r.max_targets for r in RULESETS.values()) - 1
 
 
 class AllyIn(_In):
@@ -83,8 +119,12 @@ class AllyIn(_In):
 class SavedAttackIn(_In):
     attacker: AttackerIn
     target: TargetIn
-    situation: SituationIn = SituationIn()
-    followers: list[FollowerIn] = Field(default_factory=list, max_length=RULES.max_targets - 1)
+    situation: Annotated[dict[str, Any], WithJsonSchema(_SITUATION_SCHEMA)] = Field(
+        default={}, description="the attacker's ruleset's situation fields (unset: defaults)"
+    )
+    followers: list[Annotated[dict[str, Any], WithJsonSchema(_FOLLOWER_SCHEMA)]] = Field(
+        default=[], max_length=MAX_FOLLOWERS, description="further targets, in order"
+    )
     allies: list[AllyIn] = Field(
         default_factory=list, max_length=MAX_ALLIES, description="units joining a Combined Attack"
     )
@@ -173,18 +213,40 @@ class SavedRollOut(BaseModel):
     target_size_damage: float = Field(description="the target's Size lost, inches, after")
 
 
-def _request(body: SavedAttackIn) -> calculator.CalcRequest:
+def _read_fields(ruleset: Ruleset, body: SavedAttackIn) -> tuple[SituationModel, list[TargetModel]]:
+    """The situation and further targets, checked by the ruleset's models, and the bonus die
+    by its choices; refused as the API refuses a body (``situation.<field>``,
+    ``followers.0.<field>``, ``bonus_die``)."""
+    data = {"situation": body.situation, "followers": body.followers}
+    try:
+        fields = _attack_fields(ruleset.id).model_validate(data)
+    except ValidationError as exc:
+        raise RequestValidationError(
+            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
+        ) from None
+    choices = bonus_die_choices(ruleset)
+    if body.bonus_die is not None and body.bonus_die not in choices:
+        reason = f"must be one of {', '.join(choices)}" if choices else "is not a house rule here"
+        raise RequestValidationError(
+            [{"loc": ("body", BONUS_DIE), "msg": reason, "type": "value_error"}]
+        )
+    return fields.situation, fields.followers  # type: ignore[attr-defined]
+
+
+def _request(ruleset: Ruleset, body: SavedAttackIn) -> calculator.CalcRequest:
+    """The request a body describes, read under ``ruleset`` (the attacker's army's)."""
     a = body.attacker
     ids = list(a.weapon_ids) + ([a.weapon_id] if a.weapon_id is not None else [])
+    given, followers = _read_fields(ruleset, body)
     try:
-        situation = body.situation.to_engine()
+        situation = given.to_engine()
     except InvalidInput as err:
         raise InvalidInput(f"situation.{err.field}", err.reason) from None
     return calculator.CalcRequest(
         attacker=calculator.Loadout(a.unit_id, tuple(dict.fromkeys(ids))),
         target_id=body.target.unit_id,
         situation=situation,
-        followers=tuple(calculator.Follower(f.unit_id, *f.field_values()) for f in body.followers),
+        followers=tuple(calculator.Follower(f.unit_id, *f.field_values()) for f in followers),
         bonus_die=body.bonus_die,
         allies=tuple(a.unit_id for a in body.allies),
         ally_weapons=tuple(w for a in body.allies for w in a.weapon_ids),
@@ -194,7 +256,11 @@ def _request(body: SavedAttackIn) -> calculator.CalcRequest:
 def _computed(
     session: SessionDep, user: ApiUser, body: SavedAttackIn
 ) -> tuple[calculator.Calculation, calculator.LoadoutResult]:
-    calc = calculator.calculate(session, user=user, request=_request(body), ruleset=RULES)
+    views = calculator.Views(session, user)
+    ruleset = views.ruleset((body.attacker.unit_id, body.target.unit_id))
+    calc = calculator.calculate(
+        session, user=user, request=_request(ruleset, body), ruleset=ruleset, views=views
+    )
     result = calc.main
     assert result is not None and calc.target is not None
     for given, view in (
@@ -323,8 +389,15 @@ class RolledInBattleOut(BaseModel):
 def roll_in_battle(session: SessionDep, user: ApiUser, body: SavedRollIn) -> RolledInBattleOut:
     """Roll it!: start a battle with copies of these units and roll the turn there (logged
     with its odds and dice; the target's state carries into the battle's next rolls)."""
+    views = calculator.Views(session, user)
+    ruleset = views.ruleset((body.attacker.unit_id, body.target.unit_id))
     rolled = calculator.roll_in_new_battle(
-        session, user=user, request=_request(body), seed=body.seed, ruleset=RULES
+        session,
+        user=user,
+        request=_request(ruleset, body),
+        seed=body.seed,
+        ruleset=ruleset,
+        views=views,
     )
     return RolledInBattleOut(
         battle_id=rolled.battle_id,
