@@ -242,8 +242,12 @@ def test_a_jammed_gun_refuses_until_reloaded(world: World) -> None:
     assert _view(world).unit(world.tank).badges == ['2" MachineGun Inoperative']
     with pytest.raises(InvalidInput, match="Inoperative until Reloaded"):
         _attack(world, weapons=(1,))
-    reload = battles.reload(
-        world.session, user=world.user, battle_id=world.battle_id, unit_id=world.tank
+    reload = battles.unit_action(
+        world.session,
+        user=world.user,
+        battle_id=world.battle_id,
+        unit_id=world.tank,
+        action="reload",
     )
     assert reload.kind == "reload" and "Reloads" in reload.summary
     _attack(world, weapons=(1,), seed=3)  # fires again
@@ -259,8 +263,12 @@ def test_a_fired_cannon_needs_a_reload(world: World) -> None:
 def test_diverted_power_lets_a_too_big_weapon_fire_once(world: World) -> None:
     # the Walker loses 2" of Size: Power 2", its 2" Gun still fits; the Tank is whole.
     for _ in range(2):
-        battles.divert_power(
-            world.session, user=world.user, battle_id=world.battle_id, unit_id=world.tank
+        battles.unit_action(
+            world.session,
+            user=world.user,
+            battle_id=world.battle_id,
+            unit_id=world.tank,
+            action="divert",
         )
     tank = _view(world).unit(world.tank)
     assert tank.state.diverted_turns == 2 and "2 turns of Power saved" in tank.badges
@@ -303,14 +311,24 @@ def test_burning_roll_is_seeded_and_logged(world: World) -> None:
     trooper = world.session.get(BattleUnit, world.trooper)
     trooper.state = {**trooper.state, "on_fire": True}
     world.session.flush()
-    first = battles.burning_roll(
-        world.session, user=world.user, battle_id=world.battle_id, unit_id=world.trooper, seed=9
+    first = battles.unit_action(
+        world.session,
+        user=world.user,
+        battle_id=world.battle_id,
+        unit_id=world.trooper,
+        action="burning",
+        seed=9,
     )
     natural = first.dice[0]["dice"][0]["natural"]
     assert first.kind == "burning" and f"d4 {natural}" in first.summary
     battles.undo_last(world.session, user=world.user, battle_id=world.battle_id)
-    again = battles.burning_roll(
-        world.session, user=world.user, battle_id=world.battle_id, unit_id=world.trooper, seed=9
+    again = battles.unit_action(
+        world.session,
+        user=world.user,
+        battle_id=world.battle_id,
+        unit_id=world.trooper,
+        action="burning",
+        seed=9,
     )
     assert again.dice == first.dice and again.seq == 1
 

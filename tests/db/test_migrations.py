@@ -245,7 +245,7 @@ def test_ruleset_neutral_battles_migration_carries_battles_and_clubs_across() ->
         assert view.unit(tank_id).cells["effective_size"] == '2.5"'
         battles.undo_last(session, user=owner, battle_id=battle)
         assert session.get(BattleUnit, walker_id).state == old_state  # type: ignore[union-attr]
-        battles.reload(session, user=owner, battle_id=battle, unit_id=tank_id)
+        battles.unit_action(session, user=owner, battle_id=battle, unit_id=tank_id, action="reload")
         entry = battles.roll_attack(
             session, user=owner, battle_id=battle, attacker_id=tank_id, weapons=(0,),
             target_id=walker_id, situation=TurnSituation(distance=Fraction(2)), seed=1,

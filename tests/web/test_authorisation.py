@@ -302,7 +302,9 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
         ).all()
         # the scout is burning and its gun jammed: Reload and the Burning Roll have work to do
         scout_copy.state = {**scout_copy.state, "on_fire": True, "inoperative": [0]}
-        battles.divert_power(s, user=owner, battle_id=battle.id, unit_id=tank_copy.id)
+        battles.unit_action(
+            s, user=owner, battle_id=battle.id, unit_id=tank_copy.id, action="divert"
+        )
         battle_token = battles.share_link(s, user=owner, battle_id=battle.id)
         token, _ = accounts.create_api_token(s, user=owner, name="mine")
         elsewhere, _ = sessions.start(s, user=owner, user_agent="phone", client_address="10.1.1.1")

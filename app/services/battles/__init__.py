@@ -16,9 +16,6 @@ request's values as the log's JSON) and ``text`` (the log in words).
 """
 
 from app.services.battles.actions import (
-    burning_roll,
-    divert_power,
-    reload,
     undo_last,
     unit_action,
 )
@@ -56,16 +53,13 @@ __all__ = [
     "attack_odds",
     "battle_unit_ids",
     "battle_view",
-    "burning_roll",
     "create_battle",
-    "divert_power",
     "export_text",
     "linked_view",
     "list_battles",
     "override_bonus_die",
     "override_options",
     "prepare_attack",
-    "reload",
     "revoke_link",
     "roll_attack",
     "ruleset_of",

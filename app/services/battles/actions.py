@@ -63,25 +63,6 @@ def unit_action(
     )
 
 
-def reload(session: Session, *, user: User, battle_id: int, unit_id: int) -> BattleEntry:
-    """The unit's ``reload`` action (BrikWars: its Inoperative weapons Reloaded)."""
-    return unit_action(session, user=user, battle_id=battle_id, unit_id=unit_id, action="reload")
-
-
-def divert_power(session: Session, *, user: User, battle_id: int, unit_id: int) -> BattleEntry:
-    """The unit's ``divert`` action (BrikWars: a turn of Power saved)."""
-    return unit_action(session, user=user, battle_id=battle_id, unit_id=unit_id, action="divert")
-
-
-def burning_roll(
-    session: Session, *, user: User, battle_id: int, unit_id: int, seed: int | None = None
-) -> BattleEntry:
-    """The unit's ``burning`` action (BrikWars: the Burning Roll, 1d4, seeded)."""
-    return unit_action(
-        session, user=user, battle_id=battle_id, unit_id=unit_id, action="burning", seed=seed
-    )
-
-
 def undo_last(session: Session, *, user: User, battle_id: int) -> BattleEntry:
     """Remove the last entry and restore every unit it changed as it was before."""
     battle = lock(session, user=user, battle_id=battle_id)
