@@ -16,6 +16,8 @@ from sqlalchemy import event, func, select
 from starlette.routing import Route
 
 from app.db.models import ApiToken, Army, Battle, Club, Unit, User
+from app.rules.registry import DEFAULT_RULESET
+from app.web.api.calculator import situation_in
 from tests.web.conftest import PASSWORD, Member, page_csrf
 
 HUGE_IDS = [2**31, 2**63, 2**70, -1, 0]
@@ -128,13 +130,12 @@ def test_hostile_numbers_in_an_import_are_listed_by_path(app, member: Member) ->
 
 
 def test_calculator_distances_take_the_same_number_format(client: TestClient) -> None:
-    from app.web.api.calculator import SituationIn
-
+    situation = situation_in(DEFAULT_RULESET)
     with pytest.raises(ValueError, match="too precise"):
-        SituationIn.model_validate({"distance": 0.001})
+        situation.model_validate({"distance": 0.001})
     with pytest.raises(ValueError, match="number"):
-        SituationIn.model_validate({"distance": True})
-    assert SituationIn.model_validate({"distance": "2.5"}).distance == 2.5
+        situation.model_validate({"distance": True})
+    assert situation.model_validate({"distance": "2.5"}).distance == 2.5
 
 
 # ------------------------------------------------------------------------------ 4. booleans

@@ -14,9 +14,11 @@ from app.rules.brikwars.situation_fields import (
 )
 from app.rules.brikwars.turn import TurnSituation
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
-from app.web.api.calculator import FollowerIn
-from app.web.api.calculator import SituationIn as CalculatorSituationIn
+from app.web.api.calculator import follower_in, situation_in
 from app.web.battle_schemas import SituationIn as BattleSituationIn
+
+CalculatorSituationIn = situation_in(DEFAULT_RULESET)
+FollowerIn = follower_in(DEFAULT_RULESET)
 
 
 @pytest.mark.parametrize(

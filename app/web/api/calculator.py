@@ -14,14 +14,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, create_model
 
 from app.rules.errors import InvalidInput
-from app.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
+from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset
 from app.services import calculator
 from app.services.calculator import BONUS_DIE
@@ -93,14 +93,6 @@ def _attack_fields(ruleset_id: str) -> type[BaseModel]:
     )
     return model
 
-
-# The default ruleset's, by the names the situation tests use.
-if TYPE_CHECKING:
-    FollowerIn = TargetModel
-    SituationIn = SituationModel
-else:
-    FollowerIn = follower_in(DEFAULT_RULESET)
-    SituationIn = situation_in(DEFAULT_RULESET)
 
 # The OpenAPI document shows one of the registered rulesets' models (the attacker's army's
 # ruleset decides which); the handler reads them by that ruleset (``_read_fields``).
