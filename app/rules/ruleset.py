@@ -172,12 +172,16 @@ class LineOdds:
 class AttackOdds:
     """Every line's odds. ``decisive``: P(at least one target removed from play), the
     headline figure; ``expected``: the expected number of lines with a decisive result on
-    the main target (what a loadout is worth per point spent)."""
+    the main target (what a loadout is worth per point spent); ``detail``: the ruleset's
+    own figures, JSON-ready (a whole round's distribution of what the target has left, say):
+    the stateless ``/odds`` answer carries them beside the shared fields, and the ruleset's
+    templates read them."""
 
     lines: tuple[LineOdds, ...]
     decisive: float
     truncation_bound: float = 0.0
     expected: float = 0.0
+    detail: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,10 +220,13 @@ class LineRoll:
 @dataclass(frozen=True, slots=True)
 class AttackRoll:
     """The rolled lines in order. ``damage_after``: each target's damage as the roll leaves
-    it, in the ruleset's own measure (empty when the ruleset keeps none)."""
+    it, in the ruleset's own measure (empty when the ruleset keeps none); ``detail``: the
+    ruleset's own, JSON-ready (what each target has left, say), carried by the stateless
+    ``/roll`` answer beside the shared fields and read by its battles."""
 
     lines: tuple[LineRoll, ...]
     damage_after: tuple[float, ...] = ()
+    detail: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

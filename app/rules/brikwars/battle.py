@@ -188,7 +188,7 @@ class BattleTurn:
     def roll(self, rng: random.Random) -> EngineRoll:
         engine = self.turn.roll(rng)
         rolled = self.roll_of(engine)
-        return EngineRoll(rolled.lines, rolled.damage_after, engine)
+        return EngineRoll(rolled.lines, rolled.damage_after, engine=engine)
 
 
 def situation_to_dict(situation: TurnSituation) -> JSON:

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.rules.errors import InvalidInput, UnknownRuleset
 from app.rules.fields import InputField, describe
@@ -91,6 +91,10 @@ class LineOddsOut(BaseModel):
 
 
 class AttackOddsOut(BaseModel):
+    """The shared shape; a ruleset may add fields of its own beside these (its ``detail``)."""
+
+    model_config = ConfigDict(extra="allow")
+
     lines: list[LineOddsOut]
     decisive: float = Field(description="P(at least one target removed from play)")
     truncation_bound: float
@@ -124,6 +128,10 @@ class LineRollOut(BaseModel):
 
 
 class AttackRollOut(BaseModel):
+    """The shared shape; a ruleset may add fields of its own beside these (its ``detail``)."""
+
+    model_config = ConfigDict(extra="allow")
+
     seed: int
     lines: list[LineRollOut]
 
@@ -198,13 +206,16 @@ AttackBody = Annotated[
 
 def _odds_json(attack: Attack) -> str:
     odds = attack.odds()
-    return AttackOddsOut.model_validate(dataclasses.asdict(odds)).model_dump_json()
+    shared = dataclasses.asdict(dataclasses.replace(odds, detail={}))
+    out = {**odds.detail} | {k: shared[k] for k in ("lines", "decisive", "truncation_bound")}
+    return AttackOddsOut.model_validate(out).model_dump_json()
 
 
 def _roll_json(attack: Attack, seed: int) -> str:
     # a seeded, replayable game roll, not a secret: the stdlib generator is the point
     roll = attack.roll(random.Random(seed))  # noqa: S311
-    out = {"seed": seed, **dataclasses.asdict(roll)}
+    shared = dataclasses.asdict(dataclasses.replace(roll, detail={}))
+    out = {**roll.detail} | {"seed": seed, "lines": shared["lines"]}
     return AttackRollOut.model_validate(out).model_dump_json()
 
 

@@ -1,0 +1,90 @@
+"""House rules of a Degrees army (RULINGS 2.3): over budget allowed, fighting in space, and
+the cost of any catalogue weapon replaced."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from app.rules.degrees.catalogue import WEAPONS
+from app.rules.errors import InvalidInput
+from app.rules.fields import InputField, parse_fields
+
+OPTION_FIELDS = (
+    InputField("allow_over_budget", "Over budget is only a warning", "flag", False),
+    InputField(
+        "in_space",
+        "The army fights in space",
+        "flag",
+        False,
+        help="Ballistics in space are only ever 1° or 2°",
+    ),
+    InputField(
+        "costs",
+        "Weapon costs replaced (DP)",
+        "text",
+        "",
+        high=2000,
+        help="Catalogue id = DP, comma-separated: 'gamma_gun = 7, pistol = 0'",
+    ),
+)
+_COST = re.compile(r"\s*([a-z0-9_]+)\s*=\s*([0-9]{1,3})\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class DegreesOptions:
+    allow_over_budget: bool = False
+    in_space: bool = False
+    costs: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __hash__(self) -> int:
+        return hash((self.allow_over_budget, self.in_space, tuple(sorted(self.costs.items()))))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DegreesOptions) and (
+            self.allow_over_budget,
+            self.in_space,
+            dict(self.costs),
+        ) == (other.allow_over_budget, other.in_space, dict(other.costs))
+
+
+def parse_costs(text: str) -> dict[str, int]:
+    """``'gamma_gun = 7, pistol = 0'`` as a mapping; an unknown weapon is refused by name."""
+    costs: dict[str, int] = {}
+    for part in (p for p in text.split(",") if p.strip()):
+        match = _COST.fullmatch(part)
+        if match is None:
+            raise InvalidInput("costs", f"{part.strip()!r} is not 'catalogue id = DP'")
+        weapon, dp = match.group(1), int(match.group(2))
+        if weapon not in WEAPONS:
+            raise InvalidInput("costs", f"{weapon!r} is not a Degrees weapon")
+        costs[weapon] = dp
+    return costs
+
+
+def decode_options(data: Mapping[str, Any] | None) -> DegreesOptions:
+    data = dict(data or {})
+    known = {f.name for f in OPTION_FIELDS}
+    for key in data:
+        if key not in known:
+            raise InvalidInput(str(key), "unknown rule option")
+    values, errors = parse_fields(OPTION_FIELDS, data)
+    if errors:
+        name, reason = next(iter(errors.items()))
+        raise InvalidInput(name, reason)
+    return DegreesOptions(
+        bool(values["allow_over_budget"]),
+        bool(values["in_space"]),
+        MappingProxyType(parse_costs(str(values["costs"] or ""))),
+    )
+
+
+def encode_options(options: DegreesOptions) -> dict[str, Any]:
+    return {
+        "allow_over_budget": options.allow_over_budget,
+        "in_space": options.in_space,
+        "costs": ", ".join(f"{k} = {v}" for k, v in sorted(options.costs.items())),
+    }
