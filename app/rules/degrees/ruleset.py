@@ -43,4 +43,3 @@ class Degrees(DegreesBuilder, DegreesCalculator, DegreesBattles):
 
 
 RULESET = Degrees()
-
