@@ -115,7 +115,7 @@ def parse(
             followers.append(Follower(unit_id, *values))
     if len(followers) > ruleset.max_targets - 1:
         errors[FOLLOWER] = (
-            f"at most {ruleset.max_targets - 1} further targets in an Arc"
+            f"at most {ruleset.max_targets - 1} further targets in one attack"
             if ruleset.max_targets > 1
             else f"{ruleset.name} attacks one target at a time"
         )

@@ -129,3 +129,31 @@ def test_too_much_work_names_what_to_reduce(client: TestClient) -> None:
     r = client.post("/api/v1/rulesets/brikwars/odds", json=body)
     assert r.status_code == 422, r.text
     assert r.json()["detail"][0]["field"] == "damage.per_die_modifier"
+
+
+def test_a_rulesets_own_fields_answer_beside_the_shared_ones() -> None:
+    """``AttackOdds.detail`` and ``AttackRoll.detail`` reach the stateless answers at their
+    top level; a detail key cannot replace a shared one."""
+    import json
+    import random
+
+    from app.rules.ruleset import AttackOdds, AttackRoll
+    from app.web.api.rulesets import _odds_json, _roll_json
+
+    class WithDetail:
+        def inline(self) -> bool:
+            return True
+
+        def problems(self) -> tuple[str, ...]:
+            return ()
+
+        def odds(self) -> AttackOdds:
+            return AttackOdds((), 0.25, detail={"hit": 0.5, "decisive": 9})
+
+        def roll(self, rng: random.Random) -> AttackRoll:
+            return AttackRoll((), detail={"targets": [{"hp": rng.randint(1, 3)}], "seed": -1})
+
+    odds = json.loads(_odds_json(WithDetail()))
+    assert odds["hit"] == 0.5 and odds["decisive"] == 0.25 and odds["lines"] == []
+    rolled = json.loads(_roll_json(WithDetail(), 7))
+    assert rolled["seed"] == 7 and rolled["targets"][0]["hp"] in (1, 2, 3)
