@@ -32,6 +32,7 @@ D10 = 10
 MAX_STAT = 30  # Armour and HP are at most 30 (units.py)
 MAX_AP = 99  # AP owed, spent or carried, kept in a battle
 MAX_BLOOM = 10
+MAX_CARRIED = 12  # AP carried or pumped into one attack (the calculator's bound)
 DAMPENED_ROUNDS = 2  # "the rest of this round and the next"
 LOCATION_MAX = 60
 
@@ -121,7 +122,7 @@ def _gas(data: object) -> tuple[tuple[int, GasGun], ...]:
     for key, gun in data.items():
         if not str(key).isdigit() or int(key) >= 40 or not isinstance(gun, Mapping):
             raise InvalidInput("state.gas", f"{key!r} is not a weapon index")
-        pumped = _int(gun, "pumped", 0, MAX_AP, 0)
+        pumped = _int(gun, "pumped", 0, MAX_CARRIED, 0)
         top = _int(gun, "max", -D10, D10, None)
         if top is None:
             raise InvalidInput("state.gas", "a gas gun needs its max")
@@ -150,7 +151,7 @@ def decode_state(data: Mapping[str, Any]) -> UnitState:
         dampened_rounds=_int(data, "dampened_rounds", 0, DAMPENED_ROUNDS, 0),
         gas=_gas(data.get("gas", {})),
         drawn=_flag(data, "drawn"),
-        carried=_int(data, "carried", 0, MAX_AP, 0),
+        carried=_int(data, "carried", 0, MAX_CARRIED, 0),
         location=location,
         bloom=_int(data, "bloom", 0, MAX_BLOOM, 0),
         pre_bloom=_flag(data, "pre_bloom"),
@@ -329,6 +330,8 @@ def pump(
     if gun.max <= 0:
         raise InvalidInput("pump_weapon", f"{weapon.name} is wrecked")
     spend(state, unit, ap, name, "Pumping")  # refuses beyond the AP left
+    if gun.pumped + ap > MAX_CARRIED:
+        raise InvalidInput("pump_ap", f"at most {MAX_CARRIED} AP pumped into one shot")
     pumped, top, spent = gun.pumped, gun.max, 0
     dice: list[tuple[str, int, int]] = []
     words = []
@@ -373,7 +376,9 @@ def begin(state: UnitState, unit: DegreesUnit, name: str, ap: int) -> tuple[Unit
     require_fighting(state, unit, name)
     require_free(state, name)
     after = spend(state, unit, ap, name, "Beginning an attack")
-    after = replace(after, carried=min(MAX_AP, state.carried + ap))
+    if state.carried + ap > MAX_CARRIED:
+        raise InvalidInput("begin_ap", f"at most {MAX_CARRIED} AP carried into one attack")
+    after = replace(after, carried=state.carried + ap)
     return after, f"begins an attack: {after.carried} AP carried into its next attack"
 
 

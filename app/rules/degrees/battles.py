@@ -266,10 +266,12 @@ class DegreesBattles:
         made = rules.attack(
             bs.standing_unit(state, unit), tuple(weapons), inputs, values, attacker.options
         )
-        cost = int(getattr(made, "ap_cost", 0))
-        if cost > left + carried:
-            have = f"{left} AP left" + (f" and {carried} carried" if carried else "")
-            raise InvalidInput("weapons", f"needs {cost} AP; {attacker.name} has {have} this round")
+        cost = int(getattr(made, "ap_cost", 0))  # this round's, the carried AP apart
+        if cost > left:
+            carry = f" ({carried} carried)" if carried else ""
+            raise InvalidInput(
+                "weapons", f"needs {cost} AP{carry}; {attacker.name} has {left} left this round"
+            )
         problems = made.problems()
         if problems:
             raise InvalidInput("weapons", " ".join(problems))
@@ -291,12 +293,11 @@ class DegreesBattles:
         state: bs.UnitState = attack.attacker.state
         weapons = self._fired(attack)
         energy = _fired_energy(unit, weapons)
-        carried = int(attack.situation.get("carried", 0) or 0)
         info = detail.get("attacker", {}) if isinstance(detail, Mapping) else {}
-        spent_total = int(info.get("ap_spent", getattr(attack.attack, "ap_cost", 0)) or 0)
+        spent = int(info.get("ap_spent", getattr(attack.attack, "ap_cost", 0)) or 0)
         after = replace(
             state,
-            ap_spent=min(bs.MAX_AP, state.ap_spent + max(0, spent_total - carried)),
+            ap_spent=min(bs.MAX_AP, state.ap_spent + max(0, spent)),
             energy_fired=state.energy_fired or energy,
         )
         gas = [i for i in weapons if unit.weapons[i].kind.gas]

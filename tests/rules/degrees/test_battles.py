@@ -252,7 +252,7 @@ def test_after_attack_wounds_dampens_and_blooms() -> None:
         },
     )
     me, it = RULESET.after_attack(made(attacker, (target,), (0, 1), {"carried": 1}), roll)
-    assert me.ap_spent == 2 and me.carried == 0 and me.energy_fired  # 1 of 3 was carried
+    assert me.ap_spent == 3 and me.carried == 0 and me.energy_fired
     assert (it.armour, it.back_armour, it.hp) == (0, 0, 1)
     assert it.dampened == ("audition", "vision", "nociception") and it.dampened_rounds == 2
     assert it.ap_spent == 3 and it.energy_fired
@@ -276,7 +276,7 @@ def test_after_attack_keeps_a_fired_gas_guns_damaged_max_and_a_drawn_p_gun() -> 
                     "dampened": [],
                 }
             ],
-            "attacker": {"ap_spent": 6, "gas": {"1": {"max": 1}}, "pumped_left": 0},
+            "attacker": {"ap_spent": 2, "gas": {"1": {"max": 1}}, "pumped_left": 0},
         },
     )
     me, it = RULESET.after_attack(made(attacker, (target,), (1, 0), {"carried": 4}), roll)
