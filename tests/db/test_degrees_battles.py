@@ -33,7 +33,7 @@ THINNY = {
         {"type": "gas_gun"},
         {"type": "p_gun"},
         {"type": "gamma_gun"},
-        {"type": "pistol"},
+        {"type": "sensory_dampener"},
     ],
 }
 SIMO = {
@@ -250,3 +250,110 @@ def test_the_battle_page_shows_degrees_units_and_takes_an_action(game: Game) -> 
         headers={"HX-Request": "true"},
     )
     assert refused.status_code == 422 and "not restrained" in refused.text
+
+
+# ------------------------------------------------------------------ attacks
+
+
+def test_seeded_attacks_are_logged_with_every_die_and_their_odds_then_undone(game: Game) -> None:
+    """A stun gun (2°) hits Simo with a 2: 2 AP lost, restrained; Simo may then only break
+    free; a dampener and a γ-gun follow; each Undo gives the state back."""
+    fresh = game.states()
+    seed = _seed(2)
+    r = game.roll(game.thinny, game.simo, [0], seed)
+    assert r.status_code == 201, r.text
+    entry = r.json()
+    assert entry["seed"] == seed and entry["kind"] == "attack"
+    (line,) = entry["dice"]
+    assert [(d["purpose"], d["sides"], d["natural"], d["unit_id"]) for d in line["dice"]] == [
+        ("attack", 10, 2, game.simo)
+    ]
+    (effect,) = line["effects"]
+    assert effect["outcome"] == "drained" and effect["flags"] == ["restrained"]
+    odds = entry["odds"]["lines"][0]["targets"][0]
+    assert odds["unit_id"] == game.simo
+    assert abs(odds["extras"]["restrained"] - 0.2) < 1e-12  # a d10 at or under 2
+    assert abs(sum(odds["outcomes"].values()) - 1) < 1e-12
+    simo = game.state(game.simo)
+    assert (simo["restrained"], simo["ap_spent"], simo["ap_lost"], simo["hp"]) == (
+        True,
+        2,
+        0,
+        None,
+    )
+    assert game.state(game.thinny)["ap_spent"] == 1
+    assert "restrained" in game.unit(game.simo)["badges"]
+    after_stun = game.states()
+
+    refused = game.roll(game.simo, game.thinny, [1], 1)
+    _refused(refused, "attacker_id")
+    assert game.states() == after_stun and len(game.detail()["log"]) == 1
+
+    seed = _seed(3)  # the dampener's 4° + 1 extended: a 3 hits, 3 AP, 3 senses
+    r = game.roll(game.thinny, game.simo, [4], seed, extend=1, range="close")
+    assert r.status_code == 201, r.text
+    simo = game.state(game.simo)
+    assert simo["dampened"] == ["audition", "vision", "nociception"]
+    assert simo["dampened_rounds"] == 2 and simo["ap_spent"] == 3 and simo["ap_lost"] == 2
+    assert game.state(game.thinny)["ap_spent"] == 2
+    after_dampener = game.states()
+
+    over = game.roll(game.thinny, game.simo, [2], 1)  # a p-gun: 3 AP, 1 left
+    _refused(over, "weapons")
+    assert "needs 3 AP; Thinny has 1 left this round" in over.text
+    assert game.states() == after_dampener and len(game.detail()["log"]) == 2
+
+    r = game.roll(game.thinny, game.simo, [3], _seed(10), range="close")  # γ-gun: a miss
+    assert r.status_code == 201, r.text
+    assert game.state(game.thinny)["energy_fired"] and game.state(game.simo)["energy_fired"]
+    game.act(game.simo, "new_round")
+    simo = game.state(game.simo)
+    assert simo["pre_bloom"] and simo["dampened_rounds"] == 1
+    assert (simo["ap_spent"], simo["ap_lost"]) == (2, 0)  # the 2 owed paid first
+
+    assert [e["kind"] for e in game.detail()["log"]] == ["attack"] * 3 + ["new_round"]
+    game.undo()
+    game.undo()
+    assert game.states() == after_dampener
+    game.undo()
+    assert game.states() == after_stun
+    game.undo()
+    assert game.states() == fresh and game.detail()["log"] == []
+
+
+def test_the_gas_gun_fires_its_pumped_ap_and_keeps_its_damaged_max(game: Game) -> None:
+    game.act(game.thinny, "pump", pump_ap=2, pump_weapon=1)
+    game.act(game.thinny, "new_round")
+    game.act(game.thinny, "pump", seed=_seed(3, 1), pump_ap=2, pump_op=1)
+    game.act(game.thinny, "new_round")
+    game.act(game.simo, "new_round")
+    preview = game.client.post(
+        f"{game.url}/odds",
+        json={
+            "attacker_id": game.thinny,
+            "target_id": game.simo,
+            "weapons": [1],
+            "situation": {"extend": 1, "range": "present"},
+        },
+        headers=game.headers,
+    )
+    assert preview.status_code == 200, preview.text
+    assert preview.json()["carried"] == 4 and preview.json()["ap_left"] == 3
+    r = game.roll(game.thinny, game.simo, [1], _seed(5), extend=1, range="present")
+    assert r.status_code == 201, r.text
+    (line,) = r.json()["dice"]
+    assert [(d["purpose"], d["natural"], d["value"]) for d in line["dice"]] == [("attack", 5, 5)]
+    assert game.state(game.thinny)["gas"] == {"1": {"pumped": 0, "max": 1}}
+    simo = game.unit(game.simo)
+    assert simo["state"]["armour"] == 0 and simo["state"]["hp"] == 1
+    assert "critically wounded" in simo["badges"] and simo["hp"] == "1/3"
+
+
+def test_the_battle_page_renders_a_logged_degrees_attack(game: Game) -> None:
+    assert game.roll(game.thinny, game.simo, [0], _seed(2)).status_code == 201
+    page = game.client.get(f"/battles/{game.battle}")
+    assert page.status_code == 200, page.text[:2000]
+    assert "odds-table" in page.text and "Restrained" in page.text
+    assert "Cannot roll this" not in page.text
+    text = game.client.get(f"/battles/{game.battle}/export.txt").text
+    assert "Thinny attacks Simo" in text and "attack: d10 2" in text
