@@ -33,6 +33,7 @@ from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput
 
 MAX_TARGETS = 100
 MAX_SHOTS = 10
+MAX_ROUND_SHOTS = 24  # shots in one round, all weapons (0 AP dampener shots are not free)
 
 SITUATION_FIELDS: tuple[InputField, ...] = (
     InputField("range", "Range", "choice", "close", choices=tuple(RANGES.items())),
@@ -302,6 +303,8 @@ def plan(
             )
             shots.append(PlannedShot(index, label, tuple(per_target), ap, steps=steps))
             total_ap += ap
+    if len(shots) > MAX_ROUND_SHOTS:
+        problems.append(f"at most {MAX_ROUND_SHOTS} shots in one round; {len(shots)} chosen.")
     if len(units) > 1 and not any_area:
         problems.append("Only area weapons attack more than one unit.")
     needed = max(0, total_ap - situation.carried)
