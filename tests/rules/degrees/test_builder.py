@@ -338,7 +338,7 @@ def test_unit_lines_give_the_unit_then_each_weapon() -> None:
     )
     assert RULESET.unit_lines(u, DEFAULT) == [
         "Tank (Vehicular) · 5° · Armour 5 · HP 5 · AP 3 · OP 0 · 10 DP",
-        "   - Main weapon 5°: Weapon, Vehicular · 1 AP · back line raw 1 · 5 DP",
+        "   - Main weapon 5°: Vehicular · 1 AP · back line raw 1 · 5 DP",
     ]
 
 
