@@ -79,6 +79,7 @@ def test_a_larger_scale_weapon_on_personnel_is_a_higher_order_warning_at_10_degr
     assert found(u) == [("higher_order", "warning", 0), ("higher_order", "warning", 1)]
     message = RULESET.unit_figures(u, DEFAULT).findings[0].message
     assert "10° against personnel" in message
+    assert RULESET.unit_cost(u, DEFAULT) == 3 + 5 + 8  # the table's degrees, not 10 each
 
 
 def test_an_army_weapon_on_a_vehicular_unit_is_higher_order_without_the_personnel_10() -> None:
