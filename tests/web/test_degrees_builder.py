@@ -243,8 +243,8 @@ def test_the_builder_page_shows_columns_findings_and_the_weapon_picker(member: M
     # each weapon's own form has its type selected and its fields filled
     assert '<option value="dousing_rod" selected>' in editor
     assert re.search(r'name="real_ammo" value="1" checked', editor)
-    for label in ("Weapon (by scale: tables 9.2–9.4)", "Max degree (1–10; empty: the table's)"):
-        assert f">{label}</label>" in editor.replace("&#39;", "'"), label
+    for label in ("Weapon", "Max degree (1–10)", "Label"):
+        assert f">{label}</label>" in editor, label
 
 
 # ------------------------------------------------------------------------ the JSON API
@@ -389,12 +389,13 @@ def test_the_roster_sheet_the_text_export_and_export_import(member: Member, app:
     add_unit(member, army_id, {"name": "Thinny", "degree": 2, "weapons": [{"type": "p_gun"}]})
     sheet = member.client.get(f"/armies/{army_id}/print?cards=true")
     assert sheet.status_code == 200
-    assert "Inter-offing rifle 4° — Inter-offer · Personnel · 4° · attack 1 AP" in sheet.text
-    assert "<li>Percussion gun (p-gun) 4°: Percussion gun (p-gun), attack 3 AP" in sheet.text
+    assert "Inter-offing rifle 4° — Inter-offer · Personnel · attack 1 AP" in sheet.text
+    assert "Dousing rod 4° — Personnel · attack 1 AP · back line raw 1 · 5 DP" in sheet.text
+    assert "<li>Percussion gun (p-gun) 4°: attack 3 AP, back line never</li>" in sheet.text
     assert "12 DP" in sheet.text and "18 DP" in sheet.text  # Simo; the army
     text = member.client.get(f"/armies/{army_id}/export.txt").text
     assert "1. Simo (Personnel · Human) · 3° · Armour 3 · HP 3 · AP 3 · OP 0 · 12 DP" in text
-    assert "   - Dousing rod 4°: Dousing rod, Personnel · 1 AP · back line raw 1 · 5 DP" in text
+    assert "   - Dousing rod 4°: Personnel · 1 AP · back line raw 1 · 5 DP" in text
     assert "2. Thinny (Personnel)" in text and "Total: 18 DP" in text
     exported = member.client.get(f"/armies/{army_id}/export.json")
     assert exported.status_code == 200

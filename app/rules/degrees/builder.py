@@ -71,6 +71,8 @@ def _weapon_figures(unit: DegreesUnit, index: int, options: DegreesOptions) -> W
         "degree_text": cells["degree"],
         "type_id": entry.type,
         "type_name": kind.name,
+        # the type where the weapon's own name does not already say it
+        "type_shown": "" if kind.id == "standard" or kind.name == entry.name else kind.name,
         "section": kind.section,
         "rules": kind.rules,
         "attack_ap": ap,
@@ -265,9 +267,10 @@ class DegreesBuilder:
         lines = [head]
         for weapon in figures.weapons:
             w = weapon.cells
+            what = [weapon.detail["type_shown"], w["scale"]]
             note = f" · {weapon.note}" if weapon.note else ""
             lines.append(
-                f"   - {weapon.name}: {w['type']}, {w['scale']} · {w['ap']} AP · back line "
-                f"{w['penetrates']} · {weapon.cost_text}{note}"
+                f"   - {weapon.name}: {', '.join(t for t in what if t)} · {w['ap']} AP · "
+                f"back line {w['penetrates']} · {weapon.cost_text}{note}"
             )
         return lines

@@ -113,8 +113,7 @@ def weapon_findings(unit: DegreesUnit, index: int, options: DegreesOptions) -> l
         add(
             "warning",
             "gas_gun_max",
-            f"{weapon.name} is a {weapon.degree}-max gas gun on a {unit.degree}° unit "
-            f"({GAS_GUN_NOTE}).",
+            f"{weapon.name} is above {unit.name}'s degree ({unit.degree}°): {GAS_GUN_NOTE}.",
         )
     need = cheapest_attack_ap(weapon)
     if need > unit.ap:

@@ -79,6 +79,7 @@ def test_a_larger_scale_weapon_on_personnel_is_a_higher_order_warning_at_10_degr
     assert found(u) == [("higher_order", "warning", 0), ("higher_order", "warning", 1)]
     message = RULESET.unit_figures(u, DEFAULT).findings[0].message
     assert "10° against personnel" in message
+    assert RULESET.unit_cost(u, DEFAULT) == 3 + 5 + 8  # the table's degrees, not 10 each
 
 
 def test_an_army_weapon_on_a_vehicular_unit_is_higher_order_without_the_personnel_10() -> None:
@@ -338,7 +339,7 @@ def test_unit_lines_give_the_unit_then_each_weapon() -> None:
     )
     assert RULESET.unit_lines(u, DEFAULT) == [
         "Tank (Vehicular) · 5° · Armour 5 · HP 5 · AP 3 · OP 0 · 10 DP",
-        "   - Main weapon 5°: Weapon, Vehicular · 1 AP · back line raw 1 · 5 DP",
+        "   - Main weapon 5°: Vehicular · 1 AP · back line raw 1 · 5 DP",
     ]
 
 
