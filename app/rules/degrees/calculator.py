@@ -55,7 +55,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
     InputField("op", "OP spent on each shot", "whole", 0, low=0, high=10),
     InputField(
         "compress_op",
-        "OP on each over-compression roll",
+        "OP on the first over-compression roll",
         "whole",
         0,
         low=0,

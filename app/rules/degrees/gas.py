@@ -1,7 +1,7 @@
 """Pumping a gas gun (9.5.1): each AP adds 1° up to the gun's max; each AP beyond the max
-rolls against the new degree (less the OP spent on it): success damages the gun by the roll
-(its max drops; at 0 or less it is wrecked after this shot), the AP still adds its degree,
-and the pumping stops there (the rest of the AP are not spent)."""
+rolls against the new degree (the first roll less the OP spent on it): success damages the
+gun by the roll (its max drops; at 0 or less it is wrecked after this shot), the AP still
+adds its degree, and the pumping stops there (the rest of the AP are not spent)."""
 
 from __future__ import annotations
 
@@ -27,21 +27,22 @@ class Pumped(NamedTuple):
 
 
 def pump_step(
-    gun_max: int, pumped: int, compress_op: int
+    gun_max: int, pumped: int, op: int
 ) -> tuple[int, int | None]:  # (new pumped, degree to roll against or None)
     """One AP into the gun: the new pumped degree and the degree of its over-compression
-    roll (None when within the max)."""
+    roll, ``op`` OP spent on it (None when within the max)."""
     new = pumped + 1
-    return new, (None if new <= gun_max else new - compress_op)
+    return new, (None if new <= gun_max else new - op)
 
 
 def pump_with(
     gun_max: int, start: int, pump: int, compress_op: int, die: Callable[[], int]
 ) -> Pumped:
     """Pump, rolling ``die()`` for each over-compression roll as it happens."""
-    pumped, spent, rolls = start, 0, []
+    pumped, spent = start, 0
+    rolls: list[tuple[int, int]] = []
     for _ in range(pump):
-        pumped, against = pump_step(gun_max, pumped, compress_op)
+        pumped, against = pump_step(gun_max, pumped, 0 if rolls else compress_op)
         spent += 1
         if against is None:
             continue
@@ -59,12 +60,13 @@ def pump_odds(
     """Every way the pumping can go, with its probability (rolls left out of the result:
     what differs is the degree, the max and the AP spent)."""
     out: dict[tuple[int, int, int], float] = {}
-    pumped, spent, p = start, 0, 1.0
+    pumped, spent, p, rolled = start, 0, 1.0, False
     for _ in range(pump):
-        pumped, against = pump_step(gun_max, pumped, compress_op)
+        pumped, against = pump_step(gun_max, pumped, 0 if rolled else compress_op)
         spent += 1
         if against is None:
             continue
+        rolled = True
         for natural in range(1, D10 + 1):
             if succeeds(natural, against):
                 key = (pumped, max(0, gun_max - natural), spent)
