@@ -25,10 +25,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.rules.degrees.catalogue import INCANDESCENT_FROM, SENSES
+from app.rules.degrees.gas import pump_with
+from app.rules.degrees.shot import D10, succeeds
 from app.rules.degrees.units import DegreesUnit, DegreesWeapon
 from app.rules.errors import InvalidInput
 
-D10 = 10
 MAX_STAT = 30  # Armour and HP are at most 30 (units.py)
 MAX_AP = 99  # AP owed, spent or carried, kept in a battle
 MAX_BLOOM = 10
@@ -275,11 +276,6 @@ def new_round(state: UnitState, unit: DegreesUnit) -> UnitState:
     )
 
 
-def succeeds(natural: int, degree: int) -> bool:
-    """A roll against ``degree``: a natural roll at or under it (<= 0 never, >= 10 always)."""
-    return degree >= D10 or (degree > 0 and natural <= degree)
-
-
 @dataclass(frozen=True, slots=True)
 class Rolled:
     """An action's d10 rolls as (purpose, natural, degree rolled against) and its summary."""
@@ -312,8 +308,8 @@ def pump(
 ) -> Rolled:
     """``ap`` AP pumped into a gas gun (the first one when ``index`` is None). Each AP beyond
     its max is a roll against the new pumped degree (the first one less ``op``): success
-    damages the gun by the roll (its max drops; 0 or less: wrecked) and stops the pumping,
-    that AP still pumped and the rest not spent."""
+    damages the gun by the roll (its max drops; 0: wrecked) and stops the pumping, that AP
+    still pumped and the rest not spent (the engine's ``gas.pump_with``)."""
     require_fighting(state, unit, name)
     require_free(state, name)
     guns = gas_guns(unit)
@@ -332,30 +328,23 @@ def pump(
     spend(state, unit, ap, name, "Pumping")  # refuses beyond the AP left
     if gun.pumped + ap > MAX_CARRIED:
         raise InvalidInput("pump_ap", f"at most {MAX_CARRIED} AP pumped into one shot")
-    pumped, top, spent = gun.pumped, gun.max, 0
-    dice: list[tuple[str, int, int]] = []
+    rolled = pump_with(gun.max, gun.pumped, ap, op, lambda: rng.randint(1, D10))
+    pumped, top, spent = rolled.degree, rolled.max, rolled.ap
+    dice = tuple(("compress", natural, degree) for natural, degree in rolled.rolls)
     words = []
-    for _ in range(ap):
-        pumped += 1
-        spent += 1
-        if pumped <= top:
-            continue
-        degree = pumped - (op if not dice else 0)
-        natural = rng.randint(1, D10)
-        dice.append(("compression", natural, degree))
+    for natural, degree in rolled.rolls:
         if succeeds(natural, degree):
-            top -= natural
             words.append(
                 f"compression d10 {natural} against {degree}°: damaged, "
                 + (f"now {top}-max" if top > 0 else "wrecked after its next shot")
             )
-            break
-        words.append(f"compression d10 {natural} against {degree}°: holds")
+        else:
+            words.append(f"compression d10 {natural} against {degree}°: holds")
     after = spend(state, unit, spent, name, "Pumping").with_gun(index, GasGun(pumped, top))
     summary = f"pumps {weapon.name} with {spent} AP: {pumped}° pumped"
     if words:
         summary += " (" + "; ".join(words) + ")"
-    return Rolled(after, tuple(dice), summary)
+    return Rolled(after, dice, summary)
 
 
 def draw(state: UnitState, unit: DegreesUnit, name: str) -> tuple[UnitState, str]:

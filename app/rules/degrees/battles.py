@@ -24,6 +24,7 @@ from typing import Any
 
 from app.rules.degrees import battle_state as bs
 from app.rules.degrees.catalogue import SENSES
+from app.rules.degrees.shot import D10
 from app.rules.degrees.units import DegreesUnit
 from app.rules.errors import InvalidInput
 from app.rules.fields import InputField, parse_fields
@@ -477,7 +478,7 @@ class DegreesBattles:
         dice = [
             {
                 "purpose": purpose,
-                "sides": bs.D10,
+                "sides": D10,
                 "natural": natural,
                 "value": natural,
                 "bonus": False,

@@ -155,7 +155,7 @@ def test_the_texts_gas_gun_over_compression() -> None:
     assert carried.dice == () and carried.after.gun(1, THINNY.weapons[1]) == bs.GasGun(2, 2)
     round2 = bs.new_round(carried.after, THINNY)
     pumped = bs.pump(round2, THINNY, "Thinny", 1, 2, 1, Scripted(3, 1))
-    assert pumped.dice == (("compression", 3, 2), ("compression", 1, 4))
+    assert pumped.dice == (("compress", 3, 2), ("compress", 1, 4))
     assert pumped.after.gun(1, THINNY.weapons[1]) == bs.GasGun(4, 1)
     assert pumped.after.ap_spent == 2
     assert "now 1-max" in pumped.summary
