@@ -378,6 +378,18 @@ def test_the_ap_of_a_round_must_fit_the_units_ap() -> None:
     assert attack(rifle, [unit(3)], shots=3, stay_hidden=True, ap=6).problems() == ()
     dampener = unit(3, [{"type": "sensory_dampener"}])
     assert attack(dampener, [unit(3)]).ap_cost == 0
+    # 0 AP shots are not free of limits: at most 24 shots in one round
+    three = unit(3, [{"type": "sensory_dampener"}] * 3)
+    assert attack(three, [unit(3)], (0, 1, 2), shots=8).problems() == ()
+    assert attack(three, [unit(3)], (0, 1, 2), shots=9).problems() == (
+        "at most 24 shots in one round; 27 chosen.",
+    )
+
+
+def test_small_attacks_are_computed_inline_and_big_area_attacks_in_the_workers() -> None:
+    assert attack(unit(3, [{"type": "rifle"}]), [unit(3)], shots=3).inline()
+    missile = unit(2, [{"type": "missile", "degree": 6}])
+    assert not attack(missile, [unit(1)] * 30).inline()
 
 
 # ---------------------------------------------------------------- the text's worked examples
