@@ -414,7 +414,7 @@ class Round:
             lines.append(
                 LineRoll(
                     planned.label,
-                    "single",
+                    "area" if any(s is not None for s in planned.shots[1:]) else "single",
                     (planned.weapon,),
                     tuple(dice),
                     tuple(effects),

@@ -297,6 +297,7 @@ def test_a_grenade_rolls_each_unit_separately_and_counts_the_units_hit() -> None
 
     brute = enumerate_dice(3, lambda dice: tuple(play(dice)))
     odds = made.odds()
+    assert odds.lines[0].kind == "area" == made.roll(ScriptedDice([1, 2, 3])).lines[0].kind  # type: ignore[arg-type]
     assert odds.detail["extra_locations"] == 9
     units_hit: Counter[str] = Counter()
     for finals, p in brute.items():
