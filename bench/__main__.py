@@ -8,12 +8,14 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import attacks, builder, calculator, limits
+from bench import attacks, builder, calculator, degrees, degrees_builder, limits
 from bench.common import Row
 
 SUITES = {
     "builder": builder.run,
+    "degrees_builder": degrees_builder.run,
     "attacks": attacks.run,
+    "degrees": degrees.run,
     "calculator": calculator.run,
     "limits": limits.run,
 }

@@ -1,10 +1,523 @@
 """Degrees battles: each unit's state (Armour, HP, AP lost, restraint, senses, gas guns,
-bloom), its standing, attacks against it and named actions."""
+bloom), its standing, attacks against it and named actions.
+
+The rules of the state are ``battle_state``'s; this mixin puts them behind the ``Ruleset``
+interface. An attack is the calculator's (``self.attack``) with what the state decides fed
+into its situation (``STATE_FIELDS``: AP left, AP carried or pumped, a drawn p-gun, bloom);
+what the roll did comes back in ``roll.detail`` (absolute values after the roll). The log
+keeps:
+
+- odds: ``{"decisive", "expected", "lines": [{"label", "kind", "weapons", "steps",
+  "notes": {key: p}, "targets": [{"unit_id", "name", "outcomes": {key: p},
+  "extras": {key: p}}]}], "labels": {key: label}, "detail": <the calculator's>}``;
+- dice: ``[{"label", "kind", "weapons", "skipped", "jammed", "notes", "dice": [{"purpose",
+  "sides", "natural", "value", "bonus", "unit_id"}], "effects": [{"unit_id", "name",
+  "outcome", "damage", "flags", "amount", "words"}]}]``.
+"""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.rules.degrees import battle_state as bs
+from app.rules.degrees.catalogue import SENSES
+from app.rules.degrees.shot import D10
+from app.rules.degrees.units import DegreesUnit
+from app.rules.errors import InvalidInput
+from app.rules.fields import InputField, parse_fields
+from app.rules.ruleset import (
+    ActionResult,
+    AttackOdds,
+    AttackRoll,
+    BattleAttack,
+    BattleWeapon,
+    Fighter,
+    Standing,
+    TargetInput,
+    UnitAction,
+)
+
+JSON = dict[str, Any]
+
+# The situation fields a battle's state decides (left out of its attack form).
+STATE_FIELDS = frozenset({"ap", "carried", "drawn", "bloom"})
+
+PUMP_WEAPON = InputField(
+    "pump_weapon",
+    "Gas gun to pump (weapon index)",
+    "whole",
+    None,
+    low=0,
+    high=39,
+    optional=True,
+    help="Empty: the unit's first gas gun",
+)
+PUMP_AP = InputField("pump_ap", "AP to pump", "whole", 1, low=1, high=12)
+PUMP_OP = InputField("pump_op", "OP on the first compression roll", "whole", 0, low=0, high=20)
+BEGIN_AP = InputField("begin_ap", "AP to put into a begun attack", "whole", 1, low=1, high=12)
+LOCATION = InputField("location", "Location", "text", "", high=bs.LOCATION_MAX)
+LOCATION_BLOOM = InputField(
+    "location_bloom",
+    "Bloom there",
+    "whole",
+    None,
+    low=0,
+    high=bs.MAX_BLOOM,
+    optional=True,
+    help="Empty: kept (0 on moving)",
+)
+UNIT_ACTIONS = (
+    UnitAction("new_round", "New round: {unit}"),
+    UnitAction("break_free", "Break free: {unit}", urgent=True),
+    UnitAction("pump", "Pump: {unit}", (PUMP_WEAPON, PUMP_AP, PUMP_OP)),
+    UnitAction("draw", "Draw p-gun: {unit}"),
+    UnitAction("begin", "Begin an attack: {unit}", (BEGIN_AP,)),
+    UnitAction("location", "Location: {unit}", (LOCATION, LOCATION_BLOOM)),
+)
+ACTION_FIELDS = tuple(f for a in UNIT_ACTIONS for f in a.fields)
+OUTCOME_WORDS = {
+    "destroyed": "destroyed",
+    "critical": "critically wounded",
+    "wounded": "wounded",
+    "armour": "Armour lost",
+    "drained": "AP lost",
+    "unharmed": "unharmed",
+}
+FLAG_WORDS = {"restrained": "restrained", "dampened": "senses dampened"}
+
+
+def _percent(p: float) -> str:
+    return f"{100 * p:.1f}%"
+
+
+def _fired_energy(unit: DegreesUnit, weapons: Sequence[int]) -> bool:
+    return any(unit.weapons[i].kind.energy or unit.weapons[i].kind.senses for i in weapons)
+
+
+def _whole_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _kept(value: Any, built: int, before: int | None) -> int | None:
+    """A stat after an attack, None ("as built") while it never changed."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return before
+    return None if before is None and value == built else max(0, min(bs.MAX_STAT, value))
+
+
+@dataclass(frozen=True)
+class DegreesBattleAttack(BattleAttack):
+    """A battle attack that remembers the weapons fired (``after_attack`` reads them)."""
+
+    weapons: tuple[int, ...] = ()
+
 
 class DegreesBattles:
-    """To be written: battle_situation_fields, unit_actions, initial_state, decode_state,
-    encode_state, standing, battle_attack, after_attack, log_odds, log_roll, apply_action,
-    odds_words, effect_words."""
+    """The battle half of the Degrees ruleset (mixed into ``Degrees``)."""
+
+    unit_actions = UNIT_ACTIONS
+
+    @property
+    def battle_situation_fields(self) -> tuple[InputField, ...]:
+        fields: tuple[InputField, ...] = getattr(self, "situation_fields", ())
+        return tuple(f for f in fields if f.name not in STATE_FIELDS)
+
+    # ------------------------------------------------------------------ state
+
+    def initial_state(self, unit: DegreesUnit) -> bs.UnitState:
+        return bs.UnitState()
+
+    def decode_state(self, data: Mapping[str, Any]) -> bs.UnitState:
+        return bs.decode_state(data or {})
+
+    def encode_state(self, state: bs.UnitState) -> JSON:
+        return bs.encode_state(state)
+
+    def standing(self, fighter: Fighter) -> Standing:
+        unit: DegreesUnit = fighter.unit
+        state: bs.UnitState = fighter.state
+        out = bs.destroyed(state, unit)
+        left = bs.ap_left(state, unit)
+        weapons = []
+        for i, weapon in enumerate(unit.weapons):
+            kind = weapon.kind
+            if kind.gas:
+                gun = state.gun(i, weapon)
+                degree = f"{gun.max}-max" if gun.max > 0 else "wrecked"
+                cells = {"degree": degree, "pumped": str(gun.pumped)}
+            else:
+                cells = {"degree": f"{weapon.degree}°", "pumped": ""}
+            cheapest = kind.attack_ap + (0 if state.drawn else kind.draw_ap)
+            cells |= {"ap": str(cheapest), "type": kind.name}
+            ready = not out and not state.restrained and not bs.wrecked(state, unit, i)
+            weapons.append(BattleWeapon(i, weapon.name, cells, ready))
+        hp = bs.hp_left(state, unit)
+        cells = {
+            "degree": f"{unit.degree}°",
+            "armour": f"{bs.armour_left(state, unit)}/{unit.armour}",
+            "back_armour": f"{bs.back_armour_left(state, unit)}/{unit.back_armour}",
+            "hp": f"{hp}/{unit.hp}",
+            "ap": f"{left}/{unit.ap}",
+            "location": state.location,
+            "bloom": str(state.bloom),
+        }
+        badges = self._badges(state, unit, weapons)
+        status = [
+            f"Armour {cells['armour']}",
+            f"back Armour {cells['back_armour']}",
+            f"HP {cells['hp']}",
+            f"AP {cells['ap']}",
+        ]
+        actions: tuple[str, ...] = ()
+        if not out:
+            free = not state.restrained
+            actions = tuple(
+                name
+                for name, allowed in (
+                    ("new_round", True),
+                    ("break_free", state.restrained and left > 0),
+                    ("pump", free and left > 0 and any(w.kind.gas for w in unit.weapons)),
+                    (
+                        "draw",
+                        free and not state.drawn and any(w.kind.draw_ap for w in unit.weapons),
+                    ),
+                    ("begin", free and left > 0),
+                    ("location", True),
+                )
+                if allowed
+            )
+        shown = bs.encode_state(state) | {"ap_left": left, "destroyed": out}
+        return Standing(
+            unit=bs.standing_unit(state, unit),
+            cells=cells,
+            weapons=tuple(weapons),
+            badges=badges,
+            out=out,
+            status=", ".join(status + list(badges)),
+            actions=actions,
+            state_out=shown,
+        )
+
+    @staticmethod
+    def _badges(
+        state: bs.UnitState, unit: DegreesUnit, weapons: Sequence[BattleWeapon]
+    ) -> tuple[str, ...]:
+        out: list[str] = []
+        hp = bs.hp_left(state, unit)
+        if hp <= 0:
+            return ("destroyed",)
+        if hp == 1:
+            out.append("critically wounded")
+        if state.restrained:
+            out.append("restrained")
+        if state.dampened:
+            names = ", ".join(SENSES[s].name for s in state.dampened)
+            rounds = state.dampened_rounds
+            out.append(f"dampened: {names} ({rounds} round{'s' * (rounds != 1)})")
+        if state.ap_lost:
+            out.append(f"{state.ap_lost} AP owed")
+        if state.drawn:
+            out.append("p-gun drawn")
+        if state.carried:
+            out.append(f"{state.carried} AP carried")
+        for w in weapons:
+            if w.cells["pumped"] not in ("", "0"):
+                out.append(f"{w.name}: {w.cells['pumped']} AP pumped")
+            if w.cells["degree"] == "wrecked":
+                out.append(f"{w.name} wrecked")
+        if state.bloom:
+            out.append(f"bloom {state.bloom}" + " (incandescent)" * bs.incandescent(state))
+        elif state.pre_bloom:
+            out.append("pre-bloomed")
+        return tuple(out)
+
+    # ------------------------------------------------------------------ attacks
+
+    def battle_attack(
+        self,
+        attacker: Fighter,
+        weapons: tuple[int, ...],
+        targets: Sequence[tuple[Fighter, Mapping[str, Any]]],
+        situation: Mapping[str, Any],
+        *,
+        moved: bool = False,
+    ) -> BattleAttack:
+        """The calculator's attack with the state fed in: AP left this round, AP carried (a
+        fired gas gun's pumped AP instead), a drawn p-gun and the worse bloom of the two
+        locations. Refused (InvalidInput) for a restrained or destroyed attacker, a wrecked
+        gas gun, and an attack over the AP left (``weapons``); nothing is rolled."""
+        unit: DegreesUnit = attacker.unit
+        state: bs.UnitState = attacker.state
+        bs.require_free(state, attacker.name, "attacker_id")
+        for index in weapons:
+            if 0 <= index < len(unit.weapons) and bs.wrecked(state, unit, index):
+                name = unit.weapons[index].name
+                raise InvalidInput("weapons", f"{name} is wrecked")
+        gas = [i for i in weapons if 0 <= i < len(unit.weapons) and unit.weapons[i].kind.gas]
+        left = bs.ap_left(state, unit)
+        carried = state.gun(gas[0], unit.weapons[gas[0]]).pumped if gas else state.carried
+        bloom = max([state.bloom, *(t.state.bloom for t, _ in targets)])
+        fed = {"ap": left, "carried": carried, "drawn": state.drawn, "bloom": bloom}
+        values = {k: v for k, v in situation.items() if k not in STATE_FIELDS} | fed
+        inputs = [TargetInput(bs.standing_unit(t.state, t.unit), f) for t, f in targets]
+        rules: Any = self
+        made = rules.attack(
+            bs.standing_unit(state, unit), tuple(weapons), inputs, values, attacker.options
+        )
+        cost = int(getattr(made, "ap_cost", 0))  # this round's, the carried AP apart
+        if cost > left:
+            carry = f" ({carried} carried)" if carried else ""
+            raise InvalidInput(
+                "weapons", f"needs {cost} AP{carry}; {attacker.name} has {left} left this round"
+            )
+        problems = made.problems()
+        if problems:
+            raise InvalidInput("weapons", " ".join(problems))
+        return DegreesBattleAttack(
+            attack=made,
+            attacker=attacker,
+            targets=tuple(t for t, _ in targets),
+            situation=values,
+            shown={"ap_left": left, "carried": carried, "drawn": state.drawn, "bloom": bloom},
+            weapons=tuple(weapons),
+        )
+
+    def after_attack(self, attack: BattleAttack, roll: AttackRoll) -> tuple[Any, ...]:
+        """The attacker after spending its AP (its carried or pumped AP used, a fired gas
+        gun's max as the roll left it, a fired p-gun in hand), then each target as
+        ``roll.detail`` leaves it (AP lost paid from its round, the rest owed)."""
+        detail = roll.detail
+        unit: DegreesUnit = attack.attacker.unit
+        state: bs.UnitState = attack.attacker.state
+        weapons = self._fired(attack)
+        energy = _fired_energy(unit, weapons)
+        info = detail.get("attacker", {}) if isinstance(detail, Mapping) else {}
+        spent = int(info.get("ap_spent", getattr(attack.attack, "ap_cost", 0)) or 0)
+        after = replace(
+            state,
+            ap_spent=min(bs.MAX_AP, state.ap_spent + max(0, spent)),
+            energy_fired=state.energy_fired or energy,
+        )
+        gas = [i for i in weapons if unit.weapons[i].kind.gas]
+        if gas:
+            tops = info.get("gas", {}) or {}
+            for i in gas:
+                gun = state.gun(i, unit.weapons[i])
+                top = tops.get(str(i), tops.get(i, {})).get("max", gun.max)
+                pumped = int(info.get("pumped_left", 0) or 0) if i == gas[0] else gun.pumped
+                after = after.with_gun(i, bs.GasGun(pumped, int(top)))
+        else:
+            after = replace(after, carried=0)
+        if any(unit.weapons[i].kind.draw_ap for i in weapons):
+            after = replace(after, drawn=True)
+        states: list[Any] = [after]
+        rolled = detail.get("targets", []) if isinstance(detail, Mapping) else []
+        for index, target in enumerate(attack.targets):
+            got = rolled[index] if index < len(rolled) else {}
+            states.append(self._target_after(target, got, energy))
+        return tuple(states)
+
+    @staticmethod
+    def _fired(attack: BattleAttack) -> tuple[int, ...]:
+        unit: DegreesUnit = attack.attacker.unit
+        weapons = attack.weapons if isinstance(attack, DegreesBattleAttack) else ()
+        return tuple(i for i in weapons if 0 <= i < len(unit.weapons))
+
+    @staticmethod
+    def _target_after(target: Fighter, got: Mapping[str, Any], energy: bool) -> bs.UnitState:
+        unit: DegreesUnit = target.unit
+        state: bs.UnitState = target.state
+        after = replace(
+            state,
+            armour=_kept(got.get("armour"), unit.armour, state.armour),
+            back_armour=_kept(got.get("back_armour"), unit.back_armour, state.back_armour),
+            hp=_kept(got.get("hp"), unit.hp, state.hp),
+            restrained=state.restrained or bool(got.get("restrained", False)),
+            energy_fired=state.energy_fired or energy,
+        )
+        lost = got.get("ap_lost", 0)
+        if isinstance(lost, int) and not isinstance(lost, bool) and lost > 0:
+            after = bs.lose_ap(after, unit, min(lost, bs.MAX_AP))
+        senses = [s for s in got.get("dampened", []) or [] if s in SENSES]
+        if senses:
+            longest = max(len(senses), len(state.dampened))
+            order = tuple(s for s in unit.senses if s in set(senses) | set(state.dampened))
+            after = replace(after, dampened=order[:longest], dampened_rounds=bs.DAMPENED_ROUNDS)
+        if bs.destroyed(after, unit):
+            after = replace(after, restrained=False, dampened=(), dampened_rounds=0)
+        return after
+
+    # ------------------------------------------------------------------ the log's JSON
+
+    def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> JSON:
+        names = [(t.key, t.name) for t in attack.targets]
+        labels: dict[str, str] = {}
+        lines = []
+        for line in odds.lines:
+            targets = []
+            for t in line.targets:
+                labels |= {o.key: o.label for o in t.outcomes + t.extras}
+                key, name = names[t.target] if t.target < len(names) else (None, "")
+                targets.append(
+                    {
+                        "unit_id": key,
+                        "name": name,
+                        "outcomes": {o.key: o.probability for o in t.outcomes},
+                        "extras": {o.key: o.probability for o in t.extras},
+                    }
+                )
+            lines.append(
+                {
+                    "label": line.label,
+                    "kind": line.kind,
+                    "weapons": list(line.weapons),
+                    "steps": [list(step) for step in line.steps],
+                    "notes": {n.key: n.probability for n in line.notes},
+                    "targets": targets,
+                }
+            )
+        return {
+            "decisive": odds.decisive,
+            "expected": odds.expected,
+            "labels": labels,
+            "lines": lines,
+            "detail": dict(odds.detail),
+        }
+
+    def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[JSON]:
+        names = [(t.key, t.name) for t in attack.targets]
+
+        def who(index: int | None) -> tuple[int | None, str]:
+            if index is None or not 0 <= index < len(names):
+                return None, ""
+            return names[index]
+
+        return [
+            {
+                "label": line.label,
+                "kind": line.kind,
+                "weapons": list(line.weapons),
+                "skipped": line.skipped,
+                "jammed": False,
+                "notes": list(line.notes),
+                "dice": [
+                    {
+                        "purpose": d.purpose,
+                        "sides": d.sides,
+                        "natural": d.natural,
+                        "value": d.value,
+                        "bonus": d.bonus,
+                        "unit_id": who(d.target)[0],
+                    }
+                    for d in line.dice
+                ],
+                "effects": [
+                    {
+                        "unit_id": who(e.target)[0],
+                        "name": who(e.target)[1],
+                        "outcome": e.outcome,
+                        "damage": e.damage,
+                        "flags": list(e.flags),
+                        "amount": e.amount,
+                        "words": e.words,
+                    }
+                    for e in line.effects
+                ],
+            }
+            for line in roll.lines
+        ]
+
+    # ------------------------------------------------------------------ actions
+
+    def apply_action(
+        self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
+    ) -> ActionResult:
+        named = next((a for a in UNIT_ACTIONS if a.name == name), None)
+        if named is None:
+            raise InvalidInput("action", f"no such action: {name}")
+        raw = {k: v for k, v in values.items() if k in {f.name for f in named.fields}}
+        read, errors = parse_fields(named.fields, raw)
+        if errors:
+            field, reason = next(iter(errors.items()))
+            raise InvalidInput(field, reason)
+        unit: DegreesUnit = fighter.unit
+        state: bs.UnitState = fighter.state
+        who = fighter.name
+        if name == "new_round":
+            bs.require_fighting(state, unit, who)
+            after = bs.new_round(state, unit)
+            left = bs.ap_left(after, unit)
+            owed = f", {after.ap_lost} AP still owed" if after.ap_lost else ""
+            return ActionResult(after, f"{who}: new round, {left} AP{owed}")
+        if name == "break_free":
+            rolled = bs.break_free(state, unit, who, rng)
+        elif name == "pump":
+            rolled = bs.pump(
+                state,
+                unit,
+                who,
+                _whole_or_none(read["pump_weapon"]),
+                int(read["pump_ap"] or 1),
+                int(read["pump_op"] or 0),
+                rng,
+            )
+        else:
+            if name == "draw":
+                after, words = bs.draw(state, unit, who)
+            elif name == "begin":
+                after, words = bs.begin(state, unit, who, int(read["begin_ap"] or 1))
+            else:
+                location = " ".join(str(read["location"] or "").split())
+                after, words = bs.set_location(
+                    state, unit, who, location, _whole_or_none(read["location_bloom"])
+                )
+            return ActionResult(after, f"{who} {words}")
+        dice = [
+            {
+                "purpose": purpose,
+                "sides": D10,
+                "natural": natural,
+                "value": natural,
+                "bonus": False,
+                "unit_id": fighter.key,
+                "against": degree,
+            }
+            for purpose, natural, degree in rolled.dice
+        ]
+        line = {
+            "label": named.label.replace("{unit}", who).replace(": " + who, ""),
+            "kind": name,
+            "weapons": [],
+            "skipped": "",
+            "jammed": False,
+            "dice": dice,
+            "effects": [],
+        }
+        return ActionResult(rolled.after, f"{who} {rolled.summary}", (line,) if dice else ())
+
+    # ------------------------------------------------------------------ text
+
+    def effect_words(self, effect: Mapping[str, Any]) -> str:
+        outcome = str(effect.get("outcome", ""))
+        words = OUTCOME_WORDS.get(outcome, outcome)
+        damage = effect.get("damage")
+        if damage and outcome != "unharmed":
+            words = f"{damage} damage: {words}"
+        flags = [FLAG_WORDS.get(f, f) for f in effect.get("flags", []) or []]
+        return ", ".join([words, *flags])
+
+    def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
+        labels: Mapping[str, str] = odds.get("labels", {})
+        out = []
+        for line in odds.get("lines", []):
+            for t in line.get("targets", []):
+                parts = [
+                    f"{labels.get(k, OUTCOME_WORDS.get(k, k))} {_percent(p)}"
+                    for k, p in {**t.get("outcomes", {}), **t.get("extras", {})}.items()
+                    if p > 0
+                ]
+                out.append(f"{line['label']} on {t['name']}: " + ", ".join(parts))
+        return out

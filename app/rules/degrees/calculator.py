@@ -1,9 +1,533 @@
-"""Degrees attacks and the calculator: single attacks, whole rounds, area attacks."""
+"""Degrees attacks and the calculator: single attacks, whole rounds, area attacks.
+
+The situation (``SITUATION_FIELDS``) says how the attacker spends its AP and OP this round;
+``plan`` turns it and the units into a ``Round`` of shots (``round.py``) with its AP and its
+problems; ``attack_from_body`` reads the stateless single-shot body of the API.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.rules.degrees import area
+from app.rules.degrees.catalogue import (
+    DEFAULT_SENSE_ORDER,
+    GAS_GUN_RANGE,
+    INCANDESCENT_FROM,
+    MEDIA,
+    PUNCH_GUN_PENALTY,
+    RANGE_ORDER,
+    RANGES,
+    SCALES,
+    WEAPON_TYPES,
+)
+from app.rules.degrees.options import DegreesOptions
+from app.rules.degrees.round import OUTCOMES, PlannedShot, Round
+from app.rules.degrees.shot import Shot, Target
+from app.rules.degrees.units import DegreesUnit, DegreesWeapon
+from app.rules.errors import InvalidInput
+from app.rules.fields import FieldValue, InputField, parse_fields
+from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput
+
+MAX_TARGETS = 100
+MAX_SHOTS = 10
+MAX_ROUND_SHOTS = 24  # shots in one round, all weapons (0 AP dampener shots are not free)
+
+SITUATION_FIELDS: tuple[InputField, ...] = (
+    InputField("range", "Range", "choice", "close", choices=tuple(RANGES.items())),
+    InputField(
+        "medium",
+        "Medium",
+        "choice",
+        "medium",
+        choices=tuple((k, v.split(" (")[0]) for k, v in MEDIA.items()),
+        help="Punch guns' range penalties",
+    ),
+    InputField(
+        "bloom", "Bloom level", "whole", 0, low=0, high=10, help="-1° to energy weapons per level"
+    ),
+    InputField("revealed", "Target revealed", "flag", False, help="Inter-offers: +1° at Very Far"),
+    InputField(
+        "set_degree", "Set to degree", "whole", 0, low=0, high=10, help="0: the weapon's max"
+    ),
+    InputField("extend", "Extended degrees (AP each)", "whole", 0, low=0, high=10),
+    InputField("op", "OP spent on each shot", "whole", 0, low=0, high=10),
+    InputField(
+        "compress_op",
+        "OP on the first over-compression roll",
+        "whole",
+        0,
+        low=0,
+        high=10,
+        help="Gas guns",
+    ),
+    InputField("shots", "Shots with each weapon", "whole", 1, low=1, high=MAX_SHOTS),
+    InputField(
+        "penetrate",
+        "Penetrating hits",
+        "choice",
+        "best",
+        choices=(("best", "Back line when worse for the target"), ("never", "Always the front")),
+    ),
+    InputField(
+        "carried",
+        "AP carried from last round",
+        "whole",
+        0,
+        low=0,
+        high=12,
+        help="A begun attack, or AP pumped into a gas gun",
+    ),
+    InputField("pump", "AP pumped into a gas gun", "whole", 0, low=0, high=12),
+    InputField("drawn", "P-gun already drawn", "flag", False),
+    InputField(
+        "stay_hidden",
+        "Stay hidden (+1 AP)",
+        "flag",
+        False,
+        help="Classical ballistics: no reveal",
+    ),
+    InputField(
+        "ap",
+        "AP this round",
+        "whole",
+        None,
+        low=0,
+        high=12,
+        optional=True,
+        help="Empty: the unit's AP per round",
+    ),
+    InputField("break_free", "Target tries to break free", "flag", False, help="Stun guns"),
+)
+LOCATION = InputField(
+    "location",
+    "Location",
+    "choice",
+    "here",
+    choices=(("here", "Here"), ("close", "Close (-1°)"), ("far", "Far (-2°)")),
+)
+TARGET_FIELDS: tuple[InputField, ...] = (LOCATION,)
+OUTCOME_COLUMNS = tuple(Column(k, label, numeric=True) for k, label in OUTCOMES)
+
+
+@dataclass(frozen=True, slots=True)
+class DegreesSituation:
+    """How the attacker spends its round (see ``SITUATION_FIELDS``)."""
+
+    range: str = "close"
+    medium: str = "medium"
+    bloom: int = 0
+    revealed: bool = False
+    set_degree: int = 0
+    extend: int = 0
+    op: int = 0
+    compress_op: int = 0
+    shots: int = 1
+    penetrate: str = "best"
+    carried: int = 0
+    pump: int = 0
+    drawn: bool = False
+    stay_hidden: bool = False
+    ap: int | None = None
+    break_free: bool = False
+
+
+def read_situation(values: Mapping[str, Any]) -> DegreesSituation:
+    """The situation from its field values (missing: defaults); InvalidInput names a field."""
+    for key in values:
+        if key not in {f.name for f in SITUATION_FIELDS}:
+            raise InvalidInput(str(key), "is not a situation field")
+    parsed, errors = parse_fields(SITUATION_FIELDS, values)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(field, reason)
+    return DegreesSituation(**parsed)  # type: ignore[arg-type]
+
+
+def target_state(unit: DegreesUnit) -> Target:
+    return Target(unit.armour, unit.back_armour, unit.hp)
+
+
+def shot_ap(weapon: DegreesWeapon, situation: DegreesSituation, draw: bool) -> int:
+    """The AP of one shot (a gas gun's pumping apart): the type's, drawing a p-gun, each
+    extended degree, staying hidden with a classical ballistic."""
+    kind = weapon.kind
+    ap = (1 if kind.gas else kind.attack_ap) + situation.extend
+    if draw:
+        ap += kind.draw_ap
+    if kind.ballistic == "classical" and situation.stay_hidden:
+        ap += 1
+    return ap
+
+
+def modifiers(weapon: DegreesWeapon, situation: DegreesSituation) -> list[tuple[str, int]]:
+    """The shot's degree modifiers besides its base (and a gas gun's pumping), by name."""
+    kind = weapon.kind
+    mods: list[tuple[str, int]] = []
+    if situation.extend:
+        mods.append(("extended", situation.extend))
+    if weapon.real_ammo:
+        mods.append(("real ammo", 1))
+    if kind.band_bonus and RANGE_ORDER[situation.range]:
+        mods.append(("Flashback band bonus", RANGE_ORDER[situation.range]))
+    if kind.very_far_revealed_bonus and situation.range == "very_far" and situation.revealed:
+        mods.append(("revealed at Very Far", 1))
+    if kind.punch:
+        penalty = PUNCH_GUN_PENALTY[(situation.range, situation.medium)]
+        if penalty:
+            mods.append((f"punch gun at {RANGES[situation.range]}", penalty))
+    if (kind.energy or kind.senses) and situation.bloom:
+        mods.append(("bloom", -situation.bloom))
+    if situation.bloom >= INCANDESCENT_FROM:
+        mods.append(("incandescent", -1))
+    if situation.op:
+        mods.append(("OP", situation.op))
+    return mods
+
+
+def base_degree(
+    weapon: DegreesWeapon, attacker: DegreesUnit, target: DegreesUnit, situation: DegreesSituation
+) -> int:
+    """The degree chosen (set to stun: at most the max), or 10 for a higher-order weapon
+    against a target of a smaller scale (RULINGS 2.3)."""
+    if SCALES[weapon.entry.scale].order > SCALES[target.scale].order:
+        return 10
+    if situation.set_degree:
+        return min(situation.set_degree, weapon.degree)
+    return weapon.degree
+
+
+@dataclass(frozen=True, slots=True)
+class DegreesAttack(Round):
+    """An attack as the interface computes it: a ``Round``, with its AP this round."""
+
+    @property
+    def ap_cost(self) -> int:
+        return self.ap_needed
+
+
+def plan(
+    attacker: DegreesUnit,
+    weapons: tuple[int, ...],
+    targets: Sequence[TargetInput],
+    situation: DegreesSituation,
+) -> DegreesAttack:
+    """The round: each chosen weapon fired ``shots`` times in order, against the targets."""
+    problems: list[str] = []
+    units: list[DegreesUnit] = [t.unit for t in targets]
+    locations = [str(t.fields.get("location") or "here") for t in targets]
+    shots: list[PlannedShot] = []
+    gas_weapons = tuple(dict.fromkeys(i for i in weapons if attacker.weapons[i].kind.gas))
+    gas_max = tuple(attacker.weapons[i].degree for i in gas_weapons)
+    drawn = situation.drawn
+    total_ap = 0
+    extra_locations: int | None = None
+    any_area = False
+    for index in weapons:
+        weapon = attacker.weapons[index]
+        kind = weapon.kind
+        if kind.no_very_far and situation.range == "very_far":
+            problems.append(f"{weapon.name} cannot fire at Very Far (direct radiation).")
+        if kind.one_shot and situation.shots > 1:
+            problems.append(f"{weapon.name} has only one attack.")
+        if kind.area:
+            any_area = True
+            most = area.most_targets(kind, weapon.degree)
+            if len(units) > most:
+                problems.append(f"{weapon.name} attacks at most {most} units; {len(units)} chosen.")
+        mods = modifiers(weapon, situation)
+        offset = sum(m for _, m in mods)
+        penetrate = situation.penetrate == "best"
+        for shot_no in range(situation.shots):
+            first = not shots
+            draw = bool(kind.draw_ap) and not drawn
+            drawn = drawn or bool(kind.draw_ap)
+            ap = shot_ap(weapon, situation, draw)
+            label = weapon.name + (f", shot {shot_no + 1}" if situation.shots > 1 else "")
+            if kind.gas:
+                start = situation.carried if first else 0
+                pumped = start + situation.pump
+                need = GAS_GUN_RANGE[situation.range]
+                if pumped < need:
+                    problems.append(
+                        f"{weapon.name} pumped to {pumped}° cannot reach "
+                        f"{RANGES[situation.range]} (needs {need}°)."
+                    )
+                shot = Shot.of(kind, 0, penetrate=penetrate, break_free=situation.break_free)
+                steps = (
+                    ("pumped", f"{start} carried + {situation.pump} AP (max {weapon.degree})"),
+                    *((name, f"{m:+d}°") for name, m in mods),
+                    ("AP", str(start + situation.pump + ap)),
+                )
+                shots.append(
+                    PlannedShot(
+                        index,
+                        label,
+                        (shot,) + (None,) * (len(units) - 1),
+                        start + situation.pump + ap,
+                        gas=gas_weapons.index(index),
+                        start=start,
+                        pump=situation.pump,
+                        compress_op=situation.compress_op,
+                        offset=offset,
+                        range_need=need,
+                        steps=steps,
+                    )
+                )
+                total_ap += start + situation.pump + ap
+                continue
+            per_target: list[Shot | None] = []
+            for n, (unit, location) in enumerate(zip(units, locations, strict=True)):
+                if n and not kind.area:
+                    per_target.append(None)
+                    continue
+                base = base_degree(weapon, attacker, unit, situation)
+                problem = area.location_problem(kind, base, location, weapon.name)
+                if problem and problem not in problems:
+                    problems.append(problem)
+                degree = base + offset + area.LOCATION_PENALTY.get(location, 0)
+                per_target.append(
+                    Shot.of(kind, degree, penetrate=penetrate, break_free=situation.break_free)
+                )
+            main = per_target[0]
+            assert main is not None
+            if kind.area and extra_locations is None:
+                extra_locations = max(0, main.degree)
+            steps = (
+                ("degree", f"{base_degree(weapon, attacker, units[0], situation)}°"),
+                *((name, f"{m:+d}°") for name, m in mods),
+                ("final degree", f"{main.degree}°"),
+                ("AP", str(ap)),
+            )
+            shots.append(PlannedShot(index, label, tuple(per_target), ap, steps=steps))
+            total_ap += ap
+    if len(shots) > MAX_ROUND_SHOTS:
+        problems.append(f"at most {MAX_ROUND_SHOTS} shots in one round; {len(shots)} chosen.")
+    if len(units) > 1 and not any_area:
+        problems.append("Only area weapons attack more than one unit.")
+    needed = max(0, total_ap - situation.carried)
+    available = attacker.ap if situation.ap is None else situation.ap
+    if needed > available:
+        problems.append(f"needs {needed} AP; {attacker.name} has {available} this round.")
+    return DegreesAttack(
+        tuple(shots),
+        tuple(target_state(u) for u in units),
+        tuple(u.senses for u in units),
+        gas_max,
+        gas_weapons,
+        needed,
+        available,
+        situation.carried,
+        tuple(problems),
+        extra_locations,
+        any_area,
+        tuple(u.ap for u in units),
+    )
+
+
+# ---------------------------------------------------------------- the stateless body
+
+_BODY_ATTACK = (
+    InputField("degree", "Degree", "whole", None, low=1, high=10),
+    InputField("modifier", "Modifier", "whole", 0, low=-20, high=20),
+    InputField("penetrates_on", "Penetrates on", "whole", None, low=0, high=10, optional=True),
+    InputField("type", "Type", "choice", "standard", choices=tuple((t, t) for t in WEAPON_TYPES)),
+    InputField("op", "OP", "whole", 0, low=0, high=10),
+)
+_BODY_TARGET = (
+    InputField("armour", "Armour", "whole", None, low=0, high=30),
+    InputField("hp", "HP", "whole", None, low=1, high=30),
+    InputField("back_armour", "Back-line Armour", "whole", 0, low=0, high=30),
+    InputField("ap", "AP", "whole", 3, low=0, high=12),
+)
+
+
+def _read_part(
+    body: Mapping[str, Any], part: str, fields: tuple[InputField, ...]
+) -> dict[str, FieldValue]:
+    data = body.get(part)
+    if not isinstance(data, Mapping):
+        raise InvalidInput(part, "is required (an object)")
+    names = {f.name for f in fields}
+    for key in data:
+        if key not in names:
+            raise InvalidInput(f"{part}.{key}", "is not a known field")
+    for f in fields:
+        if f.default is None and not f.optional and data.get(f.name) is None:
+            raise InvalidInput(f"{part}.{f.name}", "is required")
+    values, errors = parse_fields(fields, data)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(f"{part}.{field}", reason)
+    return values
+
+
+def _int(values: Mapping[str, FieldValue], key: str) -> int:
+    value = values[key]
+    assert isinstance(value, int)
+    return value
+
+
+def from_body(body: Mapping[str, Any]) -> DegreesAttack:
+    """One shot from the stateless body: ``{"attack": {"degree", "modifier",
+    "penetrates_on", "type", "op"}, "target": {"armour", "hp", "back_armour", "ap"}}``."""
+    if not isinstance(body, Mapping):
+        raise InvalidInput("attack", "is required (an object)")
+    for key in body:
+        if key not in ("attack", "target", "seed"):
+            raise InvalidInput(str(key), "is not a known field")
+    attack = _read_part(body, "attack", _BODY_ATTACK)
+    target = _read_part(body, "target", _BODY_TARGET)
+    kind = WEAPON_TYPES[str(attack["type"])]
+    degree = _int(attack, "degree") + _int(attack, "modifier") + _int(attack, "op")
+    shot = Shot.of(kind, degree)
+    if attack["penetrates_on"] is not None:
+        shot = replace(shot, penetrates_on=_int(attack, "penetrates_on"))
+    state = Target(_int(target, "armour"), _int(target, "back_armour"), _int(target, "hp"))
+    planned = PlannedShot(
+        0,
+        f"{kind.name} {attack['degree']}°",
+        (shot,),
+        kind.attack_ap,
+        steps=(("final degree", f"{degree}°"),),
+    )
+    return DegreesAttack(
+        (planned,),
+        (state,),
+        (DEFAULT_SENSE_ORDER,),
+        ap_needed=kind.attack_ap,
+        target_ap=(_int(target, "ap"),),
+    )
+
+
+def _unit(name: str, degree: int, weapons: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "kind": "personnel",
+        "degree": degree,
+        "armour": more.pop("armour", degree),
+        "back_armour": more.pop("back_armour", 0),
+        "hp": more.pop("hp", degree),
+        "ap": more.pop("ap", 3),
+        "op": more.pop("op", 0),
+        "weapons": weapons,
+        **more,
+    }
+
+
+SAMPLE_ATTACKS: tuple[SampleAttack, ...] = (
+    SampleAttack(
+        "a rifle against a fresh 3°",
+        _unit("Rifleman", 3, [{"type": "rifle", "degree": 3}]),
+        (0,),
+        (_unit("Trooper", 3, []),),
+    ),
+    SampleAttack(
+        "a gas gun over-compressed, then fired extended",
+        _unit("Gunner", 2, [{"type": "gas_gun", "degree": 2}], ap=6, op=2),
+        (0,),
+        (_unit("Trooper", 3, []),),
+        {"carried": 2, "pump": 2, "compress_op": 1, "extend": 1, "range": "present"},
+    ),
+    SampleAttack(
+        "a stun gun that may be broken free from",
+        _unit("Thin Blue", 2, [{"type": "stun_gun", "degree": 2}], ap=4),
+        (0,),
+        (_unit("Rioter", 2, []),),
+        {"shots": 2, "break_free": True},
+    ),
+    SampleAttack(
+        "a sensory dampener turned up",
+        _unit("SWAT", 3, [{"type": "sensory_dampener", "degree": 4}], ap=4),
+        (0,),
+        (_unit("Suspect", 2, [], senses=["audition", "vision", "analgesia", "nociception"]),),
+        {"extend": 1},
+    ),
+    SampleAttack(
+        "a grenade on three units",
+        _unit("Grenadier", 2, [{"type": "grenade", "degree": 2}]),
+        (0,),
+        (_unit("A", 1, []), _unit("B", 2, []), _unit("C", 2, [], back_armour=1)),
+    ),
+    SampleAttack(
+        "a punch gun at Close in air, then a γ-gun",
+        _unit(
+            "Marine",
+            4,
+            [{"type": "punch_gun", "degree": 4}, {"type": "gamma_gun", "degree": 5}],
+            ap=3,
+        ),
+        (0, 1),
+        (_unit("Raider", 3, [], back_armour=1),),
+        {"range": "close", "medium": "light", "bloom": 1},
+    ),
+)
+
 
 class DegreesCalculator:
-    """To be written: situation_fields, target_fields, attack, attack_from_body,
-    sample_attacks, outcome_columns, max_targets, decode_situation, encode_situation,
-    default_weapons, weapons_cost."""
+    """The calculator's side of the ruleset: situation fields, attacks and their odds."""
+
+    situation_fields: tuple[InputField, ...] = SITUATION_FIELDS
+    target_fields: tuple[InputField, ...] = TARGET_FIELDS
+    outcome_columns: tuple[Column, ...] = OUTCOME_COLUMNS
+    max_targets: int = MAX_TARGETS
+    sample_attacks: tuple[SampleAttack, ...] = SAMPLE_ATTACKS
+
+    def attack(
+        self,
+        attacker: DegreesUnit,
+        weapons: tuple[int, ...],
+        targets: Sequence[TargetInput],
+        situation: Mapping[str, Any],
+        options: DegreesOptions,
+        allies: Sequence[AllyInput] = (),
+    ) -> DegreesAttack:
+        if allies:
+            raise InvalidInput("allies", "Degrees has no combined attacks")
+        if not targets:
+            raise InvalidInput("targets", "needs a target")
+        if len(targets) > MAX_TARGETS:
+            raise InvalidInput("targets", f"at most {MAX_TARGETS} targets")
+        if not weapons:
+            raise InvalidInput("weapons", "choose at least one weapon to fire")
+        for index in weapons:
+            if not 0 <= index < len(attacker.weapons):
+                raise InvalidInput("weapons", f"{attacker.name} has no weapon {index + 1}")
+        if len(set(weapons)) != len(weapons):
+            raise InvalidInput("weapons", "a weapon is chosen twice")
+        for n, target in enumerate(targets):
+            for key in target.fields:
+                if key != LOCATION.name:
+                    raise InvalidInput(f"targets.{n}.{key}", "is not a target field")
+            _, errors = parse_fields(TARGET_FIELDS, target.fields)
+            if errors:
+                raise InvalidInput(f"targets.{n}.location", errors["location"])
+        return plan(attacker, weapons, targets, read_situation(situation))
+
+    def attack_from_body(self, body: Mapping[str, Any]) -> DegreesAttack:
+        return from_body(body)
+
+    def decode_situation(self, values: Mapping[str, FieldValue]) -> DegreesSituation:
+        return read_situation(values)
+
+    def encode_situation(self, situation: DegreesSituation) -> dict[str, FieldValue]:
+        return {f.name: getattr(situation, f.name) for f in SITUATION_FIELDS}
+
+    def default_weapons(self, unit: DegreesUnit, options: DegreesOptions) -> tuple[int, ...]:
+        return (0,) if unit.weapons else ()
+
+    def weapons_cost(
+        self, unit: DegreesUnit, weapons: tuple[int, ...], options: DegreesOptions
+    ) -> int:
+        """The chosen weapons' DP: the house rule's cost of a catalogue weapon, else its max
+        degree (+1 for real ammo), as the builder counts them (RULINGS 2.3)."""
+        total = 0
+        for index in weapons:
+            weapon = unit.weapons[index]
+            if weapon.type in options.costs:
+                total += options.costs[weapon.type]
+            else:
+                total += weapon.degree + (1 if weapon.real_ammo else 0)
+        return total

@@ -15,7 +15,7 @@ from app.rules.degrees import units
 from app.rules.degrees.battles import DegreesBattles
 from app.rules.degrees.builder import DegreesBuilder
 from app.rules.degrees.calculator import DegreesCalculator
-from app.rules.ruleset import JSON
+from app.rules.ruleset import JSON, Ruleset
 
 
 class Degrees(DegreesBuilder, DegreesCalculator, DegreesBattles):
@@ -43,3 +43,5 @@ class Degrees(DegreesBuilder, DegreesCalculator, DegreesBattles):
 
 
 RULESET = Degrees()
+
+_CHECK: Ruleset = RULESET

@@ -1,0 +1,387 @@
+"""What a Degrees battle remembers about a unit between attacks, and how each action changes
+it (rulings in ``docs/rulings.md``, "Degrees: battles").
+
+Per unit: front Armour, back-line Armour and HP left (None: as built); AP spent this round
+and AP owed (``ap_lost``: lost AP come out of what is left of the round, the rest is owed and
+paid first from the next rounds); a stun gun's restraint; dampened senses and the rounds
+they last; each gas gun's pumped AP and (damaged) max; a drawn p-gun; AP carried in a begun
+attack; the unit's location, its bloom level and whether energy weapons fired there this
+round. Values in, values out: the battle service stores the result and logs every die.
+
+>>> unit = DegreesUnit("Thinny", "personnel", 2, 2, 2)
+>>> state = lose_ap(UnitState(), unit, 5)
+>>> state.ap_spent, state.ap_lost, ap_left(state, unit)
+(3, 2, 0)
+>>> after = new_round(state, unit)
+>>> after.ap_spent, after.ap_lost, ap_left(after, unit)
+(2, 0, 1)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.rules.degrees.catalogue import INCANDESCENT_FROM, SENSES
+from app.rules.degrees.gas import pump_with
+from app.rules.degrees.shot import D10, succeeds
+from app.rules.degrees.units import DegreesUnit, DegreesWeapon
+from app.rules.errors import InvalidInput
+
+MAX_STAT = 30  # Armour and HP are at most 30 (units.py)
+MAX_AP = 99  # AP owed, spent or carried, kept in a battle
+MAX_BLOOM = 10
+MAX_CARRIED = 12  # AP carried or pumped into one attack (the calculator's bound)
+DAMPENED_ROUNDS = 2  # "the rest of this round and the next"
+LOCATION_MAX = 60
+
+
+@dataclass(frozen=True, slots=True)
+class GasGun:
+    """A gas gun's AP pumped (carried to its next shot) and its max (lowered by damage; 0 or
+    less: wrecked)."""
+
+    pumped: int
+    max: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnitState:
+    """One unit's condition in a Degrees battle (a fresh unit: every default)."""
+
+    armour: int | None = None
+    back_armour: int | None = None
+    hp: int | None = None
+    ap_lost: int = 0
+    ap_spent: int = 0
+    restrained: bool = False
+    dampened: tuple[str, ...] = ()
+    dampened_rounds: int = 0
+    gas: tuple[tuple[int, GasGun], ...] = ()  # by weapon index, sorted
+    drawn: bool = False
+    carried: int = 0
+    location: str = ""
+    bloom: int = 0
+    pre_bloom: bool = False
+    energy_fired: bool = False
+
+    def gun(self, index: int, weapon: DegreesWeapon) -> GasGun:
+        """Gas gun ``index``'s pumped AP and max (untouched: 0 pumped, its built max)."""
+        return dict(self.gas).get(index, GasGun(0, weapon.degree))
+
+    def with_gun(self, index: int, gun: GasGun) -> UnitState:
+        guns = dict(self.gas) | {index: gun}
+        return replace(self, gas=tuple(sorted(guns.items())))
+
+
+# ------------------------------------------------------------------------ JSON
+
+
+def encode_state(state: UnitState) -> dict[str, Any]:
+    """The state as JSON (a battle unit's row, a log entry's before and after)."""
+    return {
+        "armour": state.armour,
+        "back_armour": state.back_armour,
+        "hp": state.hp,
+        "ap_lost": state.ap_lost,
+        "ap_spent": state.ap_spent,
+        "restrained": state.restrained,
+        "dampened": list(state.dampened),
+        "dampened_rounds": state.dampened_rounds,
+        "gas": {str(i): {"pumped": g.pumped, "max": g.max} for i, g in state.gas},
+        "drawn": state.drawn,
+        "carried": state.carried,
+        "location": state.location,
+        "bloom": state.bloom,
+        "pre_bloom": state.pre_bloom,
+        "energy_fired": state.energy_fired,
+    }
+
+
+def _int(data: Mapping[str, Any], key: str, low: int, high: int, default: int | None) -> Any:
+    value = data.get(key, default)
+    if value is None and default is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"state.{key}", f"must be a whole number from {low} to {high}")
+    return value
+
+
+def _flag(data: Mapping[str, Any], key: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise InvalidInput(f"state.{key}", "must be true or false")
+    return value
+
+
+def _gas(data: object) -> tuple[tuple[int, GasGun], ...]:
+    if not isinstance(data, Mapping) or len(data) > 40:
+        raise InvalidInput("state.gas", "must map weapon indexes to pumped AP and max")
+    guns = []
+    for key, gun in data.items():
+        if not str(key).isdigit() or int(key) >= 40 or not isinstance(gun, Mapping):
+            raise InvalidInput("state.gas", f"{key!r} is not a weapon index")
+        pumped = _int(gun, "pumped", 0, MAX_CARRIED, 0)
+        top = _int(gun, "max", -D10, D10, None)
+        if top is None:
+            raise InvalidInput("state.gas", "a gas gun needs its max")
+        guns.append((int(key), GasGun(pumped, top)))
+    return tuple(sorted(guns))
+
+
+def decode_state(data: Mapping[str, Any]) -> UnitState:
+    """The state from ``encode_state``'s JSON; a missing key takes its fresh value."""
+    if not isinstance(data, Mapping):
+        raise InvalidInput("state", "must be an object")
+    senses = data.get("dampened", [])
+    if not isinstance(senses, list | tuple) or any(s not in SENSES for s in senses):
+        raise InvalidInput("state.dampened", "must list senses of the table")
+    location = data.get("location", "")
+    if not isinstance(location, str) or len(location) > LOCATION_MAX:
+        raise InvalidInput("state.location", f"must be at most {LOCATION_MAX} characters")
+    return UnitState(
+        armour=_int(data, "armour", 0, MAX_STAT, None),
+        back_armour=_int(data, "back_armour", 0, MAX_STAT, None),
+        hp=_int(data, "hp", 0, MAX_STAT, None),
+        ap_lost=_int(data, "ap_lost", 0, MAX_AP, 0),
+        ap_spent=_int(data, "ap_spent", 0, MAX_AP, 0),
+        restrained=_flag(data, "restrained"),
+        dampened=tuple(senses),
+        dampened_rounds=_int(data, "dampened_rounds", 0, DAMPENED_ROUNDS, 0),
+        gas=_gas(data.get("gas", {})),
+        drawn=_flag(data, "drawn"),
+        carried=_int(data, "carried", 0, MAX_CARRIED, 0),
+        location=location,
+        bloom=_int(data, "bloom", 0, MAX_BLOOM, 0),
+        pre_bloom=_flag(data, "pre_bloom"),
+        energy_fired=_flag(data, "energy_fired"),
+    )
+
+
+# ------------------------------------------------------------------------ the unit as it stands
+
+
+def armour_left(state: UnitState, unit: DegreesUnit) -> int:
+    return unit.armour if state.armour is None else state.armour
+
+
+def back_armour_left(state: UnitState, unit: DegreesUnit) -> int:
+    return unit.back_armour if state.back_armour is None else state.back_armour
+
+
+def hp_left(state: UnitState, unit: DegreesUnit) -> int:
+    return unit.hp if state.hp is None else state.hp
+
+
+def destroyed(state: UnitState, unit: DegreesUnit) -> bool:
+    return hp_left(state, unit) <= 0
+
+
+def ap_left(state: UnitState, unit: DegreesUnit) -> int:
+    """The AP the unit may still use this round (none while any are owed)."""
+    return max(0, unit.ap - state.ap_spent - state.ap_lost)
+
+
+def gas_guns(unit: DegreesUnit) -> tuple[int, ...]:
+    return tuple(i for i, w in enumerate(unit.weapons) if w.kind.gas)
+
+
+def wrecked(state: UnitState, unit: DegreesUnit, index: int) -> bool:
+    weapon = unit.weapons[index]
+    return weapon.kind.gas and state.gun(index, weapon).max <= 0
+
+
+def standing_unit(state: UnitState, unit: DegreesUnit) -> DegreesUnit:
+    """The unit as attacks use it: Armour and HP left, AP per round less AP owed, each gas
+    gun's damaged max as its degree (at least 1: a wrecked gun does not fire at all)."""
+    weapons = tuple(
+        replace(w, degree=max(1, state.gun(i, w).max)) if w.kind.gas else w
+        for i, w in enumerate(unit.weapons)
+    )
+    return replace(
+        unit,
+        armour=armour_left(state, unit),
+        back_armour=back_armour_left(state, unit),
+        hp=hp_left(state, unit),
+        ap=max(0, unit.ap - state.ap_lost),
+        weapons=weapons,
+    )
+
+
+def incandescent(state: UnitState) -> bool:
+    return state.bloom >= INCANDESCENT_FROM
+
+
+# ------------------------------------------------------------------------ AP
+
+
+def lose_ap(state: UnitState, unit: DegreesUnit, lost: int) -> UnitState:
+    """AP lost to a hit: paid from what is left of this round, the rest owed."""
+    paid = min(lost, ap_left(state, unit))
+    return replace(
+        state,
+        ap_spent=min(MAX_AP, state.ap_spent + paid),
+        ap_lost=min(MAX_AP, state.ap_lost + lost - paid),
+    )
+
+
+def spend(state: UnitState, unit: DegreesUnit, ap: int, name: str, what: str) -> UnitState:
+    """``ap`` AP spent from this round's; refused (field ``unit``) beyond what is left."""
+    left = ap_left(state, unit)
+    if ap > left:
+        raise InvalidInput("unit", f"{what} needs {ap} AP; {name} has {left} left this round")
+    return replace(state, ap_spent=state.ap_spent + ap)
+
+
+def require_fighting(state: UnitState, unit: DegreesUnit, name: str) -> None:
+    if destroyed(state, unit):
+        raise InvalidInput("unit", f"{name} is destroyed")
+
+
+def require_free(state: UnitState, name: str, field: str = "unit") -> None:
+    if state.restrained:
+        raise InvalidInput(field, f"{name} is restrained: it may only try to break free")
+
+
+# ------------------------------------------------------------------------ actions
+
+
+def new_round(state: UnitState, unit: DegreesUnit) -> UnitState:
+    """The next round: AP owed are paid first from its AP, dampening counts down, and the
+    location's bloom grows after a round of energy fire (pre-bloomed first, then a level a
+    round) or dissipates a level after a round without."""
+    paid = min(state.ap_lost, unit.ap)
+    rounds = max(0, state.dampened_rounds - 1)
+    bloom, pre = state.bloom, state.pre_bloom
+    if state.energy_fired:
+        if pre or bloom:
+            bloom, pre = min(MAX_BLOOM, bloom + 1), True
+        else:
+            pre = True
+    elif bloom:
+        bloom -= 1
+    else:
+        pre = False
+    return replace(
+        state,
+        ap_lost=state.ap_lost - paid,
+        ap_spent=paid,
+        dampened=state.dampened if rounds else (),
+        dampened_rounds=rounds,
+        bloom=bloom,
+        pre_bloom=pre,
+        energy_fired=False,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Rolled:
+    """An action's d10 rolls as (purpose, natural, degree rolled against) and its summary."""
+
+    after: UnitState
+    dice: tuple[tuple[str, int, int], ...]
+    summary: str
+
+
+def break_free(state: UnitState, unit: DegreesUnit, name: str, rng: random.Random) -> Rolled:
+    """A restrained unit spends 1 AP on a d10: a raw 1 ends the restraint."""
+    require_fighting(state, unit, name)
+    if not state.restrained:
+        raise InvalidInput("unit", f"{name} is not restrained")
+    after = spend(state, unit, 1, name, "Breaking free")
+    natural = rng.randint(1, D10)
+    if natural == 1:
+        return Rolled(replace(after, restrained=False), (("break_free", 1, 1),), "breaks free")
+    return Rolled(after, (("break_free", natural, 1),), "stays restrained")
+
+
+def pump(
+    state: UnitState,
+    unit: DegreesUnit,
+    name: str,
+    index: int | None,
+    ap: int,
+    op: int,
+    rng: random.Random,
+) -> Rolled:
+    """``ap`` AP pumped into a gas gun (the first one when ``index`` is None). Each AP beyond
+    its max is a roll against the new pumped degree (the first one less ``op``): success
+    damages the gun by the roll (its max drops; 0: wrecked) and stops the pumping, that AP
+    still pumped and the rest not spent (the engine's ``gas.pump_with``)."""
+    require_fighting(state, unit, name)
+    require_free(state, name)
+    guns = gas_guns(unit)
+    if index is None:
+        if not guns:
+            raise InvalidInput("unit", f"{name} has no gas gun")
+        index = guns[0]
+    if index not in guns:
+        raise InvalidInput("pump_weapon", f"{name} has no gas gun at weapon index {index}")
+    if op > unit.op:
+        raise InvalidInput("pump_op", f"{name} has {unit.op} OP")
+    weapon = unit.weapons[index]
+    gun = state.gun(index, weapon)
+    if gun.max <= 0:
+        raise InvalidInput("pump_weapon", f"{weapon.name} is wrecked")
+    spend(state, unit, ap, name, "Pumping")  # refuses beyond the AP left
+    if gun.pumped + ap > MAX_CARRIED:
+        raise InvalidInput("pump_ap", f"at most {MAX_CARRIED} AP pumped into one shot")
+    rolled = pump_with(gun.max, gun.pumped, ap, op, lambda: rng.randint(1, D10))
+    pumped, top, spent = rolled.degree, rolled.max, rolled.ap
+    dice = tuple(("compress", natural, degree) for natural, degree in rolled.rolls)
+    words = []
+    for natural, degree in rolled.rolls:
+        if succeeds(natural, degree):
+            words.append(
+                f"compression d10 {natural} against {degree}°: damaged, "
+                + (f"now {top}-max" if top > 0 else "wrecked after its next shot")
+            )
+        else:
+            words.append(f"compression d10 {natural} against {degree}°: holds")
+    after = spend(state, unit, spent, name, "Pumping").with_gun(index, GasGun(pumped, top))
+    summary = f"pumps {weapon.name} with {spent} AP: {pumped}° pumped"
+    if words:
+        summary += " (" + "; ".join(words) + ")"
+    return Rolled(after, dice, summary)
+
+
+def draw(state: UnitState, unit: DegreesUnit, name: str) -> tuple[UnitState, str]:
+    """Draw a p-gun (its draw AP, 1), so its attacks no longer pay for it."""
+    require_fighting(state, unit, name)
+    require_free(state, name)
+    guns = [w for w in unit.weapons if w.kind.draw_ap]
+    if not guns:
+        raise InvalidInput("unit", f"{name} has no weapon to draw")
+    if state.drawn:
+        raise InvalidInput("unit", f"{name} has its {guns[0].name} drawn already")
+    after = spend(state, unit, guns[0].kind.draw_ap, name, "Drawing")
+    return replace(after, drawn=True), f"draws {guns[0].name}"
+
+
+def begin(state: UnitState, unit: DegreesUnit, name: str, ap: int) -> tuple[UnitState, str]:
+    """Begin an attack: ``ap`` AP of this round carried into the next attack."""
+    require_fighting(state, unit, name)
+    require_free(state, name)
+    after = spend(state, unit, ap, name, "Beginning an attack")
+    if state.carried + ap > MAX_CARRIED:
+        raise InvalidInput("begin_ap", f"at most {MAX_CARRIED} AP carried into one attack")
+    after = replace(after, carried=state.carried + ap)
+    return after, f"begins an attack: {after.carried} AP carried into its next attack"
+
+
+def set_location(
+    state: UnitState, unit: DegreesUnit, name: str, location: str, bloom: int | None
+) -> tuple[UnitState, str]:
+    """Where the unit is, and that location's bloom level (None: kept, or 0 on moving)."""
+    require_fighting(state, unit, name)
+    moved = location != state.location
+    if bloom is None:
+        bloom = 0 if moved else state.bloom
+        pre = False if moved else state.pre_bloom
+    else:
+        pre = bloom > 0 or (state.pre_bloom and not moved)
+    after = replace(state, location=location, bloom=bloom, pre_bloom=pre)
+    where = location or "no named location"
+    return after, f"is at {where}, bloom {bloom}" + (" (incandescent)" * incandescent(after))

@@ -1,0 +1,443 @@
+"""A whole Degrees round: the attacker's shots in order against its targets, exactly.
+
+Each shot is a line whose outcomes are each target's state after the shots so far (the last
+line is the round). The state of the main target is tracked jointly with the attacker's gas
+guns (their max drops when over-compression damages them); further targets are only hit by
+area weapons, whose degree does not depend on anything rolled, so each is tracked alone.
+Equal states are merged in a dict: the state space is small.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.rules.degrees.area import units_hit
+from app.rules.degrees.gas import pump_odds, pump_with
+from app.rules.degrees.shot import D10, Shot, Target, outcomes, resolve, second_die
+from app.rules.ruleset import (
+    AttackOdds,
+    AttackRoll,
+    Effect,
+    LineOdds,
+    LineRoll,
+    Outcome,
+    RolledDie,
+    TargetOdds,
+)
+
+OUTCOMES: tuple[tuple[str, str], ...] = (
+    ("destroyed", "Destroyed"),
+    ("critical", "Critically wounded"),
+    ("wounded", "Wounded"),
+    ("armour", "Armour lost"),
+    ("drained", "AP lost"),
+    ("unharmed", "Unharmed"),
+)
+LABELS = dict(OUTCOMES)
+EXTRAS: tuple[tuple[str, str], ...] = (("restrained", "Restrained"), ("dampened", "Dampened"))
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedShot:
+    """One shot of the round. ``shots``: the shot against each target (None: it does not
+    attack that target); a gas gun's shot is against the main target only and its degree is
+    the pumped degree plus ``offset``. ``ap``: what it costs at most (all ``pump`` spent)."""
+
+    weapon: int
+    label: str
+    shots: tuple[Shot | None, ...]
+    ap: int
+    gas: int = -1  # the gas slot of the gun, -1: not a gas gun
+    start: int = 0  # pumped AP carried into it
+    pump: int = 0
+    compress_op: int = 0
+    offset: int = 0
+    range_need: int = 0
+    steps: tuple[tuple[str, str], ...] = ()
+
+
+def outcome_key(before: Target, after: Target) -> str:
+    """The target's outcome: what the attack so far did to it (mutually exclusive)."""
+    if after.hp == 0:
+        return "destroyed"
+    if after.hp < before.hp:
+        return "critical" if after.hp == 1 else "wounded"
+    if after.armour < before.armour or after.back_armour < before.back_armour:
+        return "armour"
+    if after.ap_lost > before.ap_lost:
+        return "drained"
+    return "unharmed"
+
+
+def outcome_words(before: Target, after: Target, senses: tuple[str, ...]) -> str:
+    """The outcome in words: 'Armour 3 -> 0, HP 3 -> 1 (critically wounded)'."""
+    parts = []
+    if after.armour != before.armour:
+        parts.append(f"Armour {before.armour} -> {after.armour}")
+    if after.back_armour != before.back_armour:
+        parts.append(f"back Armour {before.back_armour} -> {after.back_armour}")
+    if after.hp != before.hp:
+        parts.append(f"HP {before.hp} -> {after.hp}")
+    if after.ap_lost != before.ap_lost:
+        parts.append(f"{after.ap_lost - before.ap_lost} AP lost")
+    if after.restrained and not before.restrained:
+        parts.append("restrained")
+    if after.dampened > before.dampened:
+        parts.append("dampened: " + ", ".join(senses[before.dampened : after.dampened]))
+    key = outcome_key(before, after)
+    words = ", ".join(parts) if parts else "no effect"
+    return (
+        words
+        if key in ("unharmed", "armour", "drained", "wounded")
+        else f"{words} ({LABELS[key].lower()})"
+    )
+
+
+def _target_odds(
+    index: int, before: Target, states: Mapping[Target, float], drains: bool
+) -> TargetOdds:
+    p = dict.fromkeys(LABELS, 0.0)
+    restrained = dampened = 0.0
+    for state, q in states.items():
+        p[outcome_key(before, state)] += q
+        if state.restrained and not before.restrained:
+            restrained += q
+        if state.dampened > before.dampened:
+            dampened += q
+    return TargetOdds(
+        index,
+        tuple(Outcome(k, LABELS[k], p[k]) for k in LABELS),
+        (
+            Outcome("restrained", "Restrained", restrained),
+            Outcome("dampened", "Dampened", dampened),
+        ),
+        () if drains else ("drained",),
+    )
+
+
+def _adder(
+    into: dict[tuple[tuple[int, ...], Target, bool], float],
+) -> Callable[[tuple[tuple[int, ...], Target, bool], float], None]:
+    def add(key: tuple[tuple[int, ...], Target, bool], p: float) -> None:
+        into[key] = into.get(key, 0.0) + p
+
+    return add
+
+
+def _dist(values: Mapping[int, float]) -> dict[str, float]:
+    return {str(k): values[k] for k in sorted(values)}
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """The round as planned: its shots, the targets as they stand, the gas guns' max (one
+    slot per gas gun fired, ``gas_weapons`` their positions), each target's sense order,
+    the AP it needs and has, and why it cannot be made (``problems``)."""
+
+    shots: tuple[PlannedShot, ...]
+    targets: tuple[Target, ...]
+    senses: tuple[tuple[str, ...], ...]
+    gas_max: tuple[int, ...] = ()
+    gas_weapons: tuple[int, ...] = ()
+    ap_needed: int = 0
+    ap_available: int = 0
+    carried: int = 0
+    problem_list: tuple[str, ...] = ()
+    extra_locations: int | None = None
+    area: bool = False
+    target_ap: tuple[int, ...] = ()  # each target's AP per round (what AP lost leaves)
+
+    def inline(self) -> bool:
+        """Cheap enough to compute in the request (a shot on a target is some 20 µs)."""
+        return len(self.targets) * len(self.shots) <= 20
+
+    def problems(self) -> tuple[str, ...]:
+        return self.problem_list
+
+    @property
+    def drains(self) -> bool:
+        return any(s is not None and s.drains_ap for p in self.shots for s in p.shots)
+
+    # ------------------------------------------------------------------ odds
+
+    def _main_chain(
+        self,
+    ) -> tuple[
+        list[dict[tuple[tuple[int, ...], Target, bool], float]],
+        list[dict[int, float]],
+        list[float],
+    ]:
+        """The joint (gas guns' max, main target, hit so far) after each shot; each shot's
+        damage given a hit and the chance it damaged a gas gun."""
+        states: dict[tuple[tuple[int, ...], Target, bool], float] = {
+            (self.gas_max, self.targets[0], False): 1.0
+        }
+        chain, damages, gun_damaged = [], [], []
+        for planned in self.shots:
+            shot = planned.shots[0]
+            after: dict[tuple[tuple[int, ...], Target, bool], float] = {}
+            damage: dict[int, float] = {}
+            damaged = 0.0
+
+            add = _adder(after)
+            for (gas, target, hit), p in states.items():
+                if shot is None:
+                    add((gas, target, hit), p)
+                    continue
+                if planned.gas < 0:
+                    for q, new, dealt in outcomes(shot, target):
+                        add((gas, new, hit or dealt > 0), p * q)
+                        if dealt:
+                            damage[dealt] = damage.get(dealt, 0.0) + p * q
+                    continue
+                gun = gas[planned.gas]
+                if gun <= 0:  # wrecked by an earlier shot
+                    add((gas, target, hit), p)
+                    continue
+                for q, pumped in pump_odds(gun, planned.start, planned.pump, planned.compress_op):
+                    new_gas = (*gas[: planned.gas], pumped.max, *gas[planned.gas + 1 :])
+                    if pumped.max < gun:
+                        damaged += p * q
+                    if pumped.degree < planned.range_need:
+                        add((new_gas, target, hit), p * q)
+                        continue
+                    fired = replace(shot, degree=pumped.degree + planned.offset)
+                    for r, new, dealt in outcomes(fired, target):
+                        add((new_gas, new, hit or dealt > 0), p * q * r)
+                        if dealt:
+                            damage[dealt] = damage.get(dealt, 0.0) + p * q * r
+            states = after
+            chain.append(states)
+            damages.append(damage)
+            gun_damaged.append(damaged)
+        return chain, damages, gun_damaged
+
+    def _other_chain(self, index: int) -> list[dict[tuple[Target, bool], float]]:
+        states: dict[tuple[Target, bool], float] = {(self.targets[index], False): 1.0}
+        chain = []
+        for planned in self.shots:
+            shot = planned.shots[index]
+            if shot is not None:
+                after: dict[tuple[Target, bool], float] = {}
+                for (target, hit), p in states.items():
+                    for q, new, dealt in outcomes(shot, target):
+                        key = (new, hit or dealt > 0)
+                        after[key] = after.get(key, 0.0) + p * q
+                states = after
+            chain.append(states)
+        return chain
+
+    def odds(self) -> AttackOdds:
+        main, damages, gun_damaged = self._main_chain()
+        others = [self._other_chain(i) for i in range(1, len(self.targets))]
+        drains = self.drains
+        lines = []
+        for n, planned in enumerate(self.shots):
+            marginal: dict[Target, float] = {}
+            for (_, target, _), p in main[n].items():
+                marginal[target] = marginal.get(target, 0.0) + p
+            targets = [_target_odds(0, self.targets[0], marginal, drains)]
+            for i, chain in enumerate(others, start=1):
+                other: dict[Target, float] = {}
+                for (target, _), p in chain[n].items():
+                    other[target] = other.get(target, 0.0) + p
+                targets.append(_target_odds(i, self.targets[i], other, drains))
+            hit = sum(damages[n].values())
+            lines.append(
+                LineOdds(
+                    label=planned.label,
+                    kind="area" if any(s is not None for s in planned.shots[1:]) else "single",
+                    weapons=(planned.weapon,),
+                    targets=tuple(targets),
+                    damage=tuple((d, q / hit) for d, q in sorted(damages[n].items()))
+                    if hit
+                    else (),
+                    steps=planned.steps,
+                    notes=(Outcome("gun_damaged", "Gas gun damaged", gun_damaged[n]),)
+                    if planned.gas >= 0
+                    else (),
+                )
+            )
+        final = main[-1] if main else {}
+        detail = self._detail(final, [c[-1] for c in others] if others else [])
+        survive = 1 - detail["destroyed"]
+        for chain in others:
+            survive *= 1 - sum(p for (t, _), p in chain[-1].items() if t.hp == 0)
+        return AttackOdds(tuple(lines), 1 - survive, expected=detail["destroyed"], detail=detail)
+
+    def _detail(
+        self,
+        final: Mapping[tuple[tuple[int, ...], Target, bool], float],
+        others: list[dict[tuple[Target, bool], float]],
+    ) -> dict[str, Any]:
+        start = self.targets[0]
+        hp: dict[int, float] = {}
+        armour: dict[int, float] = {}
+        back: dict[int, float] = {}
+        ap_lost: dict[int, float] = {}
+        ap_left: dict[int, float] = {}
+        dampened: dict[int, float] = {}
+        states: dict[tuple[int, int, int, int], float] = {}
+        gun_max: list[dict[int, float]] = [{} for _ in self.gas_max]
+        hit = destroyed = critical = expected = restrained = damaged = 0.0
+        for (gas, t, was_hit), p in final.items():
+            hit += p * was_hit
+            destroyed += p * (t.hp == 0)
+            critical += p * (t.hp == 1)
+            restrained += p * t.restrained
+            expected += p * (
+                start.armour + start.back_armour + start.hp - t.armour - t.back_armour - t.hp
+            )
+            hp[t.hp] = hp.get(t.hp, 0.0) + p
+            armour[t.armour] = armour.get(t.armour, 0.0) + p
+            back[t.back_armour] = back.get(t.back_armour, 0.0) + p
+            ap_lost[t.ap_lost] = ap_lost.get(t.ap_lost, 0.0) + p
+            dampened[t.dampened] = dampened.get(t.dampened, 0.0) + p
+            key = (t.armour, t.back_armour, t.hp, t.ap_lost)
+            states[key] = states.get(key, 0.0) + p
+            for slot, m in enumerate(gas):
+                gun_max[slot][m] = gun_max[slot].get(m, 0.0) + p
+            if any(m < g for m, g in zip(gas, self.gas_max, strict=True)):
+                damaged += p
+        for lost, p in ap_lost.items():
+            left = max(0, (self.target_ap[0] if self.target_ap else 0) - lost)
+            ap_left[left] = ap_left.get(left, 0.0) + p
+        detail: dict[str, Any] = {
+            "hit": hit,
+            "destroyed": destroyed,
+            "critically_wounded": critical,
+            "expected_damage": expected,
+            "hp_left": _dist(hp),
+            "armour_left": _dist(armour),
+            "back_armour_left": _dist(back),
+            "ap_lost": _dist(ap_lost),
+            "ap_left": _dist(ap_left),
+            "restrained": restrained,
+            "dampened": _dist(dampened),
+            "states": [
+                {"armour": a, "back_armour": b, "hp": h, "ap_lost": lost, "p": p}
+                for (a, b, h, lost), p in sorted(states.items(), key=lambda kv: -kv[1])
+            ],
+            "ap_needed": self.ap_needed,
+            "ap_available": self.ap_available,
+        }
+        if self.gas_max:
+            detail["gun_damaged"] = damaged
+            detail["gun_max"] = {
+                str(w): _dist(m) for w, m in zip(self.gas_weapons, gun_max, strict=True)
+            }
+        if self.area:
+            chances = [hit] + [sum(p for (_, h), p in o.items() if h) for o in others]
+            detail["units_hit"] = _dist(dict(enumerate(units_hit(chances))))
+            detail["extra_locations"] = self.extra_locations
+        return detail
+
+    # ------------------------------------------------------------------ roll
+
+    def roll(self, rng: random.Random) -> AttackRoll:
+        gas = list(self.gas_max)
+        targets = list(self.targets)
+        lines = []
+        ap_spent = -self.carried
+        for planned in self.shots:
+            dice: list[RolledDie] = []
+            skipped = ""
+            notes: list[str] = []
+            ap_spent += planned.ap - planned.pump
+            shots = list(planned.shots)
+            if planned.gas >= 0:
+                gun = gas[planned.gas]
+                if gun <= 0:
+                    skipped = "the gas gun is wrecked"
+                    shots = [None] * len(shots)
+                    ap_spent -= planned.ap - planned.pump
+                else:
+                    rolled = pump_with(
+                        gun,
+                        planned.start,
+                        planned.pump,
+                        planned.compress_op,
+                        lambda: rng.randint(1, D10),
+                    )
+                    ap_spent += rolled.ap
+                    for natural, against in rolled.rolls:
+                        dice.append(RolledDie("compress", D10, natural, against))
+                    gas[planned.gas] = rolled.max
+                    if rolled.max < gun:
+                        notes.append("gun_damaged")
+                    shot = shots[0]
+                    if rolled.degree < planned.range_need:
+                        skipped = f"pumped to {rolled.degree}°: out of range"
+                        shots = [None] * len(shots)
+                    elif shot is not None:
+                        shots[0] = replace(shot, degree=rolled.degree + planned.offset)
+            effects = []
+            for i, shot in enumerate(shots):
+                before = self.targets[i]
+                if shot is not None:
+                    natural = rng.randint(1, D10)
+                    dice.append(RolledDie("attack", D10, natural, shot.degree, target=i))
+                    purpose = second_die(shot, targets[i], natural)
+                    second = 0
+                    if purpose:
+                        second = rng.randint(1, D10)
+                        against = (
+                            shot.degree - shot.penetrate_penalty if purpose == "penetrate" else 1
+                        )
+                        dice.append(RolledDie(purpose, D10, second, against, target=i))
+                    dealt = shot.damage(natural) if shot.hits(natural) else None
+                    targets[i] = resolve(shot, targets[i], natural, second)
+                else:
+                    dealt = None
+                after = targets[i]
+                flags = tuple(
+                    k
+                    for k, on in (
+                        ("restrained", after.restrained and not before.restrained),
+                        ("dampened", after.dampened > before.dampened),
+                    )
+                    if on
+                )
+                effects.append(
+                    Effect(
+                        i,
+                        outcome_key(before, after),
+                        outcome_words(before, after, self.senses[i]),
+                        dealt,
+                        flags,
+                        after.ap_lost - before.ap_lost,
+                    )
+                )
+            lines.append(
+                LineRoll(
+                    planned.label,
+                    "area" if any(s is not None for s in planned.shots[1:]) else "single",
+                    (planned.weapon,),
+                    tuple(dice),
+                    tuple(effects),
+                    skipped,
+                    tuple(notes),
+                )
+            )
+        detail = {
+            "targets": [
+                {
+                    "armour": t.armour,
+                    "back_armour": t.back_armour,
+                    "hp": t.hp,
+                    "ap_lost": t.ap_lost - s.ap_lost,
+                    "restrained": t.restrained,
+                    "dampened": list(senses[: t.dampened]),
+                }
+                for t, s, senses in zip(targets, self.targets, self.senses, strict=True)
+            ],
+            "attacker": {
+                "ap_spent": max(0, ap_spent),
+                "gas": {str(w): {"max": m} for w, m in zip(self.gas_weapons, gas, strict=True)},
+                "pumped_left": 0,
+            },
+        }
+        return AttackRoll(tuple(lines), detail=detail)
