@@ -412,3 +412,49 @@ def test_the_roster_sheet_the_text_export_and_export_import(member: Member, app:
     assert r.status_code == 422 and "units[0].degree" in r.text
     with app.state.sessionmaker() as s:
         assert s.scalar(select(func.count(Army.id))) == before
+
+
+def _form_values(html: str, form_id: str) -> dict[str, str]:
+    """The values a browser would send for the form ``form_id`` as rendered."""
+    form = html.split(f'<form id="{form_id}"', 1)[1].split("</form>", 1)[0]
+    values: dict[str, str] = {}
+    for tag in re.findall(r"<input [^>]*>", form):
+        name = re.search(r'name="([^"]*)"', tag)
+        value = re.search(r'value="([^"]*)"', tag)
+        if name is None or ('type="checkbox"' in tag and " checked" not in tag):
+            continue
+        values[name.group(1)] = value.group(1) if value else ""
+    for name, body in re.findall(r'<select [^>]*name="([^"]*)"[^>]*>(.*?)</select>', form, re.S):
+        chosen = re.search(r'<option value="([^"]*)" selected>', body)
+        values[name] = chosen.group(1) if chosen else re.findall(r'value="([^"]*)"', body)[0]
+    values.pop("csrf_token", None)
+    return {k: v.replace("&#34;", '"').replace("&#39;", "'") for k, v in values.items()}
+
+
+def test_the_edit_forms_as_rendered_save_the_unit_unchanged(member: Member) -> None:
+    """Every field of the unit's and each weapon's edit form is filled from the unit (the
+    senses with its whole order): saving them as they are changes nothing."""
+    army_id = new_army(member)
+    body = {
+        **SIMO,
+        "back_armour": 1,
+        "hp": 5,
+        "op": 2,
+        "senses": "Audition, Vision, Analgesia, Nociception",
+        "weapons": [*SIMO["weapons"], {"type": "gas_gun", "degree": 3, "label": 'the "left"'}],
+    }
+    simo = add_unit(member, army_id, body)
+    base = f"/armies/{army_id}/units/{simo['id']}"
+    editor = member.client.get(f"{base}/editor", headers={"HX-Request": "true"}).text
+    unit_form = _form_values(editor, f"unit-form-{simo['id']}")
+    assert unit_form["senses"].startswith("Audition, Vision, Analgesia, Nociception, Thermal")
+    assert unit_form["human"] == "1" and unit_form["hp"] == "5"
+    assert member.htmx(base, unit_form).status_code == 200
+    for weapon in simo["weapons"]:
+        form = _form_values(editor, f"weapon-form-{weapon['id']}")
+        assert form["type"] == weapon["type"]
+        assert member.htmx(f"{base}/weapons/{weapon['id']}", form).status_code == 200
+    after = army(member, army_id)["units"][0]
+    assert after["spec"] == simo["spec"] and after["senses"] == simo["senses"]
+    assert [w["spec"] for w in after["weapons"]] == [w["spec"] for w in simo["weapons"]]
+    assert after["weapons"][2]["spec"]["label"] == 'the "left"'
