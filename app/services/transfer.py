@@ -43,7 +43,8 @@ def export_text(view: builder.ArmyView) -> str:
     army = view.army
     rules = get_ruleset(army.ruleset_id)
     total = rules.format_cost(view.total_cost)
-    lines = [f"{army.name} — {rules.name} — {total} of {army.budget}{rules.cost_unit}", ""]
+    budget = rules.format_cost(army.budget)
+    lines = [f"{army.name} — {rules.name} — {total} of {budget}", ""]
     for number, uv in enumerate(view.units, start=1):
         head, *rest = rules.unit_lines(uv.spec, view.options)
         lines += [f"{number}. {head}", *rest]

@@ -397,6 +397,7 @@ def test_the_roster_sheet_the_text_export_and_export_import(member: Member, app:
     assert "1. Simo (Personnel · Human) · 3° · Armour 3 · HP 3 · AP 3 · OP 0 · 12 DP" in text
     assert "   - Dousing rod 4°: Personnel · 1 AP · back line raw 1 · 5 DP" in text
     assert "2. Thinny (Personnel)" in text and "Total: 18 DP" in text
+    assert "— Degrees — 18 DP of 100 DP" in text.splitlines()[0]  # the budget in DP too
     exported = member.client.get(f"/armies/{army_id}/export.json")
     assert exported.status_code == 200
     doc = exported.json()
