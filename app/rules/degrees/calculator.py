@@ -23,6 +23,7 @@ from app.rules.degrees.catalogue import (
     SCALES,
     WEAPON_TYPES,
 )
+from app.rules.degrees.findings import weapon_cost
 from app.rules.degrees.options import DegreesOptions
 from app.rules.degrees.round import OUTCOMES, PlannedShot, Round
 from app.rules.degrees.shot import Shot, Target
@@ -521,13 +522,5 @@ class DegreesCalculator:
     def weapons_cost(
         self, unit: DegreesUnit, weapons: tuple[int, ...], options: DegreesOptions
     ) -> int:
-        """The chosen weapons' DP: the house rule's cost of a catalogue weapon, else its max
-        degree (+1 for real ammo), as the builder counts them (RULINGS 2.3)."""
-        total = 0
-        for index in weapons:
-            weapon = unit.weapons[index]
-            if weapon.type in options.costs:
-                total += options.costs[weapon.type]
-            else:
-                total += weapon.degree + (1 if weapon.real_ammo else 0)
-        return total
+        """The chosen weapons' DP, as the builder counts them (RULINGS 2.3)."""
+        return sum(weapon_cost(unit.weapons[i], options) for i in weapons)
