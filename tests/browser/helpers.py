@@ -26,6 +26,6 @@ def new_army(page: Page, name: str, budget: int) -> None:
     page.goto("/armies")
     form = page.locator("#new-army")
     form.get_by_label("Name").fill(name)
-    form.get_by_label("Budget (CP)").fill(str(budget))
+    form.get_by_label("Budget", exact=True).fill(str(budget))
     form.get_by_role("button", name="Create army").click()
     expect(page.get_by_role("heading", name=name)).to_be_visible()

@@ -36,10 +36,10 @@ def test_sign_up_create_rename_delete(page: Page, base_url: str, shot) -> None: 
     shot(page, "logged-in")
 
     page.get_by_label("Name").fill("Iron Bricks")
-    page.get_by_label("Budget (CP)").fill("0")
+    page.get_by_label("Budget", exact=True).fill("0")
     page.get_by_role("button", name="Create army").click()
-    expect(page.get_by_text("Budget (CP) must be greater than 0")).to_be_visible()
-    page.get_by_label("Budget (CP)").fill("250")
+    expect(page.get_by_text("Budget must be greater than 0")).to_be_visible()
+    page.get_by_label("Budget", exact=True).fill("250")
     page.get_by_role("button", name="Create army").click()
     expect(page).to_have_url(re.compile(r"/armies/\d+$"))
     expect(page.get_by_role("heading", name="Iron Bricks")).to_be_visible()
@@ -68,8 +68,8 @@ def test_sign_up_create_rename_delete(page: Page, base_url: str, shot) -> None: 
     page.set_viewport_size({"width": 390, "height": 844})
     new = page.locator("#new-army")
     new.get_by_label("Name").fill("Pocket Army")
-    new.get_by_label("Budget (CP)").fill("50")
-    new.get_by_label("Budget (CP)").press("Enter")  # keyboard submit
+    new.get_by_label("Budget", exact=True).fill("50")
+    new.get_by_label("Budget", exact=True).press("Enter")  # keyboard submit
     expect(page.get_by_role("heading", name="Pocket Army")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "phone-army")

@@ -31,7 +31,7 @@ def test_club_invite_share_fork_restore(browser: Browser, base_url: str, shot) -
     alice.goto("/armies")
     form = alice.locator("#new-army")
     form.get_by_label("Name").fill("Alpha Legion")
-    form.get_by_label("Budget (CP)").fill("50")
+    form.get_by_label("Budget", exact=True).fill("50")
     form.get_by_label("Share with club").select_option(label="Brick Club")
     form.get_by_role("button", name="Create army").click()
     expect(alice.get_by_role("heading", name="Alpha Legion")).to_be_visible()

@@ -45,10 +45,10 @@ def test_bad_army_inputs_are_422_inline_and_save_nothing(member: Member, app) ->
     cases = [
         ({"name": "", "budget": "10"}, "Name must not be empty"),
         ({"name": "x" * 121, "budget": "10"}, "Name must be at most 120 characters"),
-        ({"name": "A", "budget": "0"}, "Budget (CP) must be greater than 0"),
-        ({"name": "A", "budget": "-5"}, "Budget (CP) must be greater than 0"),
-        ({"name": "A", "budget": "lots"}, "Budget (CP) must be a whole number"),
-        ({"name": "A", "budget": ""}, "Budget (CP) must be a whole number"),
+        ({"name": "A", "budget": "0"}, "Budget must be greater than 0"),
+        ({"name": "A", "budget": "-5"}, "Budget must be greater than 0"),
+        ({"name": "A", "budget": "lots"}, "Budget must be a whole number"),
+        ({"name": "A", "budget": ""}, "Budget must be a whole number"),
         ({"name": "A", "budget": "10", "ruleset_id": "chess"}, "Rules is an unknown ruleset"),
     ]
     for data, message in cases:
@@ -65,7 +65,7 @@ def test_bad_army_inputs_are_422_inline_and_save_nothing(member: Member, app) ->
 def test_bad_input_without_htmx_gets_the_whole_page_with_the_message(member: Member) -> None:
     r = member.form("/armies", {"name": "A", "budget": "abc"})
     assert r.status_code == 422 and "<html" in r.text
-    assert "Budget (CP) must be a whole number" in r.text
+    assert "Budget must be a whole number" in r.text
 
 
 def test_rename_inline_swaps_the_army_block(member: Member) -> None:
