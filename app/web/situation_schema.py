@@ -17,7 +17,7 @@ from pydantic import Field, create_model
 from app.rules.errors import InvalidInput
 from app.rules.fields import FieldValue, InputField, json_value, parse_field
 from app.rules.ruleset import Ruleset, read_situation
-from app.web.inputs import Id, Inches, Int, SingleLine
+from app.web.inputs import Id, Inches, NoBool, SingleLine
 from app.web.schemas import StrictModel
 
 INCHES_BOUNDS = (0, 1000)  # those of ``Inches``
@@ -40,13 +40,14 @@ def field_definition(field: InputField) -> tuple[Any, Any]:
     """The annotation and ``Field`` of one input."""
     kind = field.kind
     annotation: Any
-    bounds: dict[str, Any] = {}
     if kind == "inches":
         if (field.low, field.high) != INCHES_BOUNDS:
             raise ValueError(f"{field.name}: inches from 0 to 1000 only (the API's Inches)")
         annotation = Inches
     elif kind == "whole":
-        annotation, bounds = Int, {"ge": field.low, "le": field.high}
+        # bounds on the type, before NoBool (app.web.inputs.Int): an optional field's schema
+        # is anyOf [the bounded integer, null], and the bounds belong in the first
+        annotation = Annotated[int, Field(ge=field.low, le=field.high), NoBool]
     elif kind == "flag":
         annotation = bool
     elif kind == "choice":
@@ -57,7 +58,7 @@ def field_definition(field: InputField) -> tuple[Any, Any]:
     if field.optional:
         annotation = annotation | None
     default = None if field.optional else json_value(field, field.default)
-    return annotation, Field(default=default, description=field.help or None, **bounds)
+    return annotation, Field(default=default, description=field.help or None)
 
 
 def situation_model(
