@@ -266,7 +266,7 @@ def test_seeded_attacks_are_logged_with_every_die_and_their_odds_then_undone(gam
     assert entry["seed"] == seed and entry["kind"] == "attack"
     (line,) = entry["dice"]
     assert [(d["purpose"], d["sides"], d["natural"], d["unit_id"]) for d in line["dice"]] == [
-        ("attack", 10, 2, game.simo)
+        ("attack vs 2°", 10, 2, game.simo)
     ]
     (effect,) = line["effects"]
     assert effect["outcome"] == "drained" and effect["flags"] == ["restrained"]
@@ -342,7 +342,9 @@ def test_the_gas_gun_fires_its_pumped_ap_and_keeps_its_damaged_max(game: Game) -
     r = game.roll(game.thinny, game.simo, [1], _seed(5), extend=1, range="present")
     assert r.status_code == 201, r.text
     (line,) = r.json()["dice"]
-    assert [(d["purpose"], d["natural"], d["value"]) for d in line["dice"]] == [("attack", 5, 5)]
+    assert [(d["purpose"], d["natural"], d["value"]) for d in line["dice"]] == [
+        ("attack vs 5°", 5, 5)
+    ]
     assert game.state(game.thinny)["gas"] == {"1": {"pumped": 0, "max": 1}}
     simo = game.unit(game.simo)
     assert simo["state"]["armour"] == 0 and simo["state"]["hp"] == 1
@@ -356,4 +358,4 @@ def test_the_battle_page_renders_a_logged_degrees_attack(game: Game) -> None:
     assert "odds-table" in page.text and "Restrained" in page.text
     assert "Cannot roll this" not in page.text
     text = game.client.get(f"/battles/{game.battle}/export.txt").text
-    assert "Thinny attacks Simo" in text and "attack: d10 2" in text
+    assert "Thinny attacks Simo" in text and "attack vs 2°: d10 2" in text

@@ -24,6 +24,7 @@ from typing import Any
 
 from app.rules.degrees import battle_state as bs
 from app.rules.degrees.catalogue import SENSES
+from app.rules.degrees.round import die_purpose
 from app.rules.degrees.shot import D10
 from app.rules.degrees.units import DegreesUnit
 from app.rules.errors import InvalidInput
@@ -477,7 +478,7 @@ class DegreesBattles:
             return ActionResult(after, f"{who} {words}")
         dice = [
             {
-                "purpose": purpose,
+                "purpose": die_purpose(purpose, degree),
                 "sides": D10,
                 "natural": natural,
                 "value": natural,

@@ -70,7 +70,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         "Penetrating hits",
         "choice",
         "best",
-        choices=(("best", "Back line when worse for the target"), ("never", "Always the front")),
+        choices=(("best", "Back line if worse"), ("never", "Always front")),
     ),
     InputField(
         "carried",

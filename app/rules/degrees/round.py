@@ -40,6 +40,17 @@ LABELS = dict(OUTCOMES)
 EXTRAS: tuple[tuple[str, str], ...] = (("restrained", "Restrained"), ("dampened", "Dampened"))
 
 
+PURPOSES = {"attack": "attack", "compress": "over-compression", "penetrate": "back line"}
+
+
+def die_purpose(purpose: str, against: int) -> str:
+    """A d10's purpose as the log shows it, with what it is rolled against: 'attack vs 4°',
+    'over-compression vs 3°', 'break free (a raw 1)'."""
+    if purpose == "break_free":
+        return "break free (a raw 1)"
+    return f"{PURPOSES.get(purpose, purpose)} vs {against}°"
+
+
 @dataclass(frozen=True, slots=True)
 class PlannedShot:
     """One shot of the round. ``shots``: the shot against each target (None: it does not
@@ -364,7 +375,8 @@ class Round:
                     )
                     ap_spent += rolled.ap
                     for natural, against in rolled.rolls:
-                        dice.append(RolledDie("compress", D10, natural, against))
+                        purpose = die_purpose("compress", against)
+                        dice.append(RolledDie(purpose, D10, natural, natural))
                     gas[planned.gas] = rolled.max
                     if rolled.max < gun:
                         notes.append("gun_damaged")
@@ -379,7 +391,8 @@ class Round:
                 before = self.targets[i]
                 if shot is not None:
                     natural = rng.randint(1, D10)
-                    dice.append(RolledDie("attack", D10, natural, shot.degree, target=i))
+                    purpose = die_purpose("attack", shot.degree)
+                    dice.append(RolledDie(purpose, D10, natural, natural, target=i))
                     purpose = second_die(shot, targets[i], natural)
                     second = 0
                     if purpose:
@@ -387,7 +400,9 @@ class Round:
                         against = (
                             shot.degree - shot.penetrate_penalty if purpose == "penetrate" else 1
                         )
-                        dice.append(RolledDie(purpose, D10, second, against, target=i))
+                        dice.append(
+                            RolledDie(die_purpose(purpose, against), D10, second, second, target=i)
+                        )
                     dealt = shot.damage(natural) if shot.hits(natural) else None
                     targets[i] = resolve(shot, targets[i], natural, second)
                 else:

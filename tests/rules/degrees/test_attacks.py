@@ -405,7 +405,11 @@ def test_worked_example_gas_gun_over_compression() -> None:
     assert made.problems() == () and made.ap_cost == 4
     roll = made.roll(ScriptedDice([3, 1, 5]))  # type: ignore[arg-type]
     dice = [(d.purpose, d.natural, d.value) for d in roll.lines[0].dice]
-    assert dice == [("compress", 3, 2), ("compress", 1, 4), ("attack", 5, 5)]
+    assert dice == [
+        ("over-compression vs 2°", 3, 3),
+        ("over-compression vs 4°", 1, 1),
+        ("attack vs 5°", 5, 5),
+    ]
     assert roll.detail["attacker"]["gas"] == {"0": {"max": 1}}
     assert roll.detail["targets"][0] | {} == {
         "armour": 0,

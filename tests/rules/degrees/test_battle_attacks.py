@@ -119,7 +119,7 @@ def test_the_over_compressed_gas_gun_leaves_a_fresh_3_critically_wounded() -> No
     assert made.situation["carried"] == 4
     assert made.attack.ap_cost == 2  # type: ignore[attr-defined]
     roll = made.attack.roll(random.Random(seed_with(5)))
-    attack_dice = [d for line in roll.lines for d in line.dice if d.purpose == "attack"]
+    attack_dice = [d for line in roll.lines for d in line.dice if d.purpose.startswith("attack")]
     assert [(d.natural, d.value) for d in attack_dice] == [(5, 5)]
     me, it = RULESET.after_attack(made, roll)
     assert me.gun(1, THINNY.weapons[1]) == bs.GasGun(0, 1) and me.ap_spent == 2

@@ -111,7 +111,7 @@ def test_every_action_through_the_interface() -> None:
     top = 2 - n if n <= 2 else 2
     assert pumped.after.gun(1, THINNY.weapons[1]) == bs.GasGun(3, top)
     assert pumped.after.ap_spent == 3
-    assert [d["purpose"] for d in pumped.dice[0]["dice"]] == ["compress"]
+    assert [d["purpose"] for d in pumped.dice[0]["dice"]] == ["over-compression vs 2°"]
     die = pumped.dice[0]["dice"][0]
     assert die["sides"] == 10 and die["unit_id"] == 1 and die["against"] == 2
     placed = RULESET.apply_action(
