@@ -107,10 +107,10 @@ def test_bad_input_is_a_422_naming_the_field(
     assert all(d["reason"] for d in detail)
 
 
-def test_too_much_work_is_refused_quickly(client: TestClient) -> None:
-    import time
-
-    start = time.perf_counter()
+def test_too_much_work_is_refused_naming_what_to_reduce(client: TestClient) -> None:
+    # How fast the refusal comes is a row of `make bench` (bench/limits.py: "13d10 against a
+    # Deflecting object: refused before any ring"), not a timed test: under CI's load a 1 s
+    # bound here failed on a refusal that takes microseconds.
     r = client.post(
         "/api/v1/brikwars/explosion-odds",
         json={"dice": 100, "sides": 20, "armor": {"dice": 5, "sides": 10}},
@@ -121,7 +121,6 @@ def test_too_much_work_is_refused_quickly(client: TestClient) -> None:
         json={"dice": 15, "sides": 10, "armor": {"fixed": 4}, "deflection": 1},
     )
     assert r.status_code == 422 and "use fewer dice" in str(r.json()["detail"])
-    assert time.perf_counter() - start < 1.0
 
 
 def test_the_largest_accepted_attack_is_answered(client: TestClient) -> None:

@@ -174,6 +174,8 @@ UNITS = [
     _unit("Grenadier", 2, [{"type": "grenade", "degree": 2}]),
     _unit("Raider", 2, []),
     _unit("Simo", 3, [{"type": "rifle"}]),
+    _unit("SWAT", 3, [{"type": "sensory_dampener", "degree": 4}]),
+    _unit("Suspect", 2, [], senses="Audition, Vision, Analgesia, Nociception"),
 ]
 
 
@@ -296,3 +298,24 @@ def test_bad_situations_are_422s_naming_the_field(
     )
     assert r.status_code == 422, r.text
     assert r.json()["detail"][0]["field"] == field
+
+
+def test_the_page_names_the_senses_a_dampener_takes_in_the_targets_order(
+    app: Any, member: Member
+) -> None:
+    """The SWAT's 5° dampener (4° + 1 AP): each natural n of 1-5 hits and dampens the first n
+    senses of the Suspect's order, 10% each."""
+    units = _army(app, member)
+    swat, weapons = units["SWAT"]
+    url = f"/calculator?attacker={swat}&target={units['Suspect'][0]}&weapons={weapons[0]}&extend=1"
+    text = html.unescape(member.client.get(url).text)
+    assert "Senses dampened (in Suspect's order)" in text
+    rows = [
+        "Audition",
+        "Audition, Vision",
+        "Audition, Vision, Analgesia",
+        "Audition, Vision, Analgesia, Nociception",
+        "Audition, Vision, Analgesia, Nociception, Thermal",  # then the table's order
+    ]
+    for senses in rows:
+        assert f'<tr><td>{senses}</td><td class="num p" data-p="0.100000000">' in text

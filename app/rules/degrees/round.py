@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.rules.degrees.area import units_hit
+from app.rules.degrees.catalogue import SENSES
 from app.rules.degrees.gas import pump_odds, pump_with
 from app.rules.degrees.shot import D10, Shot, Target, outcomes, resolve, second_die
 from app.rules.ruleset import (
@@ -97,7 +98,8 @@ def outcome_words(before: Target, after: Target, senses: tuple[str, ...]) -> str
     if after.restrained and not before.restrained:
         parts.append("restrained")
     if after.dampened > before.dampened:
-        parts.append("dampened: " + ", ".join(senses[before.dampened : after.dampened]))
+        lost = senses[before.dampened : after.dampened]
+        parts.append("dampened: " + ", ".join(SENSES[sense].name for sense in lost))
     key = outcome_key(before, after)
     words = ", ".join(parts) if parts else "no effect"
     return (
@@ -328,6 +330,11 @@ class Round:
             "ap_left": _dist(ap_left),
             "restrained": restrained,
             "dampened": _dist(dampened),
+            "senses_lost": [
+                {"senses": [SENSES[s].name for s in self.senses[0][:k]], "p": p}
+                for k, p in sorted(dampened.items())
+                if k
+            ],
             "states": [
                 {"armour": a, "back_armour": b, "hp": h, "ap_lost": lost, "p": p}
                 for (a, b, h, lost), p in sorted(states.items(), key=lambda kv: -kv[1])
