@@ -8,7 +8,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import attacks, builder, calculator, degrees, degrees_builder, limits
+from bench import attacks, builder, calculator, d20, degrees, degrees_builder, limits
 from bench.common import Row
 
 SUITES = {
@@ -16,6 +16,7 @@ SUITES = {
     "degrees_builder": degrees_builder.run,
     "attacks": attacks.run,
     "degrees": degrees.run,
+    "d20": d20.run,
     "calculator": calculator.run,
     "limits": limits.run,
 }

@@ -102,7 +102,7 @@ def test_a_stateless_explosion_with_cover_height_and_objects(client: TestClient)
         pytest.approx(float(1 - per[1]["unhurt"])),
         0.0,  # more than 5 cm above the blast
     ]
-    assert answer["objects"] == [{"dl": 30, "destroyed": pytest.approx(0.3)}]  # 25 + 6..20 - 1
+    assert answer["objects"] == [{"dl": 30, "destroyed": pytest.approx(0.75)}]  # 25 + 6..20 - 1
     two = {
         "attack": {"stat": 0, "equipment": "lightning_charge", "charges": 2},
         "targets": [{"pd": 30}],
@@ -259,7 +259,7 @@ def test_the_page_shows_an_explosions_objects(app: Any, member: Member) -> None:
     text = html.unescape(member.client.get(url).text)
     assert 'data-name="objects"' in text
     assert 'data-label="DL 10 destroyed" data-p="1.000000000"' in text
-    assert 'data-label="DL 30 destroyed" data-p="0.300000000"' in text  # 15 + 16..20 - 1
+    assert 'data-label="DL 30 destroyed" data-p="0.250000000"' in text  # 15 + 16..20 - 1
 
 
 @pytest.mark.parametrize(

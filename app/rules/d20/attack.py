@@ -48,10 +48,6 @@ KINDS = {
 }
 
 
-def _dist(values: dict[int, float]) -> dict[str, float]:
-    return {str(k): v for k, v in sorted(values.items()) if v > 0}
-
-
 @dataclass(frozen=True, slots=True)
 class D20Attack:
     """An attack as declared: its ``mode``, a label, the strike on each target in order
@@ -79,82 +75,73 @@ class D20Attack:
 
     # ------------------------------------------------------------------ odds
 
-    def _target_odds(self, index: int, strike: Strike) -> TargetOdds:
-        out = strike.out()
-        wound = strike.wound()
-        return TargetOdds(
+    def _target(self, index: int, strike: Strike) -> tuple[TargetOdds, dict[str, Any]]:
+        t = strike.tally()
+        wound, out, shaken = t.wound / D20, t.out / D20, t.shaken / D20
+        odds = TargetOdds(
             index,
             (
                 Outcome("out", LABELS["out"], out),
-                Outcome("wounded", LABELS["wounded"], max(0.0, wound - out)),
-                Outcome("unhurt", LABELS["unhurt"], max(0.0, 1.0 - wound)),
+                Outcome("wounded", LABELS["wounded"], (t.wound - t.out) / D20),
+                Outcome("unhurt", LABELS["unhurt"], (D20 - t.wound) / D20),
             ),
-            (Outcome("shaken", "Shaken", strike.shaken()),),
+            (Outcome("shaken", "Shaken", shaken),),
         )
-
-    def _target_detail(self, index: int, strike: Strike) -> dict[str, Any]:
-        lost = strike.cp_lost()
-        return {
-            "wound": strike.wound(),
-            "out": strike.out(),
-            "shaken": strike.shaken(),
+        rolled = strike.hit and strike.rolled
+        detail = {
+            "wound": wound,
+            "out": out,
+            "shaken": shaken,
             "hit": strike.hit,
-            "rolled": strike.hit and strike.rolled,
+            "rolled": rolled,
             "bonus": strike.bonus,
             "defence": strike.defence,
             "modifier": self.penalties[index] if index < len(self.penalties) else 0,
-            "needs": strike.needs if strike.hit and strike.rolled else None,
+            "needs": t.needs if rolled else None,
             "cp": strike.cp,
-            "cp_lost": _dist(lost),
-            "cp_left": _dist({strike.cp - k: p for k, p in lost.items()}),
-            "margin": _dist(strike.margins()),
+            "cp_lost": {str(k): v / D20 for k, v in t.lost.items()},
+            "cp_left": {str(strike.cp - k): v / D20 for k, v in reversed(t.lost.items())},
+            "margin": {str(k): v / D20 for k, v in sorted(t.margins.items())},
         }
+        return odds, detail
 
     def odds(self) -> AttackOdds:
-        targets = tuple(self._target_odds(i, s) for i, s in enumerate(self.strikes))
-        main = self.strikes[0]
-        wounded_given = {
-            k: p / max(main.wound(), 1e-300) for k, p in main.cp_lost().items() if k > 0
-        }
+        pairs = [self._target(i, s) for i, s in enumerate(self.strikes)]
+        targets = tuple(odds for odds, _ in pairs)
+        details = [detail for _, detail in pairs]
+        wounds = [d["wound"] for d in details]
+        outs = [d["out"] for d in details]
+        main = self.strikes[0].tally()
+        damage = tuple((k, v / main.wound) for k, v in main.lost.items() if k > 0 and main.wound)
         notes: tuple[Outcome, ...] = ()
         detail: dict[str, Any] = {
             "mode": self.mode,
             "power": self.power,
-            "targets": [self._target_detail(i, s) for i, s in enumerate(self.strikes)],
+            "targets": details,
+            "wounded_count": {str(k): p for k, p in enumerate(count_distribution(wounds))},
+            "out_count": {str(k): p for k, p in enumerate(count_distribution(outs))},
+            "expected_wounded": sum(wounds),
+            "objects": [
+                {"dl": dl, "destroyed": destroyed_chance(self.power, dl)} for dl in self.objects
+            ],
         }
-        counts = count_distribution(s.wound() for s in self.strikes)
-        detail["wounded_count"] = {str(k): p for k, p in enumerate(counts)}
-        detail["out_count"] = {
-            str(k): p for k, p in enumerate(count_distribution(s.out() for s in self.strikes))
-        }
-        detail["expected_wounded"] = sum(s.wound() for s in self.strikes)
-        detail["objects"] = [
-            {"dl": dl, "destroyed": destroyed_chance(self.power, dl)} for dl in self.objects
-        ]
         if self.mode == "defuse":
             defused = defuse_chance(self.dexterity, self.dl)
-            detail["defused"] = defused
-            detail["dl"] = self.dl
-            detail["dexterity"] = self.dexterity
+            detail |= {"defused": defused, "dl": self.dl, "dexterity": self.dexterity}
             notes = (Outcome("defused", "Defused", defused),)
         none_out = 1.0
-        for s in self.strikes:
-            none_out *= 1.0 - s.out()
+        for p in outs:
+            none_out *= 1.0 - p
         line = LineOdds(
             self.label,
             KINDS[self.mode],
             self.weapons,
             targets,
-            damage=tuple(sorted(wounded_given.items())) if main.wound() > 0 else (),
+            damage=damage,
             steps=self.steps,
             notes=notes,
         )
-        return AttackOdds(
-            (line,),
-            decisive=1.0 - none_out,
-            expected=targets[0].probability("out"),
-            detail=detail,
-        )
+        return AttackOdds((line,), decisive=1.0 - none_out, expected=outs[0], detail=detail)
 
     # ------------------------------------------------------------------ roll
 

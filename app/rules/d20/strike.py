@@ -69,47 +69,78 @@ class Strike:
         lost += self.flat_cp
         return Hit(natural, total, margin, lost > 0, lost, self.shakes)
 
-    @property
-    def needs(self) -> int | None:
-        """The lowest natural roll that wounds (None: none does)."""
-        for natural in FACES:
-            if self.resolve(natural).wounded and self.resolve(natural).cp_lost > self.flat_cp:
-                return natural
-        return None
-
-    def faces(self) -> Iterable[tuple[Hit, int]]:
-        """Every result with its number of faces of the D20 (all 20 when no die is rolled):
-        probabilities are counts over 20, so certain results are exactly 1."""
+    def tally(self) -> Tally:
+        """Every face of the D20 counted once: how many wound, put out, Shake, the CP lost
+        (capped at the CP left) and the margins; probabilities are counts over 20."""
         if not self.hit or not self.rolled:
-            yield self.resolve(None), D20
-            return
+            hit = self.resolve(None)
+            lost = min(hit.cp_lost, self.cp)
+            return Tally(
+                D20 * hit.wounded,
+                D20 * (lost >= self.cp),
+                D20 * hit.shaken,
+                {lost: D20},
+                {},
+                None,
+            )
+        wound = out = 0
+        needs: int | None = None
+        lost_counts: dict[int, int] = {}
+        margins: dict[int, int] = {}
         for natural in FACES:
-            yield self.resolve(natural), 1
+            hit = self.resolve(natural)
+            lost = min(hit.cp_lost, self.cp)
+            lost_counts[lost] = lost_counts.get(lost, 0) + 1
+            if hit.margin is not None:
+                margins[hit.margin] = margins.get(hit.margin, 0) + 1
+            if hit.wounded:
+                wound += 1
+            if lost >= self.cp:
+                out += 1
+            if needs is None and hit.cp_lost > self.flat_cp:
+                needs = natural
+        return Tally(
+            wound,
+            out,
+            D20 if self.shakes else 0,
+            dict(sorted(lost_counts.items())),
+            margins,
+            needs,
+        )
 
     def cp_lost(self) -> dict[int, float]:
         """The distribution of the CP lost (capped at the CP left: out is out)."""
-        out: dict[int, int] = {}
-        for hit, n in self.faces():
-            lost = min(hit.cp_lost, self.cp)
-            out[lost] = out.get(lost, 0) + n
-        return {k: v / D20 for k, v in sorted(out.items())}
+        return {k: v / D20 for k, v in self.tally().lost.items()}
 
     def margins(self) -> dict[int, float]:
         """The distribution of the total's margin over the defence (empty: no roll)."""
-        out: dict[int, int] = {}
-        for hit, n in self.faces():
-            if hit.margin is not None:
-                out[hit.margin] = out.get(hit.margin, 0) + n
-        return {k: v / D20 for k, v in out.items()}
+        return {k: v / D20 for k, v in self.tally().margins.items()}
 
     def wound(self) -> float:
-        return sum(n for hit, n in self.faces() if hit.wounded) / D20
+        return self.tally().wound / D20
 
     def out(self) -> float:
-        return sum(n for hit, n in self.faces() if hit.cp_lost >= self.cp) / D20
+        return self.tally().out / D20
 
     def shaken(self) -> float:
-        return sum(n for hit, n in self.faces() if hit.shaken) / D20
+        return self.tally().shaken / D20
+
+    @property
+    def needs(self) -> int | None:
+        """The lowest natural roll whose roll wounds (None: none does, or no roll)."""
+        return self.tally().needs
+
+
+class Tally(NamedTuple):
+    """A strike's faces counted (of 20): wounding, putting out, Shaking; the CP lost and
+    the margins by value; the lowest natural that wounds by the roll."""
+
+    wound: int
+    out: int
+    shaken: int
+    lost: dict[int, int]
+    margins: dict[int, int]
+    needs: int | None
 
 
 def destroys(power: int, natural: int, dl: int) -> bool:
