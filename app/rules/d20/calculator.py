@@ -517,12 +517,19 @@ def _fig(name: str, weapons: list[dict[str, Any]], **more: Any) -> dict[str, Any
         "evasion": more.pop("evasion", 2),
         "dexterity": more.pop("dexterity", 5),
         "cp": more.pop("cp", 2),
-        "points": 0,
+        "points": more.pop("points", 10),
         "weapons": weapons,
     }
 
 
-RIFLE = {"type": "gun", "name": "Assault rifle", "reach": 60, "power": 6, "automatic": True}
+RIFLE = {
+    "type": "gun",
+    "name": "Assault rifle",
+    "reach": 60,
+    "power": 6,
+    "automatic": True,
+    "points": 4,
+}
 SAMPLE_ATTACKS: tuple[SampleAttack, ...] = (
     SampleAttack(
         "a single shot with an assault rifle",
