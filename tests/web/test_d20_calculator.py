@@ -110,6 +110,23 @@ def test_a_stateless_explosion_with_cover_height_and_objects(client: TestClient)
     assert client.post(ODDS, json=two).json()["power"] == 20
 
 
+def test_a_big_automatic_fire_computed_by_the_workers_is_still_exact(client: TestClient) -> None:
+    body = {
+        "attack": {"stat": 10, "power": 5, "automatic": True},
+        "targets": [{"pd": 10 + i} for i in range(12)],
+    }
+    r = client.post(ODDS, json=body)
+    assert r.status_code == 200, r.text
+    wounds = [t["wound"] for t in r.json()["targets"]]
+    penalties = [min(i + 1, 4) for i in range(12)]
+    # 15 - penalty + n > 10 + i: n > i + penalty - 5
+    assert wounds == [
+        pytest.approx(min(20, 20 - max(0, i + p - 5)) / 20) for i, p in enumerate(penalties)
+    ]
+    rolled = client.post(ROLL, json=body | {"seed": 3})
+    assert rolled.status_code == 200 and len(rolled.json()["targets"]) == 12
+
+
 def test_a_seeded_roll_is_the_same_twice_and_follows_the_dice(client: TestClient) -> None:
     body = ISSUE_BODY | {"seed": 5}
     first = client.post(ROLL, json=body)

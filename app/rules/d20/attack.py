@@ -32,6 +32,7 @@ from app.rules.ruleset import (
     TargetOdds,
 )
 
+INLINE_TARGETS = 8
 OUTCOMES: tuple[tuple[str, str], ...] = (
     ("out", "Out"),
     ("wounded", "Wounded"),
@@ -68,7 +69,8 @@ class D20Attack:
     refused: tuple[str, ...] = ()
 
     def inline(self) -> bool:
-        return True
+        """Cheap enough to compute in the request: a figurine is some 30 µs of odds."""
+        return len(self.strikes) <= INLINE_TARGETS
 
     def problems(self) -> tuple[str, ...]:
         return self.refused

@@ -4,6 +4,7 @@ rules, the refusals, and the seeded rolls against the same rules die by die."""
 
 from __future__ import annotations
 
+import pickle
 import random
 from fractions import Fraction
 from typing import Any
@@ -482,3 +483,16 @@ def test_default_weapons_and_their_cost() -> None:
     assert RULESET.default_weapons(unit, OPTIONS) == (2,)
     assert RULESET.weapons_cost(unit, (0, 2), OPTIONS) == 9
     assert RULESET.default_weapons(fig(), OPTIONS) == ()
+
+
+def test_big_attacks_go_to_the_workers_and_travel_there_intact() -> None:
+    small = attack(fig(weapons=[RIFLE]), [fig()] * 8, mode="automatic")
+    big = attack(
+        grenadier("defensive_grenade"),
+        [fig(pd=p % 40) for p in range(40)],
+        mode="explosion",
+        objects="10, 20",
+    )
+    assert small.inline() and not big.inline()
+    again = pickle.loads(pickle.dumps(big))  # noqa: S301 (our own bytes: what the workers do)
+    assert again == big and again.odds() == big.odds()
