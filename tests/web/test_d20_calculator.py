@@ -352,3 +352,16 @@ def test_bad_situations_are_422s_naming_the_field(
     )
     assert r.status_code == 422, r.text
     assert r.json()["detail"][0]["field"] == field
+
+
+def test_the_page_gives_the_odds_of_defusing(app: Any, member: Member) -> None:
+    units = _army(app, member)
+    sapper, weapons = units["Sapper"]
+    url = (
+        f"/calculator?attacker={sapper}&target={units['Chronos'][0]}&weapons={weapons[0]}"
+        "&mode=defuse"
+    )
+    text = html.unescape(member.client.get(url).text)
+    # Dexterity 5 + 1D20 > DL 15 (the Hurricane-type charge's Power): 11-20
+    assert 'data-name="defused" data-p="0.500000000"' in text
+    assert "Dexterity 5 + 1D20 > DL 15" in text
