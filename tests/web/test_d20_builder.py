@@ -533,3 +533,20 @@ def test_the_edit_forms_as_rendered_save_the_figurine_unchanged(member: Member) 
     assert after["spec"] == trooper["spec"]
     assert [w["spec"] for w in after["weapons"]] == [w["spec"] for w in trooper["weapons"]]
     assert after["weapons"][3]["spec"]["label"] == 'the "big" one'
+
+
+def test_unticking_automatic_fire_on_the_edit_form_clears_it(member: Member) -> None:
+    """An unticked box is absent from a form: the hidden 0 before it says "off"."""
+    army_id = new_army(member)
+    trooper = add_unit(member, army_id, TROOPER)
+    rifle = trooper["weapons"][0]
+    assert rifle["automatic"] is True
+    base = f"/armies/{army_id}/units/{trooper['id']}"
+    page = editor(member, army_id, trooper["id"])
+    form = _form_values(page, f"weapon-form-{rifle['id']}")
+    assert form["automatic"] == "1"
+    r = member.htmx(f"{base}/weapons/{rifle['id']}", {**form, "automatic": "0"})
+    assert r.status_code == 200, r.text[:400]
+    after = army(member, army_id)["units"][0]["weapons"][0]
+    assert after["automatic"] is False and "automatic" not in after["spec"]
+    assert after["rules"] == []
