@@ -196,6 +196,7 @@ def test_the_builder_page_shows_columns_findings_and_totals(member: Member) -> N
     # a grenade on a non-SU: an error; a second ranged weapon: a warning; over budget
     assert 'data-code="su_only"' in page and "only SUs carry grenades" in page
     assert 'data-code="one_target"' in page and "shoots one target per turn" in page
+    assert page.count('<p class="meta one-target">') == 1  # under the Grunt's two guns
     assert 'data-code="over_budget"' in page  # 17 + 5 = 22 pts over 20
     assert '<strong id="total-cost">22 pts</strong> of 20 pts' in page
     assert [f["code"] for f in plain["weapons"][0]["findings"]] == ["su_only"]
