@@ -8,12 +8,13 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import attacks, builder, calculator, d20, degrees, degrees_builder, limits
+from bench import attacks, builder, calculator, d20, d20_builder, degrees, degrees_builder, limits
 from bench.common import Row
 
 SUITES = {
     "builder": builder.run,
     "degrees_builder": degrees_builder.run,
+    "d20_builder": d20_builder.run,
     "attacks": attacks.run,
     "degrees": degrees.run,
     "d20": d20.run,

@@ -15,7 +15,7 @@ from app.rules.d20 import units
 from app.rules.d20.battles import D20Battles
 from app.rules.d20.builder import D20Builder
 from app.rules.d20.calculator import D20Calculator
-from app.rules.ruleset import JSON
+from app.rules.ruleset import JSON, Ruleset
 
 
 class D20(D20Builder, D20Calculator, D20Battles):
@@ -43,3 +43,4 @@ class D20(D20Builder, D20Calculator, D20Battles):
 
 
 RULESET = D20()
+_CHECK: Ruleset = RULESET
