@@ -8,11 +8,12 @@ in the product names a ruleset: services, pages and the API look it up here.
 from __future__ import annotations
 
 from app.rules.brikwars.ruleset import RULESET as BRIKWARS
+from app.rules.d20.ruleset import RULESET as D20
 from app.rules.degrees.ruleset import RULESET as DEGREES
 from app.rules.errors import UnknownRuleset
 from app.rules.ruleset import Ruleset
 
-_ALL: tuple[Ruleset, ...] = (BRIKWARS, DEGREES)
+_ALL: tuple[Ruleset, ...] = (BRIKWARS, DEGREES, D20)
 
 RULESETS: dict[str, Ruleset] = {r.id: r for r in _ALL}
 

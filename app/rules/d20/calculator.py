@@ -1,9 +1,552 @@
-"""D20 attacks and the calculator: shots and blows, automatic fire, explosions."""
+"""D20 attacks and the calculator: shots and blows, automatic fire, explosions, defusing.
+
+``plan`` turns the attacker, its chosen weapons, the targets and the situation into a
+``D20Attack`` (``attack.py``) with the reasons it cannot be made, if any; ``from_body`` reads
+the stateless body of ``POST /api/v1/rulesets/d20/odds`` and ``/roll``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.rules.d20.attack import OUTCOMES, D20Attack
+from app.rules.d20.catalogue import (
+    AUTO_MIN_TARGETS,
+    AUTO_PENALTY_MAX,
+    AUTO_PENALTY_STEP,
+    CLUB_POWER,
+    GRENADE_HEIGHT_CM,
+    STAT_RANGE,
+)
+from app.rules.d20.options import D20Options
+from app.rules.d20.strike import Strike
+from app.rules.d20.units import POWER_MAX, REACH_MAX, D20Figurine, decode_weapon
+from app.rules.errors import InvalidInput
+from app.rules.fields import FieldValue, InputField, parse_fields
+from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput
+
+MAX_TARGETS = 60
+MAX_OBJECTS = 20
+DL_MAX = 200
+HEIGHT_MAX = 200  # cm
+DISTANCE_MAX = REACH_MAX
+MODES = (
+    ("shot", "Single shot"),
+    ("blow", "Hand-to-hand blow"),
+    ("automatic", "Automatic fire"),
+    ("explosion", "Explosion (grenade, mine, charges)"),
+    ("defuse", "Defuse a charge"),
+)
+EXPLOSIVES = ("grenade", "mine", "charge")
+
+SITUATION_FIELDS: tuple[InputField, ...] = (
+    InputField("mode", "Attack", "choice", "shot", choices=MODES),
+    InputField(
+        "distance",
+        "Distance (cm)",
+        "whole",
+        0,
+        low=0,
+        high=DISTANCE_MAX,
+        help="To the target, or to a grenade's blast point; at most the weapon's Reach",
+    ),
+    InputField("modifier", "Modifier", "whole", 0, low=-20, high=20, help="Bonuses and maluses"),
+    InputField(
+        "cover",
+        "First target in cover",
+        "flag",
+        False,
+        help="Against explosions that cover protects from",
+    ),
+    InputField(
+        "height",
+        "First target's height (cm)",
+        "whole",
+        0,
+        low=0,
+        high=HEIGHT_MAX,
+        help="Above the blast's level: grenades hit up to 5 cm above",
+    ),
+    InputField("shaken", "First target Shaken", "flag", False, help="No Evasion"),
+    InputField(
+        "objects",
+        "Objects' DLs",
+        "text",
+        "",
+        high=200,
+        help=f"In the blast: their DLs, comma-separated, at most {MAX_OBJECTS}",
+    ),
+    InputField(
+        "dl",
+        "Charge's DL",
+        "whole",
+        None,
+        low=0,
+        high=DL_MAX,
+        optional=True,
+        help="Defusing: empty for the chosen charges' Power",
+    ),
+)
+TARGET_FIELDS: tuple[InputField, ...] = (
+    InputField("cover", "In cover", "flag", False),
+    InputField("height", "Height (cm)", "whole", 0, low=0, high=HEIGHT_MAX),
+    InputField("shaken", "Shaken", "flag", False),
+)
+OUTCOME_COLUMNS = tuple(Column(k, label, numeric=True) for k, label in OUTCOMES)
+_SITUATION_NAMES = frozenset(f.name for f in SITUATION_FIELDS)
+_TARGET_NAMES = frozenset(f.name for f in TARGET_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class D20Situation:
+    """The situation of an attack (see ``SITUATION_FIELDS``)."""
+
+    mode: str = "shot"
+    distance: int = 0
+    modifier: int = 0
+    cover: bool = False
+    height: int = 0
+    shaken: bool = False
+    objects: str = ""
+    dl: int | None = None
+
+
+def read_objects(text: str) -> tuple[int, ...]:
+    """The objects' DLs from their comma-separated text; InvalidInput names ``objects``."""
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    if len(parts) > MAX_OBJECTS:
+        raise InvalidInput("objects", f"at most {MAX_OBJECTS} objects")
+    out: list[int] = []
+    for part in parts:
+        if not part.isdigit() or int(part) > DL_MAX:
+            raise InvalidInput("objects", f"each DL must be a whole number from 0 to {DL_MAX}")
+        out.append(int(part))
+    return tuple(out)
+
+
+def read_situation(values: Mapping[str, Any]) -> D20Situation:
+    """The situation from its field values (missing: defaults); InvalidInput names a field."""
+    for key in values:
+        if key not in _SITUATION_NAMES:
+            raise InvalidInput(str(key), "is not a situation field")
+    parsed, errors = parse_fields(SITUATION_FIELDS, values)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(field, reason)
+    situation = D20Situation(**parsed)  # type: ignore[arg-type]
+    read_objects(situation.objects)
+    return situation
+
+
+def auto_penalty(position: int) -> int:
+    """The modifier of automatic fire on the target at ``position`` (0: the first): -1, -2,
+    -3, then -4 for every further one."""
+    return -min(AUTO_PENALTY_STEP * (position + 1), AUTO_PENALTY_MAX)
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A target as the attack sees it: its Physical Defense, Evasion (0 while Shaken), CP
+    left, and where it stands."""
+
+    pd: int
+    evasion: int
+    cp: int
+    cover: bool = False
+    height: int = 0
+    shaken: bool = False
+
+    @property
+    def defence(self) -> int:
+        return self.pd + (0 if self.shaken else self.evasion)
+
+
+def _placed(target: TargetInput, n: int, situation: D20Situation) -> Placed:
+    unit = target.unit
+    if not isinstance(unit, D20Figurine):
+        raise InvalidInput(f"targets.{n}", "is not a D20 figurine")
+    if n == 0:
+        values: Mapping[str, Any] = {
+            "cover": situation.cover,
+            "height": situation.height,
+            "shaken": situation.shaken,
+        }
+        values = {**values, **{k: v for k, v in target.fields.items() if v not in (None, "")}}
+    else:
+        values = target.fields
+    for key in values:
+        if key not in _TARGET_NAMES:
+            raise InvalidInput(f"targets.{n}.{key}", "is not a target field")
+    parsed, errors = parse_fields(TARGET_FIELDS, values)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(f"targets.{n}.{field}", reason)
+    return Placed(
+        unit.pd,
+        unit.evasion,
+        unit.cp,
+        bool(parsed["cover"]),
+        int(parsed["height"] or 0),
+        bool(parsed["shaken"]),
+    )
+
+
+def plan(
+    attacker: D20Figurine,
+    weapons: tuple[int, ...],
+    placed: Sequence[Placed],
+    situation: D20Situation,
+    options: D20Options,
+) -> D20Attack:
+    """The attack, with every reason it cannot be made as declared."""
+    problems: list[str] = []
+    chosen = [attacker.weapons[i] for i in weapons]
+    mode = situation.mode
+    mods = situation.modifier
+    keep = {"margin_wounds": options.margin_wounds, "naturals": options.naturals}
+    guns = [w for w in chosen if w.type == "gun"]
+    if len(guns) >= 2 and len(placed) >= 2:
+        problems.append(
+            f"{attacker.name} carries two ranged weapons: it shoots one target per turn."
+        )
+    if mode in ("shot", "blow", "automatic"):
+        if len(chosen) > 1:
+            problems.append("Attack with one weapon at a time.")
+        weapon = chosen[0] if chosen else None
+        if mode == "blow":
+            stat, stat_name = attacker.hth, "HtH"
+            if weapon is None:
+                power, name = 0, "bare hands"
+            elif weapon.type == "hth":
+                power, name = weapon.power, weapon.name
+            elif weapon.type == "gun":
+                power, name = CLUB_POWER, f"{weapon.name} as a club"
+            else:
+                power, name = 0, weapon.name
+                problems.append(f"{weapon.name} is not a hand-to-hand weapon.")
+            if situation.distance > 0:
+                problems.append("A blow is struck in base contact (distance 0 cm).")
+        else:
+            stat, stat_name = attacker.shot, "Shot"
+            if weapon is None or weapon.type != "gun":
+                power, name = (weapon.power, weapon.name) if weapon else (0, "no weapon")
+                problems.append(
+                    f"{'Automatic fire' if mode == 'automatic' else 'A shot'} needs a gun"
+                    f"{'' if weapon is None else f'; {weapon.name} is not one'}."
+                )
+            else:
+                power, name = weapon.power, weapon.name
+                if situation.distance > weapon.reach:
+                    problems.append(
+                        f"{situation.distance} cm is beyond {weapon.name}'s Reach "
+                        f"({weapon.reach} cm)."
+                    )
+            if mode == "automatic":
+                if weapon is not None and weapon.type == "gun" and not weapon.automatic:
+                    problems.append(f"{weapon.name} has no automatic fire.")
+                if len(placed) < AUTO_MIN_TARGETS:
+                    problems.append("Automatic fire needs at least two targets.")
+            elif len(placed) > 1:
+                problems.append("A single shot strikes one target (automatic fire: several).")
+        if mode == "blow" and len(placed) > 1:
+            problems.append("A blow strikes one target.")
+        penalties = tuple(auto_penalty(i) if mode == "automatic" else 0 for i in range(len(placed)))
+        bonus = stat + power + mods
+        strikes = tuple(
+            Strike(bonus + pen, t.defence, t.cp, **keep)
+            for t, pen in zip(placed, penalties, strict=True)
+        )
+        steps = (
+            (stat_name, str(stat)),
+            ("Power", f"{power} ({name})"),
+            ("modifier", f"{mods:+d}"),
+            *(
+                (("automatic fire", ", ".join(f"{p:+d}" for p in penalties)),)
+                if mode == "automatic"
+                else ()
+            ),
+            ("+ 1D20 against", "PD + Evasion"),
+        )
+        label = {"shot": "Shot", "blow": "Blow", "automatic": "Automatic fire"}[mode]
+        return D20Attack(
+            mode,
+            f"{label}: {name}",
+            strikes,
+            penalties,
+            power=power,
+            weapons=weapons,
+            steps=steps,
+            refused=tuple(problems),
+        )
+    objects = read_objects(situation.objects) if mode == "explosion" else ()
+    if mode == "defuse":
+        charges = [w for w in chosen if w.equipment.category == "charge"]
+        dl = situation.dl
+        if dl is None:
+            dl = sum(w.power for w in charges)
+            if not charges:
+                problems.append("Give the charge's DL, or choose the charges to defuse.")
+        strikes = tuple(Strike(0, t.defence, t.cp, hit=False) for t in placed)
+        return D20Attack(
+            mode,
+            f"Defuse DL {dl}",
+            strikes,
+            dexterity=attacker.dexterity,
+            dl=dl,
+            weapons=weapons,
+            steps=(("Dexterity", str(attacker.dexterity)), ("+ 1D20 greater than DL", str(dl))),
+            refused=tuple(problems),
+        )
+    # an explosion
+    kinds = {w.equipment.category for w in chosen}
+    if not chosen:
+        problems.append("Choose the grenade, mine or charges that explode.")
+    elif not kinds <= set(EXPLOSIVES):
+        problems.append("Only grenades, mines and charges explode.")
+    elif len(kinds) > 1 or (kinds != {"charge"} and len(chosen) > 1):
+        problems.append("Only charges set together explode together (their Power adds).")
+    grenade = bool(chosen) and chosen[0].equipment.category == "grenade"
+    if grenade:
+        if not attacker.su:
+            problems.append(f"Only SUs carry grenades; {attacker.name} is not an SU.")
+        reach = chosen[0].reach
+        if situation.distance > reach:
+            problems.append(
+                f"{situation.distance} cm is beyond {chosen[0].name}'s Reach ({reach} cm)."
+            )
+    entries = [w.equipment for w in chosen]
+    power = sum(w.power for w in chosen)
+    rolled = all(e.roll for e in entries) if entries else True
+    cover_counts = all(e.cover for e in entries) if entries else False
+    shakes = any(e.shakes for e in entries)
+    flat = max((e.flat_cp for e in entries), default=0)
+    strikes = tuple(
+        Strike(
+            power + mods,
+            t.defence + (options.cover_bonus if t.cover and cover_counts else 0),
+            t.cp,
+            rolled=rolled,
+            hit=not (grenade and t.height > GRENADE_HEIGHT_CM),
+            flat_cp=flat,
+            shakes=shakes,
+            **keep,
+        )
+        for t in placed
+    )
+    name = " + ".join(w.name for w in chosen) or "nothing"
+    radius = max((e.radius or 0 for e in entries), default=0)
+    steps = (
+        ("Power", f"{power} ({name})"),
+        ("radius", f"r{radius}"),
+        ("modifier", f"{mods:+d}"),
+        ("+ 1D20 against", "PD + Evasion" + (" (+ cover)" if cover_counts else "")),
+    )
+    return D20Attack(
+        mode,
+        f"Explosion: {name}",
+        strikes,
+        power=power + mods,
+        objects=objects,
+        weapons=weapons,
+        steps=steps,
+        refused=tuple(problems),
+    )
+
+
+# ---------------------------------------------------------------- the stateless body
+
+_BODY_ATTACK = (
+    InputField("stat", "Shot or HtH", "whole", None, low=STAT_RANGE[0], high=STAT_RANGE[1]),
+    InputField("power", "Power", "whole", None, low=0, high=POWER_MAX),
+    InputField("modifier", "Modifier", "whole", 0, low=-20, high=20),
+    InputField("automatic", "Automatic fire", "flag", False),
+    InputField("reach", "Reach (cm)", "whole", None, low=0, high=REACH_MAX, optional=True),
+    InputField("distance", "Distance (cm)", "whole", 0, low=0, high=DISTANCE_MAX),
+    InputField("margin_wounds", "Wounds by margin", "flag", False),
+    InputField("naturals", "Natural 20 and 1", "flag", False),
+)
+_BODY_TARGET = (
+    InputField("pd", "Physical Defense", "whole", None, low=STAT_RANGE[0], high=STAT_RANGE[1]),
+    InputField("evasion", "Evasion", "whole", 0, low=STAT_RANGE[0], high=STAT_RANGE[1]),
+    InputField("cp", "CP", "whole", 1, low=1, high=20),
+    InputField("shaken", "Shaken", "flag", False),
+)
+
+
+def _read(data: object, path: str, fields: tuple[InputField, ...]) -> dict[str, FieldValue]:
+    if not isinstance(data, Mapping):
+        raise InvalidInput(path, "is required (an object)")
+    names = {f.name for f in fields}
+    for key in data:
+        if key not in names:
+            raise InvalidInput(f"{path}.{key}", "is not a known field")
+    for f in fields:
+        if f.default is None and not f.optional and data.get(f.name) is None:
+            raise InvalidInput(f"{path}.{f.name}", "is required")
+    values, errors = parse_fields(fields, data)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(f"{path}.{field}", reason)
+    return values
+
+
+def from_body(body: Mapping[str, Any]) -> D20Attack:
+    """A shot, or automatic fire, from the stateless body: ``{"attack": {"stat", "power",
+    "modifier", "automatic", "reach", "distance", "margin_wounds", "naturals"}, "targets":
+    [{"pd", "evasion", "cp", "shaken"}]}``. Refusals are ``InvalidInput`` naming the field."""
+    if not isinstance(body, Mapping):
+        raise InvalidInput("attack", "is required (an object)")
+    for key in body:
+        if key not in ("attack", "targets", "seed"):
+            raise InvalidInput(str(key), "is not a known field")
+    attack = _read(body.get("attack"), "attack", _BODY_ATTACK)
+    raw = body.get("targets")
+    if not isinstance(raw, list) or not raw:
+        raise InvalidInput("targets", "is required (a list of at least one target)")
+    if len(raw) > MAX_TARGETS:
+        raise InvalidInput("targets", f"at most {MAX_TARGETS} targets")
+    targets = [_read(t, f"targets.{i}", _BODY_TARGET) for i, t in enumerate(raw)]
+    automatic = bool(attack["automatic"])
+    if automatic and len(targets) < AUTO_MIN_TARGETS:
+        raise InvalidInput("targets", "automatic fire needs at least two targets")
+    if not automatic and len(targets) != 1:
+        raise InvalidInput("targets", "a single shot has exactly one target (else automatic)")
+    reach = attack["reach"]
+    distance = int(attack["distance"])  # type: ignore[arg-type]
+    if reach is not None and distance > int(reach):
+        raise InvalidInput("attack.distance", f"{distance} cm is beyond the Reach ({reach} cm)")
+    weapon: dict[str, Any] = {
+        "type": "gun",
+        "name": "Weapon",
+        "reach": DISTANCE_MAX if reach is None else reach,
+        "power": attack["power"],
+        "automatic": automatic,
+    }
+    shooter = D20Figurine(
+        "Attacker",
+        False,
+        int(attack["stat"]),  # type: ignore[arg-type]
+        0,
+        10,
+        0,
+        0,
+        1,
+        weapons=(decode_weapon(weapon, "attack"),),
+    )
+    placed = [
+        Placed(int(t["pd"]), int(t["evasion"]), int(t["cp"]), shaken=bool(t["shaken"]))  # type: ignore[arg-type]
+        for t in targets
+    ]
+    situation = D20Situation(
+        mode="automatic" if automatic else "shot",
+        distance=distance,
+        modifier=int(attack["modifier"]),  # type: ignore[arg-type]
+    )
+    options = D20Options(
+        margin_wounds=bool(attack["margin_wounds"]), naturals=bool(attack["naturals"])
+    )
+    made = plan(shooter, (0,), placed, situation, options)
+    if made.problems():
+        raise InvalidInput("attack", made.problems()[0])
+    return made
+
+
+# ---------------------------------------------------------------- samples
+
+
+def _fig(name: str, weapons: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "kind": more.pop("kind", "figurine"),
+        "shot": more.pop("shot", 8),
+        "hth": more.pop("hth", 6),
+        "pd": more.pop("pd", 20),
+        "evasion": more.pop("evasion", 2),
+        "dexterity": more.pop("dexterity", 5),
+        "cp": more.pop("cp", 2),
+        "points": 0,
+        "weapons": weapons,
+    }
+
+
+RIFLE = {"type": "gun", "name": "Assault rifle", "reach": 60, "power": 6, "automatic": True}
+SAMPLE_ATTACKS: tuple[SampleAttack, ...] = (
+    SampleAttack(
+        "a single shot with an assault rifle",
+        _fig("Trooper", [RIFLE]),
+        (0,),
+        (_fig("Chronos", [], pd=18, evasion=2, cp=1),),
+        {"mode": "shot", "distance": 40},
+    ),
+    SampleAttack(
+        "automatic fire at four figurines",
+        _fig("Gunner", [RIFLE], shot=10),
+        (0,),
+        tuple(_fig(f"Chronos {n}", [], pd=14 + 2 * n, evasion=1) for n in range(1, 5)),
+        {"mode": "automatic", "distance": 30},
+    ),
+    SampleAttack(
+        "a Defensive Grenade on three figurines and two objects",
+        _fig("SU", [{"type": "defensive_grenade"}], kind="su"),
+        (0,),
+        (_fig("A", [], pd=30, cp=3), _fig("B", [], pd=35, evasion=4), _fig("C", [], pd=40)),
+        {"mode": "explosion", "distance": 15, "cover": True, "objects": "10, 40"},
+    ),
+)
+
 
 class D20Calculator:
-    """To be written: situation_fields, target_fields, attack, attack_from_body,
-    sample_attacks, outcome_columns, max_targets, decode_situation, encode_situation,
-    default_weapons, weapons_cost."""
+    """The calculator's side of the ruleset: situation fields, attacks and their odds."""
+
+    situation_fields: tuple[InputField, ...] = SITUATION_FIELDS
+    target_fields: tuple[InputField, ...] = TARGET_FIELDS
+    outcome_columns: tuple[Column, ...] = OUTCOME_COLUMNS
+    max_targets: int = MAX_TARGETS
+    sample_attacks: tuple[SampleAttack, ...] = SAMPLE_ATTACKS
+
+    def attack(
+        self,
+        attacker: D20Figurine,
+        weapons: tuple[int, ...],
+        targets: Sequence[TargetInput],
+        situation: Mapping[str, Any],
+        options: D20Options,
+        allies: Sequence[AllyInput] = (),
+    ) -> D20Attack:
+        if allies:
+            raise InvalidInput("allies", "D20 has no combined attacks")
+        if not targets:
+            raise InvalidInput("targets", "needs a target")
+        if len(targets) > MAX_TARGETS:
+            raise InvalidInput("targets", f"at most {MAX_TARGETS} targets")
+        for index in weapons:
+            if not 0 <= index < len(attacker.weapons):
+                raise InvalidInput("weapons", f"{attacker.name} has no weapon {index + 1}")
+        if len(set(weapons)) != len(weapons):
+            raise InvalidInput("weapons", "a weapon is chosen twice")
+        read = read_situation(situation)
+        placed = [_placed(t, n, read) for n, t in enumerate(targets)]
+        return plan(attacker, weapons, placed, read, options)
+
+    def attack_from_body(self, body: Mapping[str, Any]) -> D20Attack:
+        return from_body(body)
+
+    def decode_situation(self, values: Mapping[str, FieldValue]) -> D20Situation:
+        return read_situation(values)
+
+    def encode_situation(self, situation: D20Situation) -> dict[str, FieldValue]:
+        return {f.name: getattr(situation, f.name) for f in SITUATION_FIELDS}
+
+    def default_weapons(self, unit: D20Figurine, options: D20Options) -> tuple[int, ...]:
+        """The first gun, else the first hand-to-hand weapon, else the first weapon."""
+        for kind in ("gun", "hth"):
+            for i, weapon in enumerate(unit.weapons):
+                if weapon.type == kind:
+                    return (i,)
+        return (0,) if unit.weapons else ()
+
+    def weapons_cost(self, unit: D20Figurine, weapons: tuple[int, ...], options: D20Options) -> int:
+        """The chosen weapons' points, as the player entered them."""
+        return sum(unit.weapons[i].points for i in weapons)

@@ -1,0 +1,142 @@
+"""One D20 roll against one figurine or one object (RULINGS 3.3), as a function of the die.
+
+``Strike.resolve(natural)`` gives what one natural D20 does to a figurine; ``Strike.outcomes``
+enumerates the twenty faces with the same function, so a seeded roll and the exact odds
+cannot disagree. Objects and defusing are plain comparisons of a total with a DL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from app.rules.d20.catalogue import D20, OBJECT_MARGIN
+
+MARGIN_STEP = 5  # margin_wounds: a CP for every 5 points (or part) over the defence
+FACES = range(1, D20 + 1)
+
+
+class Hit(NamedTuple):
+    """What one die did to a figurine: the total, its margin over the defence, whether it
+    wounded, the CP it removed (the roll's and any flat CP) and whether it Shakes."""
+
+    natural: int | None
+    total: int | None
+    margin: int | None
+    wounded: bool
+    cp_lost: int
+    shaken: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Strike:
+    """A roll against one figurine: ``bonus`` (Shot or HtH + Power + modifiers, or an
+    explosion's Power) + 1D20 against ``defence`` (PD + Evasion, + cover where it counts).
+
+    ``rolled``: a die is rolled (False: the Searing Grenade); ``hit``: the figurine is struck
+    at all (False: above a grenade's blast); ``flat_cp``: CP lost besides the roll (the
+    Flaming Grenade); ``shakes``: the figurine is Shaken, hurt or not; ``cp``: its CP left.
+    """
+
+    bonus: int
+    defence: int
+    cp: int
+    rolled: bool = True
+    hit: bool = True
+    flat_cp: int = 0
+    shakes: bool = False
+    margin_wounds: bool = False
+    naturals: bool = False
+
+    def resolve(self, natural: int | None) -> Hit:
+        """The effect of a natural D20 (None: no die, where none is rolled)."""
+        if not self.hit:
+            return Hit(None, None, None, False, 0, False)
+        if not self.rolled or natural is None:
+            lost = self.flat_cp
+            return Hit(None, None, None, lost > 0, lost, self.shakes)
+        total = self.bonus + natural
+        margin = total - self.defence
+        wounds = margin > 0
+        if self.naturals and natural == D20:
+            wounds = True
+        if self.naturals and natural == 1:
+            wounds = False
+        lost = 0
+        if wounds:
+            lost = max(1, -(-margin // MARGIN_STEP)) if self.margin_wounds else 1
+        lost += self.flat_cp
+        return Hit(natural, total, margin, lost > 0, lost, self.shakes)
+
+    @property
+    def needs(self) -> int | None:
+        """The lowest natural roll that wounds (None: none does)."""
+        for natural in FACES:
+            if self.resolve(natural).wounded and self.resolve(natural).cp_lost > self.flat_cp:
+                return natural
+        return None
+
+    def faces(self) -> Iterable[tuple[Hit, float]]:
+        """Every equally likely result (one with probability 1 when no die is rolled)."""
+        if not self.hit or not self.rolled:
+            yield self.resolve(None), 1.0
+            return
+        for natural in FACES:
+            yield self.resolve(natural), 1 / D20
+
+    def cp_lost(self) -> dict[int, float]:
+        """The distribution of the CP lost (capped at the CP left: out is out)."""
+        out: dict[int, float] = {}
+        for hit, p in self.faces():
+            lost = min(hit.cp_lost, self.cp)
+            out[lost] = out.get(lost, 0.0) + p
+        return dict(sorted(out.items()))
+
+    def margins(self) -> dict[int, float]:
+        """The distribution of the total's margin over the defence (empty: no roll)."""
+        out: dict[int, float] = {}
+        for hit, p in self.faces():
+            if hit.margin is not None:
+                out[hit.margin] = out.get(hit.margin, 0.0) + p
+        return out
+
+    def wound(self) -> float:
+        return sum((p for hit, p in self.faces() if hit.wounded), 0.0)
+
+    def out(self) -> float:
+        return sum((p for hit, p in self.faces() if hit.cp_lost >= self.cp), 0.0)
+
+    def shaken(self) -> float:
+        return sum((p for hit, p in self.faces() if hit.shaken), 0.0)
+
+
+def destroys(power: int, natural: int, dl: int) -> bool:
+    """An object is blown to bits when its DL is at least 1 lower than Power + 1D20."""
+    return dl <= power + natural - OBJECT_MARGIN
+
+
+def destroyed_chance(power: int, dl: int) -> float:
+    return sum(destroys(power, n, dl) for n in FACES) / D20
+
+
+def defuses(dexterity: int, natural: int, dl: int) -> bool:
+    """Dexterity + 1D20 greater than the charge's DL (its Power) defuses it."""
+    return dexterity + natural > dl
+
+
+def defuse_chance(dexterity: int, dl: int) -> float:
+    return sum(defuses(dexterity, n, dl) for n in FACES) / D20
+
+
+def count_distribution(chances: Iterable[float]) -> list[float]:
+    """P(exactly k events) of independent events with the given chances (k = 0..n)."""
+    dist = [1.0]
+    for p in chances:
+        nxt = [0.0] * (len(dist) + 1)
+        q = 1.0 - p
+        for k, v in enumerate(dist):
+            nxt[k] += v * q
+            nxt[k + 1] += v * p
+        dist = nxt
+    return dist
