@@ -59,6 +59,7 @@ class UnitState:
     cp_lost: int = 0
     shaken: bool = False
     charges: tuple[Charge, ...] = ()
+    spent: tuple[int, ...] = ()  # grenades thrown and mines set off (weapon indexes, sorted)
 
 
 # ------------------------------------------------------------------------ JSON
@@ -83,6 +84,7 @@ def encode_state(state: UnitState) -> dict[str, Any]:
         "cp_lost": state.cp_lost,
         "shaken": state.shaken,
         "charges": [encode_charge(c) for c in state.charges],
+        "spent": list(state.spent),
     }
 
 
@@ -140,10 +142,20 @@ def decode_state(data: Mapping[str, Any]) -> UnitState:
     placed = tuple(_charge(c) for c in charges)
     if len({c.weapon for c in placed}) != len(placed):
         raise InvalidInput("state.charges", "a weapon is placed at most once")
+    spent = data.get("spent", [])
+    if (
+        not isinstance(spent, list | tuple)
+        or len(spent) > MAX_WEAPONS
+        or any(isinstance(i, bool) or not isinstance(i, int) for i in spent)
+        or any(not 0 <= i < MAX_WEAPONS for i in spent)
+        or len(set(spent)) != len(spent)
+    ):
+        raise InvalidInput("state.spent", "must list weapon indexes, each once")
     return UnitState(
         cp_lost=_int(data, "cp_lost", 0, CP_RANGE[1], 0),
         shaken=_flag(data, "shaken"),
         charges=placed,
+        spent=tuple(sorted(spent)),
     )
 
 

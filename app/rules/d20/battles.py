@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.rules.d20 import battle_state as bs
@@ -123,6 +123,10 @@ UNIT_ACTIONS = (
         (DETONATE_GROUP, DETONATE_OBJECTS),
     ),
 )
+# The situation fields a battle's state decides or its actions take (left out of its form).
+STATE_FIELDS = frozenset({"shaken", "dl"})
+BATTLE_NO_MODES = frozenset({"defuse"})
+ONE_USE = frozenset({"grenade", "mine"})  # thrown or set off once
 OUTCOME_WORDS = {"out": "out", "wounded": "wounded", "unhurt": "unhurt"}
 FLAG_WORDS = {"shaken": "Shaken"}
 
@@ -160,8 +164,17 @@ class D20Battles:
 
     @property
     def battle_situation_fields(self) -> tuple[InputField, ...]:
+        """The calculator's situation fields less what the state decides (the first target
+        Shaken) and defusing (the ``defuse`` action of the figurine whose charge it is)."""
         fields: tuple[InputField, ...] = getattr(self, "situation_fields", ())
-        return fields
+        out = []
+        for f in fields:
+            if f.name in STATE_FIELDS:
+                continue
+            if f.name == "mode":
+                f = replace(f, choices=tuple(c for c in f.choices if c[0] not in BATTLE_NO_MODES))
+            out.append(f)
+        return tuple(out)
 
     # ------------------------------------------------------------------ state
 
@@ -189,8 +202,9 @@ class D20Battles:
                 "power": ("F" if e.fire else "P") + str(w.power),
                 "radius": f"r{e.radius}" if e.radius else "",
                 "placed": "placed" if i in placed else "",
+                "spent": "used" if i in state.spent else "",
             }
-            ready = fit and (i in placed if e.timer else True)
+            ready = fit and (i in placed if e.timer else i not in state.spent)
             weapons.append(BattleWeapon(i, w.name, cells, ready))
         left = bs.cp_left(state, unit)
         evasion = 0 if state.shaken else unit.evasion
@@ -227,6 +241,7 @@ class D20Battles:
             "out": out,
             "shaken": state.shaken,
             "charges": [bs.public_charge(c) for c in state.charges],
+            "spent": list(state.spent),
         }
         return Standing(
             unit=bs.standing_unit(state, unit),
@@ -256,6 +271,17 @@ class D20Battles:
         not placed or not their whole group, and whatever the calculator refuses."""
         unit: D20Figurine = attacker.unit
         state: bs.UnitState = attacker.state
+        mode = situation.get("mode", "shot")
+        if mode in BATTLE_NO_MODES:
+            raise InvalidInput(
+                "mode", "defusing is the 'Defuse' action of the figurine whose charge it is"
+            )
+        for key in STATE_FIELDS:
+            if key in situation:
+                raise InvalidInput(key, "comes from the battle's state")
+        for i in weapons:
+            if i in state.spent:
+                raise InvalidInput("weapons", f"{unit.weapons[i].name} is used up")
         charges = tuple(
             i for i in weapons if 0 <= i < len(unit.weapons) and unit.weapons[i].equipment.timer
         )
@@ -271,9 +297,17 @@ class D20Battles:
             if bs.out(target.state, target.unit):
                 field = "target_id" if k == 0 else f"followers.{k - 1}.unit_id"
                 raise InvalidInput(field, f"{target.name} is out (0 CP left)")
-        inputs = [TargetInput(bs.standing_unit(t.state, t.unit), f) for t, f in targets]
+        inputs = [
+            TargetInput(
+                bs.standing_unit(t.state, t.unit),
+                {**f, "shaken": t.state.shaken} if k else dict(f),
+            )
+            for k, (t, f) in enumerate(targets)
+        ]
         rules: Any = self
         values = dict(situation)
+        if targets:
+            values["shaken"] = targets[0][0].state.shaken
         made = rules.attack(
             bs.standing_unit(state, unit), tuple(weapons), inputs, values, attacker.options
         )
@@ -301,6 +335,15 @@ class D20Battles:
         groups = attack.groups if isinstance(attack, D20BattleAttack) else ()
         for group in groups:
             state = bs.take_group(state, group)
+        fired = attack.weapons if isinstance(attack, D20BattleAttack) else ()
+        unit: D20Figurine = attack.attacker.unit
+        used = {
+            i
+            for i in fired
+            if 0 <= i < len(unit.weapons) and unit.weapons[i].equipment.category in ONE_USE
+        }
+        if used:
+            state = replace(state, spent=tuple(sorted(set(state.spent) | used)))
         detail = roll.detail if isinstance(roll.detail, Mapping) else {}
         rolled = detail.get("targets", []) or []
         states: list[Any] = [state]
