@@ -213,6 +213,7 @@ def test_the_searing_grenade_shakes_three_chronos_until_their_next_turn_then_und
         assert unit["state"]["shaken"] is True and unit["evasion"] == "0"
         assert "Shaken (no Evasion) until its next turn" in unit["badges"]
     assert game.state("Sapper")["spent"] == [1]
+    assert "Searing Grenade used" in game.unit("Sapper")["badges"]
     shaken = game.states()
 
     # Shaken: no shot; nothing rolled, nothing logged

@@ -227,6 +227,7 @@ class D20Battles:
             words = bs.group_words(state.charges, group)
             due = any(c.group == group and c.run_out for c in state.charges)
             badges.append(f"charges {group}: {words}" + (": go off now" if due else ""))
+        badges.extend(f"{unit.weapons[i].name} used" for i in state.spent if i < len(unit.weapons))
         status = [f"CP {cells['cp']}", f"defence {cells['defence']}", *badges]
         actions: list[str] = ["new_turn"]
         if fit and any(w.equipment.timer and i not in placed for i, w in enumerate(unit.weapons)):
