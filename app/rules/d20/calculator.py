@@ -17,12 +17,13 @@ from app.rules.d20.catalogue import (
     AUTO_PENALTY_MAX,
     AUTO_PENALTY_STEP,
     CLUB_POWER,
+    EQUIPMENT,
     GRENADE_HEIGHT_CM,
     STAT_RANGE,
 )
 from app.rules.d20.options import D20Options
 from app.rules.d20.strike import Strike
-from app.rules.d20.units import POWER_MAX, REACH_MAX, D20Figurine, decode_weapon
+from app.rules.d20.units import POWER_MAX, REACH_MAX, D20Figurine, D20Weapon
 from app.rules.errors import InvalidInput
 from app.rules.fields import FieldValue, InputField, parse_fields
 from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput
@@ -357,21 +358,29 @@ def plan(
 
 # ---------------------------------------------------------------- the stateless body
 
+_EXPLOSIVES = tuple((e.id, e.name) for e in EQUIPMENT.values() if e.category in EXPLOSIVES)
 _BODY_ATTACK = (
     InputField("stat", "Shot or HtH", "whole", None, low=STAT_RANGE[0], high=STAT_RANGE[1]),
-    InputField("power", "Power", "whole", None, low=0, high=POWER_MAX),
+    InputField("power", "Power", "whole", None, low=0, high=POWER_MAX, optional=True),
     InputField("modifier", "Modifier", "whole", 0, low=-20, high=20),
     InputField("automatic", "Automatic fire", "flag", False),
     InputField("reach", "Reach (cm)", "whole", None, low=0, high=REACH_MAX, optional=True),
     InputField("distance", "Distance (cm)", "whole", 0, low=0, high=DISTANCE_MAX),
+    InputField("equipment", "Explosive", "choice", None, choices=_EXPLOSIVES, optional=True),
+    InputField("charges", "Charges set together", "whole", 1, low=1, high=MAX_OBJECTS),
+    InputField("su", "Thrown by an SU", "flag", True),
+    InputField("objects", "Objects' DLs", "text", "", high=200),
     InputField("margin_wounds", "Wounds by margin", "flag", False),
     InputField("naturals", "Natural 20 and 1", "flag", False),
+    InputField("cover_bonus", "Cover against explosions", "whole", 5, low=0, high=20),
 )
 _BODY_TARGET = (
     InputField("pd", "Physical Defense", "whole", None, low=STAT_RANGE[0], high=STAT_RANGE[1]),
     InputField("evasion", "Evasion", "whole", 0, low=STAT_RANGE[0], high=STAT_RANGE[1]),
     InputField("cp", "CP", "whole", 1, low=1, high=20),
     InputField("shaken", "Shaken", "flag", False),
+    InputField("cover", "In cover", "flag", False),
+    InputField("height", "Height (cm)", "whole", 0, low=0, high=HEIGHT_MAX),
 )
 
 
@@ -392,16 +401,28 @@ def _read(data: object, path: str, fields: tuple[InputField, ...]) -> dict[str, 
     return values
 
 
+def _whole(values: Mapping[str, FieldValue], key: str) -> int:
+    value = values[key]
+    assert isinstance(value, int)
+    return value
+
+
 def from_body(body: Mapping[str, Any]) -> D20Attack:
-    """A shot, or automatic fire, from the stateless body: ``{"attack": {"stat", "power",
-    "modifier", "automatic", "reach", "distance", "margin_wounds", "naturals"}, "targets":
-    [{"pd", "evasion", "cp", "shaken"}]}``. Refusals are ``InvalidInput`` naming the field."""
+    """A shot, automatic fire or an explosion from the stateless body: ``{"attack": {"stat",
+    "power", "modifier", "automatic", "reach", "distance", "equipment", "charges", "su",
+    "objects", "margin_wounds", "naturals", "cover_bonus"}, "targets": [{"pd", "evasion",
+    "cp", "shaken", "cover", "height"}]}``. ``equipment`` (a grenade, the mine or a charge,
+    ``charges`` of them set together) makes it an explosion of the catalogue's Power.
+    Refusals are ``InvalidInput`` naming the field."""
     if not isinstance(body, Mapping):
         raise InvalidInput("attack", "is required (an object)")
     for key in body:
         if key not in ("attack", "targets", "seed"):
             raise InvalidInput(str(key), "is not a known field")
     attack = _read(body.get("attack"), "attack", _BODY_ATTACK)
+    equipment = attack["equipment"]
+    if equipment is None and attack["power"] is None:
+        raise InvalidInput("attack.power", "is required (or an explosive's equipment)")
     raw = body.get("targets")
     if not isinstance(raw, list) or not raw:
         raise InvalidInput("targets", "is required (a list of at least one target)")
@@ -409,45 +430,75 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
         raise InvalidInput("targets", f"at most {MAX_TARGETS} targets")
     targets = [_read(t, f"targets.{i}", _BODY_TARGET) for i, t in enumerate(raw)]
     automatic = bool(attack["automatic"])
-    if automatic and len(targets) < AUTO_MIN_TARGETS:
-        raise InvalidInput("targets", "automatic fire needs at least two targets")
-    if not automatic and len(targets) != 1:
-        raise InvalidInput("targets", "a single shot has exactly one target (else automatic)")
-    reach = attack["reach"]
-    distance = int(attack["distance"])  # type: ignore[arg-type]
-    if reach is not None and distance > int(reach):
-        raise InvalidInput("attack.distance", f"{distance} cm is beyond the Reach ({reach} cm)")
-    weapon: dict[str, Any] = {
-        "type": "gun",
-        "name": "Weapon",
-        "reach": DISTANCE_MAX if reach is None else reach,
-        "power": attack["power"],
-        "automatic": automatic,
-    }
+    distance = _whole(attack, "distance")
+    if equipment is None:
+        if automatic and len(targets) < AUTO_MIN_TARGETS:
+            raise InvalidInput("targets", "automatic fire needs at least two targets")
+        if not automatic and len(targets) != 1:
+            raise InvalidInput("targets", "a single shot has exactly one target (else automatic)")
+        reach = attack["reach"]
+        if isinstance(reach, int) and distance > reach:
+            raise InvalidInput("attack.distance", f"{distance} cm is beyond the Reach ({reach} cm)")
+        weapons: tuple[D20Weapon, ...] = (
+            D20Weapon(
+                "gun",
+                "Weapon",
+                DISTANCE_MAX if reach is None else _whole(attack, "reach"),
+                _whole(attack, "power"),
+                automatic=automatic,
+            ),
+        )
+    else:
+        entry = EQUIPMENT[str(equipment)]
+        if automatic:
+            raise InvalidInput("attack.automatic", f"{entry.name} has no automatic fire")
+        count = _whole(attack, "charges")
+        if count > 1 and entry.category != "charge":
+            raise InvalidInput("attack.charges", "only charges are set together")
+        if entry.category == "grenade" and not attack["su"]:
+            raise InvalidInput("attack.su", "only SUs carry grenades")
+        if entry.category == "grenade" and distance > (entry.reach or 0):
+            raise InvalidInput(
+                "attack.distance", f"{distance} cm is beyond the Reach ({entry.reach} cm)"
+            )
+        weapons = tuple(
+            D20Weapon(entry.id, entry.name, entry.reach or 0, entry.power or 0)
+            for _ in range(count)
+        )
+    if attack["objects"] and equipment is None:
+        raise InvalidInput("attack.objects", "objects are only caught in explosions")
+    try:
+        objects = str(attack["objects"] or "")
+        read_objects(objects)
+    except InvalidInput as err:
+        raise InvalidInput("attack.objects", err.reason) from None
     shooter = D20Figurine(
-        "Attacker",
-        False,
-        int(attack["stat"]),  # type: ignore[arg-type]
-        0,
-        10,
-        0,
-        0,
-        1,
-        weapons=(decode_weapon(weapon, "attack"),),
+        "Attacker", bool(attack["su"]), _whole(attack, "stat"), 0, 10, 0, 0, 1, weapons=weapons
     )
     placed = [
-        Placed(int(t["pd"]), int(t["evasion"]), int(t["cp"]), shaken=bool(t["shaken"]))  # type: ignore[arg-type]
+        Placed(
+            _whole(t, "pd"),
+            _whole(t, "evasion"),
+            _whole(t, "cp"),
+            bool(t["cover"]),
+            _whole(t, "height"),
+            bool(t["shaken"]),
+        )
         for t in targets
     ]
+    mode = "explosion" if equipment else "automatic" if automatic else "shot"
     situation = D20Situation(
-        mode="automatic" if automatic else "shot",
+        mode=mode,
         distance=distance,
-        modifier=int(attack["modifier"]),  # type: ignore[arg-type]
+        modifier=_whole(attack, "modifier"),
+        objects=objects if equipment else "",
     )
     options = D20Options(
-        margin_wounds=bool(attack["margin_wounds"]), naturals=bool(attack["naturals"])
+        margin_wounds=bool(attack["margin_wounds"]),
+        naturals=bool(attack["naturals"]),
+        cover_bonus=_whole(attack, "cover_bonus"),
     )
-    made = plan(shooter, (0,), placed, situation, options)
+    made = plan(shooter, tuple(range(len(weapons))), placed, situation, options)
     if made.problems():
         raise InvalidInput("attack", made.problems()[0])
     return made

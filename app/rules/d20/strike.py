@@ -77,38 +77,39 @@ class Strike:
                 return natural
         return None
 
-    def faces(self) -> Iterable[tuple[Hit, float]]:
-        """Every equally likely result (one with probability 1 when no die is rolled)."""
+    def faces(self) -> Iterable[tuple[Hit, int]]:
+        """Every result with its number of faces of the D20 (all 20 when no die is rolled):
+        probabilities are counts over 20, so certain results are exactly 1."""
         if not self.hit or not self.rolled:
-            yield self.resolve(None), 1.0
+            yield self.resolve(None), D20
             return
         for natural in FACES:
-            yield self.resolve(natural), 1 / D20
+            yield self.resolve(natural), 1
 
     def cp_lost(self) -> dict[int, float]:
         """The distribution of the CP lost (capped at the CP left: out is out)."""
-        out: dict[int, float] = {}
-        for hit, p in self.faces():
+        out: dict[int, int] = {}
+        for hit, n in self.faces():
             lost = min(hit.cp_lost, self.cp)
-            out[lost] = out.get(lost, 0.0) + p
-        return dict(sorted(out.items()))
+            out[lost] = out.get(lost, 0) + n
+        return {k: v / D20 for k, v in sorted(out.items())}
 
     def margins(self) -> dict[int, float]:
         """The distribution of the total's margin over the defence (empty: no roll)."""
-        out: dict[int, float] = {}
-        for hit, p in self.faces():
+        out: dict[int, int] = {}
+        for hit, n in self.faces():
             if hit.margin is not None:
-                out[hit.margin] = out.get(hit.margin, 0.0) + p
-        return out
+                out[hit.margin] = out.get(hit.margin, 0) + n
+        return {k: v / D20 for k, v in out.items()}
 
     def wound(self) -> float:
-        return sum((p for hit, p in self.faces() if hit.wounded), 0.0)
+        return sum(n for hit, n in self.faces() if hit.wounded) / D20
 
     def out(self) -> float:
-        return sum((p for hit, p in self.faces() if hit.cp_lost >= self.cp), 0.0)
+        return sum(n for hit, n in self.faces() if hit.cp_lost >= self.cp) / D20
 
     def shaken(self) -> float:
-        return sum((p for hit, p in self.faces() if hit.shaken), 0.0)
+        return sum(n for hit, n in self.faces() if hit.shaken) / D20
 
 
 def destroys(power: int, natural: int, dl: int) -> bool:

@@ -1,0 +1,57 @@
+"""Brute force of the D20 rules, written from the text and RULINGS §3 without the engine:
+every combination of the dice (itertools.product over 1..20) is played out and counted."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+
+
+def cp_lost(
+    bonus: int,
+    defence: int,
+    natural: int,
+    *,
+    margin_wounds: bool = False,
+    naturals: bool = False,
+    flat: int = 0,
+) -> int:
+    total = bonus + natural
+    wounds = total > defence
+    if naturals and natural == 20:
+        wounds = True
+    if naturals and natural == 1:
+        wounds = False
+    lost = 0
+    if wounds:
+        lost = max(1, math.ceil((total - defence) / 5)) if margin_wounds else 1
+    return lost + flat
+
+
+def enumerate_attack(
+    bonuses: Sequence[int],
+    defences: Sequence[int],
+    cps: Sequence[int],
+    **rules: object,
+) -> tuple[list[dict[str, Fraction]], dict[int, Fraction]]:
+    """Each target's P(out), P(wounded, not out), P(unhurt), and the exact distribution of the
+    number wounded, by playing out all 20^n rolls."""
+    n = len(bonuses)
+    per: list[Counter[str]] = [Counter() for _ in range(n)]
+    wounded: Counter[int] = Counter()
+    for dice in itertools.product(range(1, 21), repeat=n):
+        count = 0
+        for i, natural in enumerate(dice):
+            lost = cp_lost(bonuses[i], defences[i], natural, **rules)  # type: ignore[arg-type]
+            key = "out" if lost >= cps[i] else "wounded" if lost else "unhurt"
+            per[i][key] += 1
+            count += lost > 0
+        wounded[count] += 1
+    size = 20**n
+    return (
+        [{k: Fraction(c[k], size) for k in ("out", "wounded", "unhurt")} for c in per],
+        {k: Fraction(v, size) for k, v in wounded.items()},
+    )
