@@ -1,10 +1,533 @@
-"""D20 battles: CP left, out, Shaken until the next turn, charges on the table with their
-countdown, named actions."""
+"""D20 battles: CP left, out, Shaken until the figurine's next turn, charges on the table with
+their countdown (public or secret until it runs out), named actions.
+
+The rules of the state are ``battle_state``'s; this mixin puts them behind the ``Ruleset``
+interface. An attack is the calculator's (``self.attack``) on the figurines as they stand
+(CP left; Evasion 0 while Shaken); what the roll did comes back in ``roll.detail``
+(``{"targets": [{"cp_lost", "shaken", "wounded"}], "objects": [...]}``, this attack's). Placed
+charges go off through an attack in mode ``explosion`` ticking them (the whole group: charges
+set together add their Power), or, with no figurine in the radius, the ``detonate`` action.
+
+A secret countdown is kept in the stored state (``encode_state``: the battle's row and the
+log's before/after, which Undo restores) and nowhere else: ``standing`` (the page's cells and
+badges, the API's ``state``, the forum export's status line) and every summary show ``None`` /
+"secret countdown (N turns counted)" until it runs out. The log keeps:
+
+- odds: ``{"decisive", "expected", "lines": [{"label", "kind", "weapons", "steps",
+  "notes": {key: p}, "targets": [{"unit_id", "name", "outcomes": {key: p},
+  "extras": {key: p}}]}], "labels": {key: label}, "detail": <the calculator's>}``;
+- dice: ``[{"label", "kind", "weapons", "skipped", "jammed", "notes", "dice": [{"purpose",
+  "sides", "natural", "value", "bonus", "unit_id"}], "effects": [{"unit_id", "name",
+  "outcome", "damage", "flags", "amount", "words"}]}]`` (an action's dice add ``against``
+  and ``odds``: the DL and the chance the roll had).
+"""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.rules.d20 import battle_state as bs
+from app.rules.d20.catalogue import D20, STAT_RANGE, TIMER_TURNS
+from app.rules.d20.units import MAX_WEAPONS, D20Figurine
+from app.rules.errors import InvalidInput
+from app.rules.fields import InputField, parse_fields
+from app.rules.ruleset import (
+    ActionResult,
+    AttackOdds,
+    AttackRoll,
+    BattleAttack,
+    BattleWeapon,
+    Fighter,
+    Standing,
+    TargetInput,
+    UnitAction,
+)
+
+JSON = dict[str, Any]
+MAX_OBJECTS = 20
+LIST_MAX = 100  # characters of a comma-separated list
+
+CHARGE_WEAPONS = InputField(
+    "charge_weapons",
+    "Charges to set together (weapon indexes)",
+    "text",
+    "",
+    high=LIST_MAX,
+    help="Comma-separated, e.g. 2, 3: their Power adds. Empty: the first charge not placed",
+)
+CHARGE_TURNS = InputField(
+    "charge_turns",
+    "Countdown (turns)",
+    "whole",
+    None,
+    low=TIMER_TURNS[0],
+    high=TIMER_TURNS[1],
+    optional=True,
+    help="Empty: no timer (set off by hand)",
+)
+CHARGE_SECRET = InputField(
+    "charge_secret",
+    "Secret countdown",
+    "flag",
+    False,
+    help="Not shown to others until it runs out",
+)
+DEFUSE_WEAPON = InputField(
+    "defuse_weapon",
+    "Charge to defuse (weapon index)",
+    "whole",
+    None,
+    low=0,
+    high=MAX_WEAPONS - 1,
+    optional=True,
+    help="Empty: the first charge placed",
+)
+DEFUSE_DEXTERITY = InputField(
+    "defuse_dexterity",
+    "Dexterity of the figurine defusing",
+    "whole",
+    None,
+    low=STAT_RANGE[0],
+    high=STAT_RANGE[1],
+)
+DETONATE_GROUP = InputField(
+    "detonate_group",
+    "Charges to set off (group)",
+    "whole",
+    None,
+    low=1,
+    high=bs.MAX_GROUP,
+    optional=True,
+    help="Empty: the first group placed",
+)
+DETONATE_OBJECTS = InputField(
+    "detonate_objects",
+    "Objects in the radius (DLs)",
+    "text",
+    "",
+    high=LIST_MAX,
+    help="Comma-separated DLs, at most 20",
+)
+UNIT_ACTIONS = (
+    UnitAction("new_turn", "New turn: {unit}"),
+    UnitAction(
+        "place_charge", "Place charge: {unit}", (CHARGE_WEAPONS, CHARGE_TURNS, CHARGE_SECRET)
+    ),
+    UnitAction("defuse", "Defuse a charge of {unit}", (DEFUSE_WEAPON, DEFUSE_DEXTERITY)),
+    UnitAction(
+        "detonate",
+        "Set off charges of {unit} (no figurine in reach)",
+        (DETONATE_GROUP, DETONATE_OBJECTS),
+    ),
+)
+# The situation fields a battle's state decides or its actions take (left out of its form).
+STATE_FIELDS = frozenset({"shaken", "dl"})
+BATTLE_NO_MODES = frozenset({"defuse"})
+ONE_USE = frozenset({"grenade", "mine"})  # thrown or set off once
+OUTCOME_WORDS = {"out": "out", "wounded": "wounded", "unhurt": "unhurt"}
+FLAG_WORDS = {"shaken": "Shaken"}
+
+
+def _percent(p: float) -> str:
+    return f"{100 * p:.1f}%"
+
+
+def _numbers(text: str, field: str, most: int) -> tuple[int, ...]:
+    """A comma-separated list of whole numbers (empty: none); refused by ``field``."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) > most:
+        raise InvalidInput(field, f"at most {most}")
+    out = []
+    for part in parts:
+        if not part.isdigit() or len(part) > 4:
+            raise InvalidInput(field, f"{part!r} is not a whole number")
+        out.append(int(part))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class D20BattleAttack(BattleAttack):
+    """A battle attack that remembers the weapons fired and the groups of placed charges it
+    sets off (``after_attack`` takes them off the table)."""
+
+    weapons: tuple[int, ...] = ()
+    groups: tuple[int, ...] = ()
+
 
 class D20Battles:
-    """To be written: battle_situation_fields, unit_actions, initial_state, decode_state,
-    encode_state, standing, battle_attack, after_attack, log_odds, log_roll, apply_action,
-    odds_words, effect_words."""
+    """The battle half of the D20 ruleset (mixed into ``D20``)."""
+
+    unit_actions = UNIT_ACTIONS
+
+    @property
+    def battle_situation_fields(self) -> tuple[InputField, ...]:
+        """The calculator's situation fields less what the state decides (the first target
+        Shaken) and defusing (the ``defuse`` action of the figurine whose charge it is)."""
+        fields: tuple[InputField, ...] = getattr(self, "situation_fields", ())
+        out = []
+        for f in fields:
+            if f.name in STATE_FIELDS:
+                continue
+            if f.name == "mode":
+                f = replace(f, choices=tuple(c for c in f.choices if c[0] not in BATTLE_NO_MODES))
+            out.append(f)
+        return tuple(out)
+
+    # ------------------------------------------------------------------ state
+
+    def initial_state(self, unit: D20Figurine) -> bs.UnitState:
+        return bs.UnitState()
+
+    def decode_state(self, data: Mapping[str, Any]) -> bs.UnitState:
+        return bs.decode_state(data or {})
+
+    def encode_state(self, state: bs.UnitState) -> JSON:
+        return bs.encode_state(state)
+
+    def standing(self, fighter: Fighter) -> Standing:
+        unit: D20Figurine = fighter.unit
+        state: bs.UnitState = fighter.state
+        out = bs.out(state, unit)
+        placed = {c.weapon for c in state.charges}
+        fit = not out and not state.shaken
+        weapons = []
+        for i, w in enumerate(unit.weapons):
+            e = w.equipment
+            cells = {
+                "type": e.name,
+                "reach": f"{w.reach} cm",
+                "power": ("F" if e.fire else "P") + str(w.power),
+                "radius": f"r{e.radius}" if e.radius else "",
+                "placed": "placed" if i in placed else "",
+                "spent": "used" if i in state.spent else "",
+            }
+            ready = fit and (i in placed if e.timer else i not in state.spent)
+            weapons.append(BattleWeapon(i, w.name, cells, ready))
+        left = bs.cp_left(state, unit)
+        evasion = 0 if state.shaken else unit.evasion
+        cells = {
+            "cp": f"{left}/{unit.cp}",
+            "pd": str(unit.pd),
+            "evasion": str(evasion),
+            "defence": str(unit.pd + evasion),
+            "shot": str(unit.shot),
+            "hth": str(unit.hth),
+            "dexterity": str(unit.dexterity),
+            "kind": "SU" if unit.su else "figurine",
+        }
+        badges: list[str] = []
+        if out:
+            badges.append("out")
+        if state.shaken:
+            badges.append("Shaken (no Evasion) until its next turn")
+        for group in sorted({c.group for c in state.charges}):
+            words = bs.group_words(state.charges, group)
+            due = any(c.group == group and c.run_out for c in state.charges)
+            badges.append(f"charges {group}: {words}" + (": go off now" if due else ""))
+        badges.extend(f"{unit.weapons[i].name} used" for i in state.spent if i < len(unit.weapons))
+        status = [f"CP {cells['cp']}", f"defence {cells['defence']}", *badges]
+        actions: list[str] = ["new_turn"]
+        if fit and any(w.equipment.timer and i not in placed for i, w in enumerate(unit.weapons)):
+            actions.append("place_charge")
+        if state.charges:
+            actions.append("defuse")
+            if fit or any(c.run_out for c in state.charges):
+                actions.append("detonate")
+        shown = {
+            "cp_lost": state.cp_lost,
+            "cp_left": left,
+            "out": out,
+            "shaken": state.shaken,
+            "charges": [bs.public_charge(c) for c in state.charges],
+            "spent": list(state.spent),
+        }
+        return Standing(
+            unit=bs.standing_unit(state, unit),
+            cells=cells,
+            weapons=tuple(weapons),
+            badges=tuple(badges),
+            out=out,
+            status=", ".join(status),
+            actions=tuple(actions),
+            state_out=shown,
+        )
+
+    # ------------------------------------------------------------------ attacks
+
+    def battle_attack(
+        self,
+        attacker: Fighter,
+        weapons: tuple[int, ...],
+        targets: Sequence[tuple[Fighter, Mapping[str, Any]]],
+        situation: Mapping[str, Any],
+        *,
+        moved: bool = False,
+    ) -> BattleAttack:
+        """The calculator's attack on the figurines as they stand (CP left, Evasion 0 while
+        Shaken). Refused (InvalidInput, nothing rolled): an attacker out or Shaken (unless it
+        only sets off charges whose countdown ran out), a target out, charges ticked that are
+        not placed or not their whole group, and whatever the calculator refuses."""
+        unit: D20Figurine = attacker.unit
+        state: bs.UnitState = attacker.state
+        mode = situation.get("mode", "shot")
+        if mode in BATTLE_NO_MODES:
+            raise InvalidInput(
+                "mode", "defusing is the 'Defuse' action of the figurine whose charge it is"
+            )
+        for key in STATE_FIELDS:
+            if key in situation:
+                raise InvalidInput(key, "comes from the battle's state")
+        for i in weapons:
+            if i in state.spent:
+                raise InvalidInput("weapons", f"{unit.weapons[i].name} is used up")
+        charges = tuple(
+            i for i in weapons if 0 <= i < len(unit.weapons) and unit.weapons[i].equipment.timer
+        )
+        groups = bs.groups_of(state, charges) if charges else ()
+        timed_out = (
+            bool(charges)
+            and len(charges) == len(weapons)
+            and all(c.run_out for c in state.charges if c.group in groups)
+        )
+        if not timed_out:
+            bs.require_fit(state, unit, attacker.name, "attacker_id")
+        for k, (target, _) in enumerate(targets):
+            if bs.out(target.state, target.unit):
+                field = "target_id" if k == 0 else f"followers.{k - 1}.unit_id"
+                raise InvalidInput(field, f"{target.name} is out (0 CP left)")
+        inputs = [
+            TargetInput(
+                bs.standing_unit(t.state, t.unit),
+                {**f, "shaken": t.state.shaken} if k else dict(f),
+            )
+            for k, (t, f) in enumerate(targets)
+        ]
+        rules: Any = self
+        values = dict(situation)
+        if targets:
+            values["shaken"] = targets[0][0].state.shaken
+        made = rules.attack(
+            bs.standing_unit(state, unit), tuple(weapons), inputs, values, attacker.options
+        )
+        problems = made.problems()
+        if problems:
+            raise InvalidInput("weapons", " ".join(problems))
+        shaken = [t.name for t, _ in targets if t.state.shaken]
+        shown: JSON = {"shaken_targets": shaken}
+        if groups:
+            shown["charge_power"] = sum(bs.group_power(state.charges, g) for g in groups)
+        return D20BattleAttack(
+            attack=made,
+            attacker=attacker,
+            targets=tuple(t for t, _ in targets),
+            situation=values,
+            shown=shown,
+            weapons=tuple(weapons),
+            groups=groups,
+        )
+
+    def after_attack(self, attack: BattleAttack, roll: AttackRoll) -> tuple[Any, ...]:
+        """The attacker with the charges it set off taken off the table, then each target as
+        ``roll.detail`` leaves it (this attack's CP lost added, Shaken)."""
+        state: bs.UnitState = attack.attacker.state
+        groups = attack.groups if isinstance(attack, D20BattleAttack) else ()
+        for group in groups:
+            state = bs.take_group(state, group)
+        fired = attack.weapons if isinstance(attack, D20BattleAttack) else ()
+        unit: D20Figurine = attack.attacker.unit
+        used = {
+            i
+            for i in fired
+            if 0 <= i < len(unit.weapons) and unit.weapons[i].equipment.category in ONE_USE
+        }
+        if used:
+            state = replace(state, spent=tuple(sorted(set(state.spent) | used)))
+        detail = roll.detail if isinstance(roll.detail, Mapping) else {}
+        rolled = detail.get("targets", []) or []
+        states: list[Any] = [state]
+        for index, target in enumerate(attack.targets):
+            got = (
+                rolled[index] if index < len(rolled) and isinstance(rolled[index], Mapping) else {}
+            )
+            lost = got.get("cp_lost", 0)
+            lost = lost if isinstance(lost, int) and not isinstance(lost, bool) else 0
+            shaken = got.get("shaken", False) is True
+            before: bs.UnitState = target.state
+            if target.key == attack.attacker.key:
+                before = state
+            states.append(bs.after_hurt(before, target.unit, lost, shaken))
+        return tuple(states)
+
+    # ------------------------------------------------------------------ the log's JSON
+
+    def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> JSON:
+        names = [(t.key, t.name) for t in attack.targets]
+        labels: dict[str, str] = {}
+        lines = []
+        for line in odds.lines:
+            targets = []
+            for t in line.targets:
+                labels |= {o.key: o.label for o in t.outcomes + t.extras}
+                key, name = names[t.target] if t.target < len(names) else (None, "")
+                targets.append(
+                    {
+                        "unit_id": key,
+                        "name": name,
+                        "outcomes": {o.key: o.probability for o in t.outcomes},
+                        "extras": {o.key: o.probability for o in t.extras},
+                    }
+                )
+            lines.append(
+                {
+                    "label": line.label,
+                    "kind": line.kind,
+                    "weapons": list(line.weapons),
+                    "steps": [list(step) for step in line.steps],
+                    "notes": {n.key: n.probability for n in line.notes},
+                    "targets": targets,
+                }
+            )
+        return {
+            "decisive": odds.decisive,
+            "expected": odds.expected,
+            "labels": labels,
+            "lines": lines,
+            "detail": dict(odds.detail),
+        }
+
+    def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[JSON]:
+        names = [(t.key, t.name) for t in attack.targets]
+
+        def who(index: int | None) -> tuple[int | None, str]:
+            if index is None or not 0 <= index < len(names):
+                return None, ""
+            return names[index]
+
+        return [
+            {
+                "label": line.label,
+                "kind": line.kind,
+                "weapons": list(line.weapons),
+                "skipped": line.skipped,
+                "jammed": False,
+                "notes": list(line.notes),
+                "dice": [
+                    {
+                        "purpose": d.purpose,
+                        "sides": d.sides,
+                        "natural": d.natural,
+                        "value": d.value,
+                        "bonus": d.bonus,
+                        "unit_id": who(d.target)[0],
+                    }
+                    for d in line.dice
+                ],
+                "effects": [
+                    {
+                        "unit_id": who(e.target)[0],
+                        "name": who(e.target)[1],
+                        "outcome": e.outcome,
+                        "damage": e.damage,
+                        "flags": list(e.flags),
+                        "amount": e.amount,
+                        "words": e.words,
+                    }
+                    for e in line.effects
+                ],
+            }
+            for line in roll.lines
+        ]
+
+    # ------------------------------------------------------------------ actions
+
+    def apply_action(
+        self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
+    ) -> ActionResult:
+        named = next((a for a in UNIT_ACTIONS if a.name == name), None)
+        if named is None:
+            raise InvalidInput("action", f"no such action: {name}")
+        raw = {k: v for k, v in values.items() if k in {f.name for f in named.fields}}
+        read, errors = parse_fields(named.fields, raw)
+        if errors:
+            field, reason = next(iter(errors.items()))
+            raise InvalidInput(field, reason)
+        unit: D20Figurine = fighter.unit
+        state: bs.UnitState = fighter.state
+        who = fighter.name
+        if name == "new_turn":
+            done = bs.new_turn(state)
+        elif name == "place_charge":
+            chosen = _numbers(str(read["charge_weapons"] or ""), "charge_weapons", MAX_WEAPONS)
+            turns = read["charge_turns"]
+            done = bs.place_charges(
+                state,
+                unit,
+                who,
+                chosen or None,
+                int(turns) if turns is not None else None,
+                bool(read["charge_secret"]),
+            )
+        elif name == "defuse":
+            dexterity = read["defuse_dexterity"]
+            if dexterity is None:
+                raise InvalidInput("defuse_dexterity", "is required")
+            weapon = read["defuse_weapon"]
+            done = bs.defuse(
+                state, unit, who, None if weapon is None else int(weapon), int(dexterity), rng
+            )
+        else:
+            objects = _numbers(str(read["detonate_objects"] or ""), "detonate_objects", MAX_OBJECTS)
+            group = read["detonate_group"]
+            done = bs.detonate_objects(
+                state, unit, who, None if group is None else int(group), objects, rng
+            )
+        dice = [
+            {
+                "purpose": purpose,
+                "sides": D20,
+                "natural": natural,
+                "value": value,
+                "bonus": False,
+                "unit_id": fighter.key,
+                "against": against,
+                "odds": p,
+            }
+            for purpose, natural, value, against, p in done.dice
+        ]
+        line = {
+            "label": named.label.replace("{unit}", who).replace(": " + who, ""),
+            "kind": name,
+            "weapons": [],
+            "skipped": "",
+            "jammed": False,
+            "dice": dice,
+            "effects": [],
+        }
+        return ActionResult(done.after, f"{who}: {done.summary}", (line,) if dice else ())
+
+    # ------------------------------------------------------------------ text
+
+    def effect_words(self, effect: Mapping[str, Any]) -> str:
+        outcome = str(effect.get("outcome", ""))
+        words = OUTCOME_WORDS.get(outcome, outcome)
+        damage = effect.get("damage")
+        if damage and outcome != "unhurt":
+            words = f"{damage} CP lost: {words}"
+        flags = [FLAG_WORDS.get(f, f) for f in effect.get("flags", []) or []]
+        return ", ".join([words, *flags])
+
+    def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
+        labels: Mapping[str, str] = odds.get("labels", {})
+        out = []
+        for line in odds.get("lines", []):
+            for t in line.get("targets", []):
+                parts = [
+                    f"{labels.get(k, OUTCOME_WORDS.get(k, k))} {_percent(p)}"
+                    for k, p in {**t.get("outcomes", {}), **t.get("extras", {})}.items()
+                    if p > 0
+                ]
+                out.append(f"{line['label']} on {t['name']}: " + ", ".join(parts))
+        return out

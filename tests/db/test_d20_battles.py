@@ -1,0 +1,451 @@
+"""A D20 battle through the JSON API and the battle page: CP left and out, Shaken until the
+figurine's next turn (the Searing Grenade example's "Evasion back next turn"), charges placed
+together with their countdown (a secret one shown to nobody until it runs out), defused by
+Dexterity, set off; seeded rolls logged with every die and the odds they had; Undo restoring
+the state; refusals answered 422 naming the field with nothing rolled or logged."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.db.models import BattleUnit, User
+from app.services import transfer
+from app.services.army_document import FORMAT, VERSION
+from tests.web.conftest import sign_up
+
+_ids = itertools.count(1)
+SAPPER = {
+    "name": "Sapper",
+    "kind": "su",
+    "shot": 8,
+    "hth": 6,
+    "pd": 12,
+    "evasion": 3,
+    "dexterity": 9,
+    "cp": 3,
+    "weapons": [
+        {"type": "gun", "name": "Rifle", "reach": 60, "power": 6},
+        {"type": "searing_grenade"},
+        {"type": "lightning_charge"},
+        {"type": "lightning_charge"},
+        {"type": "hurricane_charge"},
+    ],
+}
+
+
+def _chrono(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "shot": 7,
+        "pd": 14,
+        "evasion": 6,
+        "dexterity": 4,
+        "cp": 2,
+        "weapons": [{"type": "gun", "name": "Psy pistol", "reach": 30, "power": 5}],
+    }
+
+
+@dataclass
+class Game:
+    client: TestClient
+    headers: dict[str, str]
+    battle: int
+    ids: dict[str, int]
+
+    @property
+    def url(self) -> str:
+        return f"/api/v1/battles/{self.battle}"
+
+    def detail(self) -> dict[str, Any]:
+        r = self.client.get(self.url)
+        assert r.status_code == 200, r.text
+        body: dict[str, Any] = r.json()
+        return body
+
+    def unit(self, name: str) -> dict[str, Any]:
+        return next(u for u in self.detail()["units"] if u["id"] == self.ids[name])
+
+    def state(self, name: str) -> dict[str, Any]:
+        state: dict[str, Any] = self.unit(name)["state"]
+        return state
+
+    def states(self) -> dict[int, dict[str, Any]]:
+        return {u["id"]: u["state"] for u in self.detail()["units"]}
+
+    def log(self) -> list[dict[str, Any]]:
+        log: list[dict[str, Any]] = self.detail()["log"]
+        return log
+
+    def act(self, name: str, action: str, seed: int = 1, **values: Any) -> Any:
+        return self.client.post(
+            f"{self.url}/units/{self.ids[name]}/{action}",
+            json={"seed": seed, "values": values},
+            headers=self.headers,
+        )
+
+    def roll(
+        self,
+        attacker: str,
+        targets: list[str],
+        weapons: list[int],
+        seed: int,
+        **situation: Any,
+    ) -> Any:
+        body = {
+            "attacker_id": self.ids[attacker],
+            "target_id": self.ids[targets[0]],
+            "followers": [{"unit_id": self.ids[t]} for t in targets[1:]],
+            "weapons": weapons,
+            "situation": situation,
+            "seed": seed,
+        }
+        return self.client.post(f"{self.url}/rolls", json=body, headers=self.headers)
+
+    def undo(self) -> Any:
+        return self.client.delete(f"{self.url}/rolls/last", headers=self.headers)
+
+
+def _document(name: str, units: list[dict[str, Any]]) -> bytes:
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "ruleset": "d20",
+        "name": name,
+        "budget": 500,
+        "notes": "",
+        "house_rules": {},
+        "units": units,
+    }
+    return json.dumps(doc).encode()
+
+
+def _start(client: TestClient, headers: dict[str, str], army_ids: list[int], name: str) -> int:
+    r = client.post("/api/v1/battles", json={"name": name, "army_ids": army_ids}, headers=headers)
+    assert r.status_code == 201, r.text
+    battle: int = r.json()["id"]
+    return battle
+
+
+@pytest.fixture
+def game(app: FastAPI) -> Iterator[Game]:
+    with TestClient(app) as client:
+        member = sign_up(client, email=f"d20-{next(_ids)}@example.com")
+        with app.state.sessionmaker() as session:
+            user = session.scalars(select(User).where(User.email == member.email)).one()
+            red = transfer.import_army(session, user=user, raw=_document("FCA", [SAPPER]))
+            blue = transfer.import_army(
+                session,
+                user=user,
+                raw=_document(
+                    "Chronos", [_chrono("Chrono A"), _chrono("Chrono B"), _chrono("Chrono C")]
+                ),
+            )
+            session.commit()
+            army_ids = [red.id, blue.id]
+        headers = {"X-CSRF-Token": member.csrf}
+        battle = _start(client, headers, army_ids, "Hall")
+        other = _start(client, headers, army_ids, "Elsewhere")
+        with app.state.sessionmaker() as session:
+            ids = {
+                u.name: u.id
+                for u in session.scalars(select(BattleUnit).where(BattleUnit.battle_id == battle))
+            }
+            ids["Other Chrono"] = next(
+                u.id
+                for u in session.scalars(select(BattleUnit).where(BattleUnit.battle_id == other))
+                if u.name == "Chrono A"
+            )
+        yield Game(client, headers, battle, ids)
+
+
+def _seed(*rolls: int) -> int:
+    """A seed whose first D20 rolls are ``rolls``."""
+    return next(s for s in range(500_000) if _first(s, len(rolls)) == list(rolls))
+
+
+def _first(seed: int, n: int) -> list[int]:
+    rng = random.Random(seed)
+    return [rng.randint(1, 20) for _ in range(n)]
+
+
+def _refused(r: Any, field: str) -> None:
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["field"] == field, r.text
+
+
+def _p_over(bonus: int, defence: int) -> float:
+    """P(bonus + 1D20 > defence), the D20's faces counted."""
+    return sum(1 for d in range(1, 21) if bonus + d > defence) / 20
+
+
+CHRONOS = ["Chrono A", "Chrono B", "Chrono C"]
+
+
+# ------------------------------------------------------------------ the Searing Grenade
+
+
+def test_the_searing_grenade_shakes_three_chronos_until_their_next_turn_then_undo(
+    game: Game,
+) -> None:
+    fresh = game.states()
+    r = game.roll("Sapper", CHRONOS, [1], 1, mode="explosion", distance=15)
+    assert r.status_code == 201, r.text
+    entry = r.json()
+    assert entry["seed"] == 1 and entry["kind"] == "attack"
+    (line,) = entry["dice"]
+    assert line["dice"] == []  # no roll
+    assert [e["flags"] for e in line["effects"]] == [["shaken"]] * 3
+    odds = entry["odds"]["lines"][0]["targets"]
+    assert [t["unit_id"] for t in odds] == [game.ids[n] for n in CHRONOS]
+    assert all(t["extras"]["shaken"] == 1 and t["outcomes"]["unhurt"] == 1 for t in odds)
+    for name in CHRONOS:
+        unit = game.unit(name)
+        assert unit["state"]["shaken"] is True and unit["evasion"] == "0"
+        assert "Shaken (no Evasion) until its next turn" in unit["badges"]
+    assert game.state("Sapper")["spent"] == [1]
+    assert "Searing Grenade used" in game.unit("Sapper")["badges"]
+    shaken = game.states()
+
+    # Shaken: no shot; nothing rolled, nothing logged
+    _refused(game.roll("Chrono A", ["Sapper"], [0], 1, distance=10), "attacker_id")
+    assert game.states() == shaken and len(game.log()) == 1
+    # the grenade is used up
+    _refused(game.roll("Sapper", ["Chrono A"], [1], 1, mode="explosion"), "weapons")
+
+    # a shot at a Shaken Chrono: its PD alone (14) against Shot 8 + Power 6
+    preview = game.client.post(
+        f"{game.url}/odds",
+        json={
+            "attacker_id": game.ids["Sapper"],
+            "target_id": game.ids["Chrono A"],
+            "weapons": [0],
+            "situation": {"distance": 30},
+        },
+        headers=game.headers,
+    )
+    assert preview.status_code == 200, preview.text
+    assert preview.json()["shaken_targets"] == ["Chrono A"]
+    (t,) = preview.json()["odds"]["lines"][0]["targets"]
+    assert 1 - t["outcomes"]["unhurt"] == pytest.approx(_p_over(14, 14))
+
+    # Evasion back with the next turn
+    r = game.act("Chrono A", "new_turn")
+    assert r.status_code == 201 and r.json()["summary"] == "Chrono A: new turn, no longer Shaken"
+    assert r.json()["dice"] == [] and r.json()["seed"] is None
+    assert game.unit("Chrono A")["evasion"] == "6" and not game.state("Chrono A")["shaken"]
+    assert game.state("Chrono B")["shaken"]
+    assert game.undo().status_code == 200
+    assert game.states() == shaken
+    game.undo()
+    assert game.states() == fresh and game.log() == []
+
+
+def test_wounds_take_cp_and_at_0_cp_a_chrono_is_out(game: Game) -> None:
+    twenty = _seed(20)
+    r = game.roll("Sapper", ["Chrono A"], [0], twenty, distance=30)
+    assert r.status_code == 201, r.text
+    (line,) = r.json()["dice"]
+    (die,) = line["dice"]
+    assert (die["sides"], die["natural"], die["value"], die["unit_id"]) == (
+        20,
+        20,
+        34,
+        game.ids["Chrono A"],
+    )
+    assert die["purpose"] == "vs defence 20"
+    (target,) = r.json()["odds"]["lines"][0]["targets"]
+    assert 1 - target["outcomes"]["unhurt"] == pytest.approx(_p_over(14, 20))
+    assert game.unit("Chrono A")["cp"] == "1/2" and game.state("Chrono A")["cp_lost"] == 1
+    game.roll("Sapper", ["Chrono A"], [0], twenty, distance=30)
+    unit = game.unit("Chrono A")
+    assert unit["state"]["out"] is True and unit["cp"] == "0/2" and "out" in unit["badges"]
+    _refused(game.roll("Sapper", ["Chrono A"], [0], 1, distance=30), "target_id")
+    assert len(game.log()) == 2
+    text = game.client.get(f"/battles/{game.battle}/export.txt").text
+    assert "Sapper attacks Chrono A" in text and "CP 0/2" in text
+
+
+# ------------------------------------------------------------------ charges
+
+
+def test_two_p10_charges_with_a_secret_countdown_run_out_and_go_off_as_p20(game: Game) -> None:
+    fresh = game.states()
+    r = game.act(
+        "Sapper", "place_charge", charge_weapons="2, 3", charge_turns=2, charge_secret=True
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["dice"] == [] and "2 turns" not in r.json()["summary"]
+    assert "P20/r10 (2 charges set together), secret countdown" in r.json()["summary"]
+    charges = game.state("Sapper")["charges"]
+    assert [(c["weapon"], c["power"], c["group"], c["countdown"]) for c in charges] == [
+        (2, 10, 1, None),
+        (3, 10, 1, None),
+    ]
+    page = game.client.get(f"/battles/{game.battle}").text
+    text = game.client.get(f"/battles/{game.battle}/export.txt").text
+    for shown in (page, text, json.dumps(game.unit("Sapper"))):
+        assert "secret countdown (0 turns counted)" in shown and "2 turns left" not in shown
+    placed = game.states()
+
+    # ticking one of two charges set together is refused; nothing rolled
+    _refused(game.roll("Sapper", ["Chrono A"], [2], 1, mode="explosion"), "weapons")
+    assert game.states() == placed and len(game.log()) == 1
+
+    game.act("Sapper", "new_turn")
+    assert "1 turn counted" in " ".join(game.unit("Sapper")["badges"])
+    r = game.act("Sapper", "new_turn")
+    assert (
+        "charges run out: P20/r10 (2 charges set together), run out after 2 turns"
+        in (r.json()["summary"])
+    )
+    assert [c["countdown"] for c in game.state("Sapper")["charges"]] == [0, 0]
+
+    seed = _seed(3, 15)
+    r = game.roll("Sapper", ["Chrono A", "Chrono B"], [2, 3], seed, mode="explosion")
+    assert r.status_code == 201, r.text
+    entry = r.json()
+    (line,) = entry["dice"]
+    assert [(d["natural"], d["value"]) for d in line["dice"]] == [(3, 23), (15, 35)]
+    assert [d["unit_id"] for d in line["dice"]] == [game.ids["Chrono A"], game.ids["Chrono B"]]
+    for t in entry["odds"]["lines"][0]["targets"]:
+        assert 1 - t["outcomes"]["unhurt"] == pytest.approx(_p_over(20, 20))
+    count = entry["odds"]["detail"]["wounded_count"]
+    p = _p_over(20, 20)
+    assert count["2"] == pytest.approx(p * p) and count["0"] == pytest.approx((1 - p) ** 2)
+    assert game.state("Sapper")["charges"] == []
+    assert game.state("Chrono A")["cp_lost"] == 1 and game.state("Chrono B")["cp_lost"] == 1
+    game.undo()
+    assert [c["countdown"] for c in game.state("Sapper")["charges"]] == [0, 0]
+    for _ in range(2):
+        game.undo()
+    assert game.states() == placed
+    game.undo()
+    assert game.states() == fresh and game.log() == []
+
+
+def test_defusing_by_dexterity_is_seeded_and_logged_with_its_odds(game: Game) -> None:
+    game.act("Sapper", "place_charge", charge_weapons="4", charge_turns=5)
+    placed = game.states()
+    seed = _seed(6)  # Dexterity 4 + 6 = 10, not over DL 15
+    r = game.act("Sapper", "defuse", seed=seed, defuse_dexterity=4)
+    assert r.status_code == 201, r.text
+    entry = r.json()
+    assert entry["seed"] == seed and entry["kind"] == "defuse"
+    (die,) = entry["dice"][0]["dice"]
+    assert (die["natural"], die["value"], die["against"], die["sides"]) == (6, 10, 15, 20)
+    assert die["odds"] == pytest.approx(_p_over(4, 15)) and die["purpose"] == "defuse vs DL 15"
+    assert game.states() == placed
+    r = game.act("Sapper", "defuse", seed=_seed(12), defuse_dexterity=4)
+    assert "Hurricane-type charge defused" in r.json()["summary"]
+    assert game.state("Sapper")["charges"] == []
+    game.undo()
+    assert game.states() == placed
+
+
+def test_the_cupboard_of_dl_10_falls_to_a_p15_charge_on_a_1(game: Game) -> None:
+    game.act("Sapper", "place_charge", charge_weapons="4")
+    r = game.act("Sapper", "detonate", seed=_seed(1), detonate_objects="10")
+    assert r.status_code == 201, r.text
+    (die,) = r.json()["dice"][0]["dice"]
+    assert (die["natural"], die["value"], die["against"], die["odds"]) == (1, 16, 10, 1.0)
+    assert r.json()["summary"] == "Sapper: sets off P15/r10, no timer: DL 10 destroyed"
+    assert game.state("Sapper")["charges"] == []
+
+
+# ------------------------------------------------------------------ refusals
+
+
+@pytest.mark.parametrize(
+    ("action", "values", "field"),
+    [
+        ("place_charge", {"charge_turns": 21}, "charge_turns"),
+        ("place_charge", {"charge_weapons": "0"}, "charge_weapons"),
+        ("place_charge", {"charge_secret": True}, "charge_secret"),
+        ("defuse", {"defuse_dexterity": 9}, "unit"),
+        ("defuse", {"defuse_dexterity": "lots"}, "defuse_dexterity"),
+        ("detonate", {}, "unit"),
+    ],
+)
+def test_a_refused_action_is_422_naming_the_field_and_nothing_is_logged(
+    game: Game, action: str, values: dict[str, Any], field: str
+) -> None:
+    before = game.states()
+    _refused(game.act("Sapper", action, **values), field)
+    assert game.states() == before and game.log() == []
+
+
+def test_an_unknown_action_is_404_and_nothing_is_logged(game: Game) -> None:
+    assert game.act("Sapper", "teleport").status_code == 404 and game.log() == []
+
+
+@pytest.mark.parametrize(
+    ("attacker", "targets", "weapons", "situation", "field"),
+    [
+        ("Sapper", ["Other Chrono"], [0], {}, "target_id"),
+        ("Other Chrono", ["Sapper"], [0], {}, "attacker_id"),
+        ("Sapper", ["Chrono A", "Other Chrono"], [0], {"mode": "automatic"}, "followers"),
+        ("Sapper", ["Chrono A"], [2], {"mode": "explosion"}, "weapons"),
+        ("Sapper", ["Chrono A"], [0], {"distance": 61}, "weapons"),
+        ("Sapper", ["Chrono A"], [0], {"mode": "defuse"}, "mode"),
+    ],
+)
+def test_a_refused_attack_is_422_naming_the_field_and_nothing_is_rolled(
+    game: Game,
+    attacker: str,
+    targets: list[str],
+    weapons: list[int],
+    situation: dict[str, Any],
+    field: str,
+) -> None:
+    before = game.states()
+    r = game.roll(attacker, targets, weapons, 1, **situation)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["field"].startswith(field), r.text
+    assert game.states() == before and game.log() == []
+
+
+# ------------------------------------------------------------------ the page
+
+
+def test_the_battle_page_shows_d20_figurines_and_places_a_secret_charge(game: Game) -> None:
+    page = game.client.get(f"/battles/{game.battle}")
+    assert page.status_code == 200, page.text[:2000]
+    assert 'class="cp">3/3</span>' in page.text and 'class="defence">15</span>' in page.text
+    assert "Place charge: Sapper" in page.text and 'name="charge_secret"' in page.text
+    assert 'name="shaken"' not in page.text and '"defuse"' not in page.text
+    token = game.headers["X-CSRF-Token"]
+    done = game.client.post(
+        f"/battles/{game.battle}/units/{game.ids['Sapper']}/place_charge",
+        data={"csrf_token": token, "charge_turns": "4", "charge_secret": "on"},
+        headers={"HX-Request": "true"},
+    )
+    assert done.status_code == 200, done.text[:2000]
+    assert "secret countdown (0 turns counted)" in done.text and "4 turns" not in done.text
+    (charge,) = game.state("Sapper")["charges"]
+    assert charge["weapon"] == 2 and charge["secret"] and charge["countdown"] is None
+    refused = game.client.post(
+        f"/battles/{game.battle}/units/{game.ids['Chrono A']}/detonate",
+        data={"csrf_token": token},
+        headers={"HX-Request": "true"},
+    )
+    assert refused.status_code == 422 and "no charge on the table" in refused.text
+
+
+def test_the_battle_page_renders_a_logged_d20_explosion(game: Game) -> None:
+    r = game.roll("Sapper", CHRONOS, [1], 1, mode="explosion", distance=15)
+    assert r.status_code == 201, r.text
+    page = game.client.get(f"/battles/{game.battle}")
+    assert page.status_code == 200, page.text[:2000]
+    assert "odds-table" in page.text and "Cannot roll this" not in page.text
+    text = game.client.get(f"/battles/{game.battle}/export.txt").text
+    assert "Sapper attacks Chrono A" in text and "Shaken" in text

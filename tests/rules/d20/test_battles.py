@@ -1,0 +1,291 @@
+"""The D20 battle half of the ruleset with the real calculator: standing, attacks on the
+figurines as they stand (CP left, no Evasion while Shaken), ``after_attack`` from the roll's
+detail, charges set off together, the named actions, the log's JSON and words, and the
+refusals that come before anything is rolled. Chances are checked against the 20 faces of
+the D20 counted by hand."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from app.rules.d20 import battle_state as bs
+from app.rules.d20.battles import UNIT_ACTIONS, D20BattleAttack
+from app.rules.d20.ruleset import RULESET
+from app.rules.d20.units import D20Figurine, decode_unit
+from app.rules.errors import InvalidInput
+from app.rules.ruleset import Fighter
+
+FCA = decode_unit(
+    {
+        "name": "Genetic SU",
+        "kind": "su",
+        "shot": 8,
+        "hth": 6,
+        "pd": 12,
+        "evasion": 3,
+        "dexterity": 9,
+        "cp": 3,
+        "weapons": [
+            {"type": "gun", "name": "Rifle", "reach": 60, "power": 6},
+            {"type": "searing_grenade"},
+            {"type": "lightning_charge"},
+            {"type": "lightning_charge"},
+            {"type": "hurricane_charge"},
+        ],
+    }
+)
+CHRONO = decode_unit({"name": "Psy Chrono", "shot": 7, "pd": 14, "evasion": 6, "cp": 2})
+OPTIONS = RULESET.decode_options(None)
+
+
+def fighter(unit: D20Figurine, state: bs.UnitState | None = None, key: int = 1) -> Fighter:
+    return Fighter(key, unit.name, unit, state or bs.UnitState(), OPTIONS)
+
+
+def chronos(*states: bs.UnitState) -> list[Fighter]:
+    return [fighter(CHRONO, s, key=10 + i) for i, s in enumerate(states)]
+
+
+def brute_wound(bonus: int, defence: int) -> float:
+    return sum(1 for d in range(1, 21) if bonus + d > defence) / 20
+
+
+def act(f: Fighter, name: str, seed: int = 1, **values: Any) -> Any:
+    return RULESET.apply_action(name, f, values, random.Random(seed))
+
+
+def test_a_fresh_figurine_stands_as_built() -> None:
+    s = RULESET.standing(fighter(FCA))
+    assert s.cells["cp"] == "3/3" and s.cells["evasion"] == "3" and s.cells["defence"] == "15"
+    assert not s.out and s.badges == () and s.actions == ("new_turn", "place_charge")
+    assert s.state_out == {
+        "cp_lost": 0,
+        "cp_left": 3,
+        "out": False,
+        "shaken": False,
+        "charges": [],
+        "spent": [],
+    }
+    assert s.unit == FCA
+    fresh = RULESET.initial_state(FCA)
+    assert RULESET.decode_state(RULESET.encode_state(fresh)) == fresh == bs.UnitState()
+
+
+def test_the_battle_form_leaves_out_what_the_state_decides() -> None:
+    names = [f.name for f in RULESET.battle_situation_fields]
+    assert "shaken" not in names and "dl" not in names and "mode" in names
+    mode = next(f for f in RULESET.battle_situation_fields if f.name == "mode")
+    assert "defuse" not in mode.choice_values and "explosion" in mode.choice_values
+
+
+def test_the_searing_grenade_on_three_psy_chronos_then_evasion_back_next_turn() -> None:
+    """No roll: all three Shaken; they lose their Evasion (a shot at one now has the odds of
+    its PD alone) and may not shoot; each gets it back with its next turn."""
+    targets = chronos(bs.UnitState(), bs.UnitState(), bs.UnitState())
+    made = RULESET.battle_attack(
+        fighter(FCA),
+        (1,),
+        [(t, {}) for t in targets],
+        {"mode": "explosion", "distance": 15},
+    )
+    roll = made.attack.roll(random.Random(3))
+    assert all(not line.dice for line in roll.lines)  # nothing rolled
+    after = RULESET.after_attack(made, roll)
+    assert after[0].spent == (1,)  # the grenade is thrown
+    shaken = [RULESET.standing(fighter(CHRONO, s, 10 + i)) for i, s in enumerate(after[1:])]
+    assert all(s.state_out["shaken"] and s.cells["evasion"] == "0" for s in shaken)
+    assert all(s.unit.evasion == 0 and s.state_out["cp_lost"] == 0 for s in shaken)
+    assert all("Shaken (no Evasion) until its next turn" in s.badges for s in shaken)
+    assert all(s.actions == ("new_turn",) for s in shaken)
+    one = fighter(CHRONO, after[1], 10)
+    shot = RULESET.battle_attack(fighter(FCA, after[0]), (0,), [(one, {})], {"distance": 30})
+    odds = shot.attack.odds()
+    assert shot.shown["shaken_targets"] == ["Psy Chrono"]
+    assert odds.lines[0].main.probability("wounded") + odds.lines[0].main.probability(
+        "out"
+    ) == pytest.approx(brute_wound(8 + 6, 14))
+    with pytest.raises(InvalidInput) as err:
+        RULESET.battle_attack(one, (), [(fighter(FCA, after[0]), {})], {"mode": "blow"})
+    assert err.value.field == "attacker_id"
+    with pytest.raises(InvalidInput, match="used up"):
+        RULESET.battle_attack(
+            fighter(FCA, after[0]), (1,), [(one, {})], {"mode": "explosion", "distance": 5}
+        )
+    back = act(one, "new_turn")
+    assert back.after.shaken is False and back.summary == "Psy Chrono: new turn, no longer Shaken"
+    assert RULESET.standing(fighter(CHRONO, back.after)).cells["evasion"] == "6"
+    again = RULESET.battle_attack(
+        fighter(FCA, after[0]), (0,), [(fighter(CHRONO, back.after), {})], {"distance": 30}
+    )
+    assert again.attack.odds().lines[0].main.probability("unhurt") == pytest.approx(
+        1 - brute_wound(14, 20)
+    )
+
+
+def test_a_wound_takes_cp_and_at_0_cp_the_figurine_is_out() -> None:
+    target = fighter(CHRONO, key=10)
+    made = RULESET.battle_attack(fighter(FCA), (0,), [(target, {})], {"distance": 10})
+    seed = next(s for s in range(1000) if random.Random(s).randint(1, 20) == 20)
+    roll = made.attack.roll(random.Random(seed))
+    assert roll.detail["targets"][0]["cp_lost"] == 1
+    _, hurt = RULESET.after_attack(made, roll)
+    assert hurt.cp_lost == 1 and RULESET.standing(fighter(CHRONO, hurt)).cells["cp"] == "1/2"
+    made = RULESET.battle_attack(fighter(FCA), (0,), [(fighter(CHRONO, hurt, 10), {})], {})
+    _, dead = RULESET.after_attack(made, made.attack.roll(random.Random(seed)))
+    s = RULESET.standing(fighter(CHRONO, dead))
+    assert s.out and s.cells["cp"] == "0/2" and s.badges == ("out",) and s.actions == ("new_turn",)
+    assert s.status.startswith("CP 0/2")
+    with pytest.raises(InvalidInput) as err:
+        RULESET.battle_attack(fighter(FCA), (0,), [(fighter(CHRONO, dead), {})], {})
+    assert err.value.field == "target_id"
+    with pytest.raises(InvalidInput) as err:
+        RULESET.battle_attack(fighter(CHRONO, dead), (), [(fighter(FCA), {})], {"mode": "blow"})
+    assert err.value.field == "attacker_id"
+
+
+def test_two_p10_charges_placed_together_go_off_as_p20() -> None:
+    placed = act(fighter(FCA), "place_charge", charge_weapons="2, 3", charge_turns=3)
+    assert placed.dice == () and "P20/r10 (2 charges set together), 3 turns left" in (
+        placed.summary
+    )
+    sapper = fighter(FCA, placed.after)
+    targets = chronos(bs.UnitState(), bs.UnitState())
+    made = RULESET.battle_attack(
+        sapper, (2, 3), [(t, {}) for t in targets], {"mode": "explosion", "objects": "10"}
+    )
+    assert isinstance(made, D20BattleAttack) and made.groups == (1,)
+    assert made.shown["charge_power"] == 20
+    odds = made.attack.odds()
+    for t in odds.lines[0].targets:
+        assert 1 - t.probability("unhurt") == pytest.approx(brute_wound(20, 14 + 6))
+    roll = made.attack.roll(random.Random(5))
+    after = RULESET.after_attack(made, roll)
+    assert after[0].charges == ()
+    for state, rolled in zip(after[1:], roll.detail["targets"], strict=True):
+        assert state.cp_lost == rolled["cp_lost"]
+    log = RULESET.log_roll(made, roll)
+    assert [d["unit_id"] for d in log[0]["dice"]] == [10, 11, None]
+    assert all(d["sides"] == 20 for d in log[0]["dice"])
+
+
+@pytest.mark.parametrize(
+    ("weapons", "situation", "match"),
+    [
+        ((2,), {"mode": "explosion"}, "not placed"),
+        ((3,), {"mode": "explosion"}, "tick all"),
+        ((0,), {"mode": "defuse"}, "Defuse"),
+        ((0,), {"shaken": True}, "state"),
+        ((0,), {"distance": 61}, "Reach"),
+    ],
+)
+def test_a_refused_attack_names_the_field(
+    weapons: tuple[int, ...], situation: dict[str, Any], match: str
+) -> None:
+    state = act(fighter(FCA), "place_charge", charge_weapons="3, 4").after
+    with pytest.raises(InvalidInput, match=match):
+        RULESET.battle_attack(
+            fighter(FCA, state), weapons, [(fighter(CHRONO, key=9), {})], situation
+        )
+
+
+def test_a_shaken_placer_may_set_off_only_charges_that_ran_out() -> None:
+    state = act(fighter(FCA), "place_charge", charge_weapons="4", charge_turns=1).after
+    shaken = bs.after_hurt(state, FCA, 0, True)
+    target = [(fighter(CHRONO, key=9), {})]
+    with pytest.raises(InvalidInput) as err:
+        RULESET.battle_attack(fighter(FCA, shaken), (4,), target, {"mode": "explosion"})
+    assert err.value.field == "attacker_id"
+    ran_out = bs.after_hurt(act(fighter(FCA, state), "new_turn").after, FCA, 0, True)
+    s = RULESET.standing(fighter(FCA, ran_out))
+    assert "charges 1: P15/r10, run out: go off now" in s.badges and "detonate" in s.actions
+    made = RULESET.battle_attack(fighter(FCA, ran_out), (4,), target, {"mode": "explosion"})
+    assert made.shown["charge_power"] == 15
+
+
+def test_a_secret_countdown_is_not_shown_until_it_runs_out() -> None:
+    placed = act(
+        fighter(FCA), "place_charge", charge_weapons="4", charge_turns=2, charge_secret="on"
+    )
+    assert "2 turn" not in placed.summary
+    s = RULESET.standing(fighter(FCA, placed.after))
+    assert s.state_out["charges"][0]["countdown"] is None
+    assert "2 turn" not in " ".join(s.badges) and "2 turn" not in s.status
+    assert "secret countdown (0 turns counted)" in s.status
+    assert RULESET.encode_state(placed.after)["charges"][0]["countdown"] == 2  # for Undo
+    state = act(fighter(FCA, placed.after), "new_turn").after
+    state = act(fighter(FCA, state), "new_turn").after
+    s = RULESET.standing(fighter(FCA, state))
+    assert s.state_out["charges"][0]["countdown"] == 0
+    assert s.state_out["charges"][0]["run_out"] is True
+
+
+def test_defusing_is_logged_with_its_die_and_the_odds_it_had() -> None:
+    state = act(fighter(FCA), "place_charge", charge_weapons="4", charge_turns=5).after
+    seed = next(s for s in range(1000) if random.Random(s).randint(1, 20) == 7)
+    done = act(fighter(FCA, state, key=4), "defuse", seed=seed, defuse_dexterity=9)
+    (line,) = done.dice
+    assert line["kind"] == "defuse" and line["label"] == "Defuse a charge of Genetic SU"
+    (die,) = line["dice"]
+    assert (die["natural"], die["value"], die["against"], die["sides"]) == (7, 16, 15, 20)
+    assert die["odds"] == brute_defuse(9, 15) and die["unit_id"] == 4
+    assert done.after.charges == () and "defused" in done.summary
+
+
+def brute_defuse(dexterity: int, dl: int) -> float:
+    return sum(1 for d in range(1, 21) if dexterity + d > dl) / 20
+
+
+def test_the_cupboard_action_sets_off_a_p15_charge_with_no_figurine_in_reach() -> None:
+    state = act(fighter(FCA), "place_charge", charge_weapons="4").after
+    seed = next(s for s in range(1000) if random.Random(s).randint(1, 20) == 1)
+    done = act(fighter(FCA, state), "detonate", seed=seed, detonate_objects="10")
+    (die,) = done.dice[0]["dice"]
+    assert (die["natural"], die["value"], die["against"], die["odds"]) == (1, 16, 10, 1.0)
+    assert done.summary == "Genetic SU: sets off P15/r10, no timer: DL 10 destroyed"
+    assert done.after.charges == ()
+
+
+@pytest.mark.parametrize(
+    ("action", "values", "field"),
+    [
+        ("place_charge", {"charge_turns": 0}, "charge_turns"),
+        ("place_charge", {"charge_turns": 21}, "charge_turns"),
+        ("place_charge", {"charge_weapons": "0"}, "charge_weapons"),
+        ("place_charge", {"charge_weapons": "x"}, "charge_weapons"),
+        ("place_charge", {"charge_secret": "maybe"}, "charge_secret"),
+        ("place_charge", {"charge_secret": True}, "charge_secret"),
+        ("defuse", {"defuse_dexterity": 9}, "unit"),
+        ("defuse", {}, "defuse_dexterity"),
+        ("defuse", {"defuse_dexterity": 41}, "defuse_dexterity"),
+        ("detonate", {}, "unit"),
+        ("detonate", {"detonate_objects": ",".join(["1"] * 21)}, "detonate_objects"),
+        ("teleport", {}, "action"),
+    ],
+)
+def test_a_refused_action_names_the_field(action: str, values: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidInput) as err:
+        act(fighter(FCA), action, **values)
+    assert err.value.field == field
+
+
+def test_every_action_has_unique_field_names() -> None:
+    names = [f.name for a in UNIT_ACTIONS for f in a.fields]
+    assert len(names) == len(set(names))
+    situation = {f.name for f in RULESET.situation_fields}
+    assert not situation & set(names)
+
+
+def test_the_logs_words() -> None:
+    assert RULESET.effect_words({"outcome": "out", "damage": 2, "flags": ["shaken"]}) == (
+        "2 CP lost: out, Shaken"
+    )
+    assert RULESET.effect_words({"outcome": "unhurt", "damage": 0, "flags": []}) == "unhurt"
+    target = fighter(CHRONO, key=10)
+    made = RULESET.battle_attack(fighter(FCA), (0,), [(target, {})], {})
+    logged = RULESET.log_odds(made, made.attack.odds())
+    (words,) = RULESET.odds_words(logged)
+    assert words.startswith("Shot: Rifle on Psy Chrono: ")
+    assert f"{100 * brute_wound(14, 20):.1f}%" in words
