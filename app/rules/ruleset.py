@@ -511,6 +511,12 @@ class Ruleset(Protocol):
         """The state as a battle unit's row and a log entry's before/after keep it."""
         ...
 
+    def public_state(self, data: Mapping[str, Any]) -> JSON:
+        """A state as ``encode_state`` wrote it, as the log shows it to anyone reading the
+        battle (the API's before/after): what the state keeps secret (a hidden countdown,
+        say) left out. Most rulesets keep no secret and give it back unchanged."""
+        ...
+
     def standing(self, fighter: Fighter) -> Standing:
         """The unit as it now stands, as attacks use it and pages show it."""
         ...

@@ -397,7 +397,7 @@ def update_unit(
     changes = _clean(data)
     if "weapons" in changes:
         raise InvalidInput("weapons", "edit weapons through their own routes")
-    merged = _patched_unit(current, changes)
+    merged = _patched_unit(rules, current, changes)
     note = ""
     if expected_version is not None and unit.version != expected_version:
         latest = history.latest_change(session, army.id)
@@ -408,7 +408,7 @@ def update_unit(
             was = _stored_unit(rules, {**_clean(base), "weapons": weapons})
         except InvalidInput:
             raise StaleVersion("unit", unit.version, latest) from None
-        mine = _stored_unit(rules, _patched_unit({**was, "weapons": weapons}, changes))
+        mine = _stored_unit(rules, _patched_unit(rules, {**was, "weapons": weapons}, changes))
         theirs = {"name": unit.name, "kind": unit.kind, **unit.spec}
         result = merge.merged_or_conflict(
             session,
@@ -439,11 +439,20 @@ def update_unit(
     return unit
 
 
-def _patched_unit(current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    """The unit with a form's changes; a new kind starts from that kind's defaults."""
-    if "kind" in changes and changes["kind"] != current["kind"]:
+def _patched_unit(
+    rules: Ruleset, current: dict[str, Any], changes: dict[str, Any]
+) -> dict[str, Any]:
+    """The unit with a form's changes. A new kind keeps the unit's other fields where the
+    ruleset takes them for that kind (a D20 figurine made an SU keeps its stats); where it
+    does not (a BrikWars minifig's fields on a vehicle), it starts from the kind's defaults."""
+    merged = {**current, **changes}
+    if "kind" not in changes or changes["kind"] == current["kind"]:
+        return merged
+    try:
+        rules.decode_unit(merged)
+    except InvalidInput:
         return {"name": current["name"], "weapons": current["weapons"], **changes}
-    return {**current, **changes}
+    return merged
 
 
 def _stored_unit(rules: Ruleset, data: Mapping[str, Any]) -> dict[str, Any]:

@@ -225,8 +225,14 @@ def odds_out(preview: battles.OddsPreview) -> OddsPreviewOut:
     return OddsPreviewOut(**preview.shown, odds=preview.odds)
 
 
-def entry_out(entry: battles.LogEntry) -> EntryOut:
+def entry_out(entry: battles.LogEntry, ruleset: Ruleset) -> EntryOut:
+    """A log entry as the API shows it: each unit's state before and after through the
+    ruleset's ``public_state`` (what it keeps secret left out)."""
     row = entry.row
+    changes = {
+        unit: {side: ruleset.public_state(state) for side, state in change.items()}
+        for unit, change in row.changes.items()
+    }
     return EntryOut(
         seq=row.seq,
         kind=row.kind,
@@ -237,7 +243,7 @@ def entry_out(entry: battles.LogEntry) -> EntryOut:
         request=row.request,
         odds=entry.odds,
         dice=entry.dice,
-        changes=row.changes,
+        changes=changes,
     )
 
 
@@ -250,7 +256,7 @@ def detail_out(view: battles.BattleView) -> BattleDetailOut:
         created_at=b.created_at,
         updated_at=b.updated_at,
         units=[unit_out(u) for u in view.units],
-        log=[entry_out(e) for e in view.entries],
+        log=[entry_out(e, view.ruleset) for e in view.entries],
     )
 
 

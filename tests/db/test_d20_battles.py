@@ -295,6 +295,11 @@ def test_two_p10_charges_with_a_secret_countdown_run_out_and_go_off_as_p20(game:
     text = game.client.get(f"/battles/{game.battle}/export.txt").text
     for shown in (page, text, json.dumps(game.unit("Sapper"))):
         assert "secret countdown (0 turns counted)" in shown and "2 turns left" not in shown
+    # nor does the API's log say it: its before/after states go through public_state
+    (placing,) = game.log()
+    after = next(iter(placing["changes"].values()))["after"]
+    assert [c["countdown"] for c in after["charges"]] == [None, None]
+    assert placing["changes"] == r.json()["changes"]
     placed = game.states()
 
     # ticking one of two charges set together is refused; nothing rolled

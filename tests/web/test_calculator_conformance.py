@@ -81,8 +81,7 @@ def test_the_calculator_renders_each_sample_attack(
     for sample in ruleset.sample_attacks:
         attacker, weapons = next(units)
         target, _ = next(units)
-        for _ in sample.targets[1:]:
-            next(units)  # further targets: the page adds them one by one
+        followers = [next(units)[0] for _ in sample.targets[1:]]
         situation = read_situation(ruleset, sample.situation)[0]
         query = {
             "attacker": attacker,
@@ -91,6 +90,7 @@ def test_the_calculator_renders_each_sample_attack(
         }
         url = "/calculator?" + "&".join(f"{k}={v}" for k, v in query.items())
         url += "".join(f"&weapons={weapons[i]}" for i in sample.weapons)
+        url += "".join(f"&follower={f}" for f in followers)
         page = member.client.get(url)
         error = page.text[page.text.find("error-page") :][:600]
         assert page.status_code == 200, (page.status_code, error)

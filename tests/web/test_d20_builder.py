@@ -551,3 +551,17 @@ def test_unticking_automatic_fire_on_the_edit_form_clears_it(member: Member) -> 
     after = army(member, army_id)["units"][0]["weapons"][0]
     assert after["automatic"] is False and "automatic" not in after["spec"]
     assert after["rules"] == []
+
+
+def test_making_a_figurine_an_su_through_the_api_keeps_its_stats(member: Member) -> None:
+    """A new kind keeps the fields the ruleset takes for it (the shared service used to
+    reset a unit to the new kind's defaults: Shot 9 -> 0, PD 18 -> 10)."""
+    army_id = new_army(member)
+    trooper = add_unit(member, army_id, TROOPER)
+    url = f"/api/v1/armies/{army_id}/units/{trooper['id']}"
+    r = api(member, "PATCH", url, json={"version": trooper["version"], "kind": "su"})
+    assert r.status_code == 200, r.text
+    (unit,) = army(member, army_id)["units"]
+    assert unit["kind"] == "su"
+    for key in ("shot", "hth", "pd", "evasion", "dexterity", "cp", "points"):
+        assert unit[key] == trooper[key], key

@@ -61,7 +61,7 @@ def counts(app: Any) -> tuple[int, int]:
 def test_the_create_army_page_offers_degrees_and_makes_a_degrees_army(member: Member) -> None:
     listing = member.client.get("/armies").text
     assert '<option value="degrees">Degrees</option>' in listing
-    assert "CP in BrikWars, DP in Degrees." in listing  # the budget's points, by rules
+    assert "CP in BrikWars, DP in Degrees, pts in D20 Power/Reach." in listing  # points
     r = member.form(
         "/armies",
         {"name": "Thin Blues", "budget": "40", "ruleset_id": "degrees"},

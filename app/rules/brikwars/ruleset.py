@@ -734,6 +734,9 @@ class BrikWars:
     def encode_state(self, state: UnitState) -> dict[str, Any]:
         return battle.encode_state(state)
 
+    def public_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(data)  # nothing in the state is secret
+
     def standing(self, fighter: Fighter) -> Standing:
         return battle.standing(fighter)
 

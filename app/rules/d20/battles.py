@@ -187,6 +187,15 @@ class D20Battles:
     def encode_state(self, state: bs.UnitState) -> JSON:
         return bs.encode_state(state)
 
+    def public_state(self, data: Mapping[str, Any]) -> JSON:
+        """The stored state with each secret countdown hidden until it runs out (the log's
+        before/after, as the API shows them)."""
+        shown = dict(data)
+        if shown.get("charges"):
+            state = bs.decode_state(data)
+            shown["charges"] = [bs.public_charge(c) for c in state.charges]
+        return shown
+
     def standing(self, fighter: Fighter) -> Standing:
         unit: D20Figurine = fighter.unit
         state: bs.UnitState = fighter.state

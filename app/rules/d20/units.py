@@ -185,6 +185,8 @@ def encode_weapon(weapon: D20Weapon) -> dict[str, Any]:
     out: dict[str, Any] = {"type": weapon.type}
     if weapon.type in _OWN:
         out |= {"name": weapon.name, "reach": weapon.reach, "power": weapon.power}
+    elif weapon.name != weapon.equipment.name:  # a grenade the player named ("Frag")
+        out["name"] = weapon.name
     if weapon.automatic:
         out["automatic"] = True
     for key in ("notes", "points", "label"):

@@ -137,6 +137,9 @@ class DegreesBattles:
     def encode_state(self, state: bs.UnitState) -> JSON:
         return bs.encode_state(state)
 
+    def public_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(data)  # nothing in the state is secret
+
     def standing(self, fighter: Fighter) -> Standing:
         unit: DegreesUnit = fighter.unit
         state: bs.UnitState = fighter.state

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 
-from app.db.models import BattleEntry
+from app.db.models import Battle, BattleEntry
+from app.rules.registry import get_ruleset
 from app.services import battles
 from app.web.battle_schemas import (
     ActionIn,
@@ -30,9 +31,11 @@ router = APIRouter(route_class=SessionRoute, tags=["battles"])
 B = "/battles/{battle_id:int}"
 
 
-def _logged(user: ApiUser, entry: BattleEntry) -> EntryOut:
+def _logged(session: SessionDep, user: ApiUser, entry: BattleEntry) -> EntryOut:
     """An entry the caller just wrote (or removed): battles are their owner's alone."""
-    return entry_out(battles.LogEntry(entry, user.display_name))
+    battle = session.get(Battle, entry.battle_id)
+    assert battle is not None  # the entry was just written or removed in it
+    return entry_out(battles.LogEntry(entry, user.display_name), get_ruleset(battle.ruleset_id))
 
 
 @router.get("/battles")
@@ -101,13 +104,13 @@ def battle_roll(session: SessionDep, user: ApiUser, battle_id: Id, body: RollIn)
         seed=body.seed,
         moved=body.moved,
     )
-    return _logged(user, entry)
+    return _logged(session, user, entry)
 
 
 @router.delete(B + "/rolls/last")
 def battle_undo(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
     """Undo the last entry: every unit it changed is restored; returns the removed entry."""
-    return _logged(user, battles.undo_last(session, user=user, battle_id=battle_id))
+    return _logged(session, user, battles.undo_last(session, user=user, battle_id=battle_id))
 
 
 @router.post(B + "/units/{unit_id:int}/{action}", status_code=201)
@@ -131,7 +134,7 @@ def unit_action(
         values=body.values,
         seed=body.seed,
     )
-    return _logged(user, entry)
+    return _logged(session, user, entry)
 
 
 @router.get(B + "/export", response_class=PlainTextResponse)

@@ -162,7 +162,7 @@ def unit_editor(
 ) -> Response:
     """A unit's editor, fetched when its panel is first opened (the unit page without htmx)."""
     view = builder.army_view(session, user=user, army_id=army_id)
-    context = {"army": view.army, "uv": view.unit(unit_id), "form": FormState()}
+    context = {"army": view.army, "view": view, "uv": view.unit(unit_id), "form": FormState()}
     if not is_htmx(request):
         return Response(status_code=303, headers={"Location": f"/armies/{army_id}/units/{unit_id}"})
     return render(request, "armies/unit_editor.html", context)

@@ -356,6 +356,9 @@ class CoinWar:
     def encode_state(self, state: CoinState) -> dict[str, Any]:
         return {"wounds": state.wounds}
 
+    def public_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(data)  # nothing in the state is secret
+
     def standing(self, fighter: Fighter) -> Standing:
         unit: CoinUnit = fighter.unit
         wounds = fighter.state.wounds

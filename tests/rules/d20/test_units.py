@@ -40,6 +40,8 @@ def test_the_texts_equipment_takes_its_figures_from_the_catalogue() -> None:
     (charge,) = unit.weapons
     assert (charge.power, charge.reach, charge.equipment.radius) == (35, 0, 30)
     assert unit.su and decode_unit(encode_unit(unit)) == unit
+    named = decode_unit({"name": "SU", "weapons": [{"type": "defensive_grenade", "name": "Frag"}]})
+    assert named.weapons[0].name == "Frag" and decode_unit(encode_unit(named)) == named
     assert {e.category for e in EQUIPMENT.values()} == {"gun", "hth", "grenade", "mine", "charge"}
 
 
