@@ -397,6 +397,13 @@ class RolledInBattle:
     followers: tuple[tuple[Any, ...], ...]  # (battle unit id, *its target field values)
 
 
+def battle_situation(ruleset: Ruleset, situation: Any) -> dict[str, Any]:
+    """The calculator's situation as a battle takes it: only its ``battle_situation_fields``
+    (those the battle's state decides are left to it)."""
+    values = ruleset.encode_situation(situation)
+    return {f.name: values[f.name] for f in ruleset.battle_situation_fields}
+
+
 def roll_in_new_battle(
     session: Session,
     *,
@@ -446,7 +453,8 @@ def roll_in_new_battle(
         attacker_id=ids[main.unit.row.id],
         weapons=weapons,
         target_id=ids[target.row.id],
-        situation=request.situation,  # what the battle keeps itself (Homing In) it sets
+        # what the battle decides itself from its state (Homing In, D20's Shaken) it sets
+        situation=battle_situation(calc.ruleset, request.situation),
         followers=followers,  # type: ignore[arg-type]
         seed=seed,
     )

@@ -104,6 +104,38 @@ def test_the_calculator_renders_each_sample_attack(
         assert 'data-name="' in fragment.text and "How it is computed" in fragment.text
 
 
+def test_roll_it_starts_a_battle_for_each_sample_attack(
+    app: Any, member: Member, ruleset: Ruleset
+) -> None:
+    """The calculator's "Roll it!" makes a battle of the units and rolls the same attack
+    there: the situation the battle decides itself (from its state) is not passed on."""
+    units = iter(_army(app, member, ruleset))
+    for sample in ruleset.sample_attacks:
+        attacker, weapons = next(units)
+        target, _ = next(units)
+        followers = [next(units)[0] for _ in sample.targets[1:]]
+        situation = read_situation(ruleset, sample.situation)[0]
+        query = "&".join(
+            f"{k}={v}"
+            for k, v in {
+                "attacker": attacker,
+                "target": target,
+                **situation_inputs(ruleset, situation),
+            }.items()
+        )
+        query += "".join(f"&weapons={weapons[i]}" for i in sample.weapons)
+        query += "".join(f"&follower={f}" for f in followers)
+        r = member.client.post(
+            "/calculator/roll",
+            data={"query": query, "csrf_token": member.csrf},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303, (sample.name, html.unescape(r.text)[-2000:])
+        battle = int(r.headers["location"].split("/")[2].split("?")[0])
+        log = member.client.get(f"/api/v1/battles/{battle}").json()["log"]
+        assert [e["kind"] for e in log] == ["attack"], sample.name
+
+
 def test_the_calculator_api_takes_each_rulesets_own_situation(
     app: Any, member: Member, ruleset: Ruleset
 ) -> None:

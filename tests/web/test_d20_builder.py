@@ -185,9 +185,9 @@ def test_the_builder_page_shows_columns_findings_and_totals(member: Member) -> N
     )
     plain = add_unit(member, army_id, {"name": "Rookie", "weapons": [{"type": "searing_grenade"}]})
     page = member.client.get(f"/armies/{army_id}").text
-    for heading in ("Shot", "HtH", "Physical Defense", "Evasion", "Dexterity"):
+    for heading in ("Shot", "HtH", "PD", "Evasion", "Dex"):
         assert f">{heading}</th>" in page, heading
-    assert ">Constitution Points</th>" in page and ">Own points</th>" in page
+    assert ">CP</th>" in page and ">Own pts</th>" not in page  # in the cost, and the editor
     assert "<td>SU</td>" in page and "<td>Figurine</td>" in page
     assert '<td class="num unit-cost">17 pts</td>' in page
     for heading in ("Reach (cm)", "Power", "Radius", "Notes"):

@@ -233,11 +233,10 @@ class D20Builder:
     unit_columns: tuple[Column, ...] = (
         Column("shot", "Shot", numeric=True),
         Column("hth", "HtH", numeric=True),
-        Column("pd", "PD", numeric=True, heading="Physical Defense"),
+        Column("pd", "PD", numeric=True),
         Column("evasion", "Evasion", numeric=True),
-        Column("dexterity", "Dex", numeric=True, heading="Dexterity"),
-        Column("cp", "CP", numeric=True, heading="Constitution Points"),
-        Column("points", "Pts", numeric=True, heading="Own points"),
+        Column("dexterity", "Dex", numeric=True),
+        Column("cp", "CP", numeric=True),
     )
     weapon_columns: tuple[Column, ...] = (
         Column("reach", "Reach (cm)", numeric=True),

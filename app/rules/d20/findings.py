@@ -54,21 +54,21 @@ def weapon_findings(unit: D20Figurine, index: int) -> list[Finding]:
         add(
             "error",
             "su_only",
-            f"{weapon.name}: only SUs carry {entry.category}s; {unit.name} is not an SU.",
+            f"only SUs carry {entry.category}s; {unit.name} is not an SU.",
         )
     if weapon.ranged and _earlier_ranged(unit, index):
         add(
             "warning",
             "one_target",
-            f"{weapon.name} is {unit.name}'s second ranged weapon: a figurine with two "
-            "weapons shoots one target per turn.",
+            f"{unit.name}'s second ranged weapon: a figurine with two weapons shoots one "
+            "target per turn.",
         )
     if weapon.type == "gun" and weapon.reach == 0:
         add(
             "warning",
             "reach_zero",
-            f"{weapon.name} has Reach 0 cm: it reaches no target (a hand-to-hand weapon "
-            "has Reach 0; a gun used in hand-to-hand has Power 1).",
+            "Reach 0 cm: it reaches no target (a hand-to-hand weapon has Reach 0; a gun "
+            "used in hand-to-hand has Power 1).",
         )
     return found
 
