@@ -209,3 +209,29 @@ def describe(field: InputField) -> dict[str, Any]:
     if field.help:
         out["help"] = field.help
     return out
+
+
+# ------------------------------------------------------------------ a unit's JSON, by path
+
+
+def field_at(field: InputField, data: Mapping[str, object], path: str) -> Any:
+    """``field``'s value in a JSON object, a refusal named by its ``path``
+    (``weapons.1.degree``) rather than the field's bare name."""
+    try:
+        return parse_field(field, data.get(field.name))
+    except InvalidInput as err:
+        raise InvalidInput(path, err.reason) from None
+
+
+def object_at(data: object, path: str) -> Mapping[str, Any]:
+    """``data`` when it is a JSON object, else a refusal named by ``path``."""
+    if not isinstance(data, Mapping):
+        raise InvalidInput(path, "must be an object")
+    return data
+
+
+def refuse_unknown(data: Mapping[str, object], known: frozenset[str], prefix: str) -> None:
+    """Refuse the first key of ``data`` that is not ``known``, named ``<prefix><key>``."""
+    for key in data:
+        if key not in known:
+            raise InvalidInput(f"{prefix}{key}", "is not a known field")

@@ -29,11 +29,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from app.rules import battle_log
 from app.rules.d20 import battle_state as bs
 from app.rules.d20.catalogue import D20, STAT_RANGE, TIMER_TURNS
 from app.rules.d20.units import MAX_WEAPONS, D20Figurine
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import InputField
 from app.rules.ruleset import (
     ActionResult,
     AttackOdds,
@@ -129,10 +130,6 @@ BATTLE_NO_MODES = frozenset({"defuse"})
 ONE_USE = frozenset({"grenade", "mine"})  # thrown or set off once
 OUTCOME_WORDS = {"out": "out", "wounded": "wounded", "unhurt": "unhurt"}
 FLAG_WORDS = {"shaken": "Shaken"}
-
-
-def _percent(p: float) -> str:
-    return f"{100 * p:.1f}%"
 
 
 def _numbers(text: str, field: str, most: int) -> tuple[int, ...]:
@@ -373,96 +370,17 @@ class D20Battles:
     # ------------------------------------------------------------------ the log's JSON
 
     def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> JSON:
-        names = [(t.key, t.name) for t in attack.targets]
-        labels: dict[str, str] = {}
-        lines = []
-        for line in odds.lines:
-            targets = []
-            for t in line.targets:
-                labels |= {o.key: o.label for o in t.outcomes + t.extras}
-                key, name = names[t.target] if t.target < len(names) else (None, "")
-                targets.append(
-                    {
-                        "unit_id": key,
-                        "name": name,
-                        "outcomes": {o.key: o.probability for o in t.outcomes},
-                        "extras": {o.key: o.probability for o in t.extras},
-                    }
-                )
-            lines.append(
-                {
-                    "label": line.label,
-                    "kind": line.kind,
-                    "weapons": list(line.weapons),
-                    "steps": [list(step) for step in line.steps],
-                    "notes": {n.key: n.probability for n in line.notes},
-                    "targets": targets,
-                }
-            )
-        return {
-            "decisive": odds.decisive,
-            "expected": odds.expected,
-            "labels": labels,
-            "lines": lines,
-            "detail": dict(odds.detail),
-        }
+        return battle_log.odds_json(attack.targets, odds)
 
     def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[JSON]:
-        names = [(t.key, t.name) for t in attack.targets]
-
-        def who(index: int | None) -> tuple[int | None, str]:
-            if index is None or not 0 <= index < len(names):
-                return None, ""
-            return names[index]
-
-        return [
-            {
-                "label": line.label,
-                "kind": line.kind,
-                "weapons": list(line.weapons),
-                "skipped": line.skipped,
-                "jammed": False,
-                "notes": list(line.notes),
-                "dice": [
-                    {
-                        "purpose": d.purpose,
-                        "sides": d.sides,
-                        "natural": d.natural,
-                        "value": d.value,
-                        "bonus": d.bonus,
-                        "unit_id": who(d.target)[0],
-                    }
-                    for d in line.dice
-                ],
-                "effects": [
-                    {
-                        "unit_id": who(e.target)[0],
-                        "name": who(e.target)[1],
-                        "outcome": e.outcome,
-                        "damage": e.damage,
-                        "flags": list(e.flags),
-                        "amount": e.amount,
-                        "words": e.words,
-                    }
-                    for e in line.effects
-                ],
-            }
-            for line in roll.lines
-        ]
+        return battle_log.roll_json(attack.targets, roll)
 
     # ------------------------------------------------------------------ actions
 
     def apply_action(
         self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
     ) -> ActionResult:
-        named = next((a for a in UNIT_ACTIONS if a.name == name), None)
-        if named is None:
-            raise InvalidInput("action", f"no such action: {name}")
-        raw = {k: v for k, v in values.items() if k in {f.name for f in named.fields}}
-        read, errors = parse_fields(named.fields, raw)
-        if errors:
-            field, reason = next(iter(errors.items()))
-            raise InvalidInput(field, reason)
+        named, read = battle_log.read_action(UNIT_ACTIONS, name, values)
         unit: D20Figurine = fighter.unit
         state: bs.UnitState = fighter.state
         who = fighter.name
@@ -506,15 +424,7 @@ class D20Battles:
             }
             for purpose, natural, value, against, p in done.dice
         ]
-        line = {
-            "label": named.label.replace("{unit}", who).replace(": " + who, ""),
-            "kind": name,
-            "weapons": [],
-            "skipped": "",
-            "jammed": False,
-            "dice": dice,
-            "effects": [],
-        }
+        line = battle_log.action_line(named, who, dice)
         return ActionResult(done.after, f"{who}: {done.summary}", (line,) if dice else ())
 
     # ------------------------------------------------------------------ text
@@ -529,14 +439,4 @@ class D20Battles:
         return ", ".join([words, *flags])
 
     def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
-        labels: Mapping[str, str] = odds.get("labels", {})
-        out = []
-        for line in odds.get("lines", []):
-            for t in line.get("targets", []):
-                parts = [
-                    f"{labels.get(k, OUTCOME_WORDS.get(k, k))} {_percent(p)}"
-                    for k, p in {**t.get("outcomes", {}), **t.get("extras", {})}.items()
-                    if p > 0
-                ]
-                out.append(f"{line['label']} on {t['name']}: " + ", ".join(parts))
-        return out
+        return battle_log.odds_words(odds, OUTCOME_WORDS)

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.rules.d20.catalogue import CP_RANGE, EQUIPMENT, STAT_RANGE, Equipment
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_field
+from app.rules.fields import InputField, field_at, object_at, refuse_unknown
 from app.rules.text import plain_text
 
 NAME_MAX = 120
@@ -95,36 +95,17 @@ class D20Figurine:
     weapons: tuple[D20Weapon, ...] = ()
 
 
-def _value(field: InputField, data: Mapping[str, Any], path: str) -> Any:
-    try:
-        return parse_field(field, data.get(field.name))
-    except InvalidInput as err:
-        raise InvalidInput(path, err.reason) from None
-
-
-def _mapping(data: object, path: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise InvalidInput(path, "must be an object")
-    return data
-
-
-def _unknown(data: Mapping[str, Any], known: frozenset[str], prefix: str) -> None:
-    for key in data:
-        if key not in known:
-            raise InvalidInput(f"{prefix}{key}", "is not a known field")
-
-
 def decode_weapon(data: object, path: str) -> D20Weapon:
-    weapon = _mapping(data, path)
-    _unknown(weapon, _WEAPON_KEYS, f"{path}.")
+    weapon = object_at(data, path)
+    refuse_unknown(weapon, _WEAPON_KEYS, f"{path}.")
     type_id = weapon.get("type")
     if not isinstance(type_id, str) or type_id not in EQUIPMENT:
         raise InvalidInput(f"{path}.type", "is not D20 equipment (see the catalogue)")
     entry = EQUIPMENT[type_id]
-    name = plain_text(_value(WEAPON_NAME, weapon, f"{path}.name"), f"{path}.name").strip()
-    reach = _value(REACH, weapon, f"{path}.reach")
-    power = _value(POWER, weapon, f"{path}.power")
-    automatic = bool(_value(AUTOMATIC, weapon, f"{path}.automatic"))
+    name = plain_text(field_at(WEAPON_NAME, weapon, f"{path}.name"), f"{path}.name").strip()
+    reach = field_at(REACH, weapon, f"{path}.reach")
+    power = field_at(POWER, weapon, f"{path}.power")
+    automatic = bool(field_at(AUTOMATIC, weapon, f"{path}.automatic"))
     if type_id in _OWN:
         if not name:
             raise InvalidInput(f"{path}.name", f"a {entry.name.lower()} needs a name")
@@ -146,16 +127,16 @@ def decode_weapon(data: object, path: str) -> D20Weapon:
         reach=(entry.reach or 0) if reach is None else reach,
         power=(entry.power or 0) if power is None else power,
         automatic=automatic,
-        notes=plain_text(_value(NOTES, weapon, f"{path}.notes"), f"{path}.notes").strip(),
-        points=_value(WEAPON_POINTS, weapon, f"{path}.points"),
-        label=plain_text(_value(LABEL, weapon, f"{path}.label"), f"{path}.label").strip(),
+        notes=plain_text(field_at(NOTES, weapon, f"{path}.notes"), f"{path}.notes").strip(),
+        points=field_at(WEAPON_POINTS, weapon, f"{path}.points"),
+        label=plain_text(field_at(LABEL, weapon, f"{path}.label"), f"{path}.label").strip(),
     )
 
 
 def decode_unit(data: Mapping[str, Any]) -> D20Figurine:
     """A figurine from its JSON; ``InvalidInput`` names the field by its path."""
-    unit = _mapping(data, "unit")
-    _unknown(unit, _UNIT_KEYS, "")
+    unit = object_at(data, "unit")
+    refuse_unknown(unit, _UNIT_KEYS, "")
     name = unit.get("name")
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput("name", "is required")
@@ -169,14 +150,14 @@ def decode_unit(data: Mapping[str, Any]) -> D20Figurine:
         raise InvalidInput("weapons", f"at most {MAX_WEAPONS} weapons on one figurine")
     return D20Figurine(
         name=name,
-        su=_value(KIND, unit, "kind") == "su",
-        shot=_value(SHOT, unit, "shot"),
-        hth=_value(HTH, unit, "hth"),
-        pd=_value(PD, unit, "pd"),
-        evasion=_value(EVASION, unit, "evasion"),
-        dexterity=_value(DEXTERITY, unit, "dexterity"),
-        cp=_value(CP, unit, "cp"),
-        points=_value(POINTS, unit, "points"),
+        su=field_at(KIND, unit, "kind") == "su",
+        shot=field_at(SHOT, unit, "shot"),
+        hth=field_at(HTH, unit, "hth"),
+        pd=field_at(PD, unit, "pd"),
+        evasion=field_at(EVASION, unit, "evasion"),
+        dexterity=field_at(DEXTERITY, unit, "dexterity"),
+        cp=field_at(CP, unit, "cp"),
+        points=field_at(POINTS, unit, "points"),
         weapons=tuple(decode_weapon(w, f"weapons.{i}") for i, w in enumerate(weapons)),
     )
 

@@ -22,13 +22,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from app.rules import battle_log
 from app.rules.degrees import battle_state as bs
 from app.rules.degrees.catalogue import SENSES
 from app.rules.degrees.round import die_purpose
 from app.rules.degrees.shot import D10
 from app.rules.degrees.units import DegreesUnit
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import InputField
 from app.rules.ruleset import (
     ActionResult,
     AttackOdds,
@@ -88,10 +89,6 @@ OUTCOME_WORDS = {
     "unharmed": "unharmed",
 }
 FLAG_WORDS = {"restrained": "restrained", "dampened": "senses dampened"}
-
-
-def _percent(p: float) -> str:
-    return f"{100 * p:.1f}%"
 
 
 def _fired_energy(unit: DegreesUnit, weapons: Sequence[int]) -> bool:
@@ -357,96 +354,17 @@ class DegreesBattles:
     # ------------------------------------------------------------------ the log's JSON
 
     def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> JSON:
-        names = [(t.key, t.name) for t in attack.targets]
-        labels: dict[str, str] = {}
-        lines = []
-        for line in odds.lines:
-            targets = []
-            for t in line.targets:
-                labels |= {o.key: o.label for o in t.outcomes + t.extras}
-                key, name = names[t.target] if t.target < len(names) else (None, "")
-                targets.append(
-                    {
-                        "unit_id": key,
-                        "name": name,
-                        "outcomes": {o.key: o.probability for o in t.outcomes},
-                        "extras": {o.key: o.probability for o in t.extras},
-                    }
-                )
-            lines.append(
-                {
-                    "label": line.label,
-                    "kind": line.kind,
-                    "weapons": list(line.weapons),
-                    "steps": [list(step) for step in line.steps],
-                    "notes": {n.key: n.probability for n in line.notes},
-                    "targets": targets,
-                }
-            )
-        return {
-            "decisive": odds.decisive,
-            "expected": odds.expected,
-            "labels": labels,
-            "lines": lines,
-            "detail": dict(odds.detail),
-        }
+        return battle_log.odds_json(attack.targets, odds)
 
     def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[JSON]:
-        names = [(t.key, t.name) for t in attack.targets]
-
-        def who(index: int | None) -> tuple[int | None, str]:
-            if index is None or not 0 <= index < len(names):
-                return None, ""
-            return names[index]
-
-        return [
-            {
-                "label": line.label,
-                "kind": line.kind,
-                "weapons": list(line.weapons),
-                "skipped": line.skipped,
-                "jammed": False,
-                "notes": list(line.notes),
-                "dice": [
-                    {
-                        "purpose": d.purpose,
-                        "sides": d.sides,
-                        "natural": d.natural,
-                        "value": d.value,
-                        "bonus": d.bonus,
-                        "unit_id": who(d.target)[0],
-                    }
-                    for d in line.dice
-                ],
-                "effects": [
-                    {
-                        "unit_id": who(e.target)[0],
-                        "name": who(e.target)[1],
-                        "outcome": e.outcome,
-                        "damage": e.damage,
-                        "flags": list(e.flags),
-                        "amount": e.amount,
-                        "words": e.words,
-                    }
-                    for e in line.effects
-                ],
-            }
-            for line in roll.lines
-        ]
+        return battle_log.roll_json(attack.targets, roll)
 
     # ------------------------------------------------------------------ actions
 
     def apply_action(
         self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
     ) -> ActionResult:
-        named = next((a for a in UNIT_ACTIONS if a.name == name), None)
-        if named is None:
-            raise InvalidInput("action", f"no such action: {name}")
-        raw = {k: v for k, v in values.items() if k in {f.name for f in named.fields}}
-        read, errors = parse_fields(named.fields, raw)
-        if errors:
-            field, reason = next(iter(errors.items()))
-            raise InvalidInput(field, reason)
+        named, read = battle_log.read_action(UNIT_ACTIONS, name, values)
         unit: DegreesUnit = fighter.unit
         state: bs.UnitState = fighter.state
         who = fighter.name
@@ -491,15 +409,7 @@ class DegreesBattles:
             }
             for purpose, natural, degree in rolled.dice
         ]
-        line = {
-            "label": named.label.replace("{unit}", who).replace(": " + who, ""),
-            "kind": name,
-            "weapons": [],
-            "skipped": "",
-            "jammed": False,
-            "dice": dice,
-            "effects": [],
-        }
+        line = battle_log.action_line(named, who, dice)
         return ActionResult(rolled.after, f"{who} {rolled.summary}", (line,) if dice else ())
 
     # ------------------------------------------------------------------ text
@@ -514,14 +424,4 @@ class DegreesBattles:
         return ", ".join([words, *flags])
 
     def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
-        labels: Mapping[str, str] = odds.get("labels", {})
-        out = []
-        for line in odds.get("lines", []):
-            for t in line.get("targets", []):
-                parts = [
-                    f"{labels.get(k, OUTCOME_WORDS.get(k, k))} {_percent(p)}"
-                    for k, p in {**t.get("outcomes", {}), **t.get("extras", {})}.items()
-                    if p > 0
-                ]
-                out.append(f"{line['label']} on {t['name']}: " + ", ".join(parts))
-        return out
+        return battle_log.odds_words(odds, OUTCOME_WORDS)

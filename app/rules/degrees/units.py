@@ -23,7 +23,7 @@ from app.rules.degrees.catalogue import (
     WeaponType,
 )
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_field
+from app.rules.fields import InputField, field_at, object_at, parse_field, refuse_unknown
 from app.rules.text import plain_text
 
 NAME_MAX = 120
@@ -129,25 +129,6 @@ class DegreesUnit:
     weapons: tuple[DegreesWeapon, ...] = ()
 
 
-def _value(field: InputField, data: Mapping[str, Any], path: str) -> Any:
-    try:
-        return parse_field(field, data.get(field.name))
-    except InvalidInput as err:
-        raise InvalidInput(path, err.reason) from None
-
-
-def _mapping(data: object, path: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise InvalidInput(path, "must be an object")
-    return data
-
-
-def _unknown(data: Mapping[str, Any], known: frozenset[str], prefix: str) -> None:
-    for key in data:
-        if key not in known:
-            raise InvalidInput(f"{prefix}{key}", "is not a known field")
-
-
 def decode_senses(text: object, path: str = "senses") -> tuple[str, ...]:
     """The dampener order: the senses named (by id or name, comma-separated), then the rest
     in the table's order. An unknown or repeated sense is refused by name."""
@@ -171,14 +152,14 @@ def decode_senses(text: object, path: str = "senses") -> tuple[str, ...]:
 
 
 def decode_weapon(data: object, path: str) -> DegreesWeapon:
-    weapon = _mapping(data, path)
-    _unknown(weapon, _WEAPON_KEYS, f"{path}.")
+    weapon = object_at(data, path)
+    refuse_unknown(weapon, _WEAPON_KEYS, f"{path}.")
     type_id = weapon.get("type")
     if not isinstance(type_id, str) or type_id not in WEAPONS:
         raise InvalidInput(f"{path}.type", "is not a Degrees weapon (see the catalogue)")
-    degree = _value(MAX_DEGREE, weapon, f"{path}.degree")
-    label = plain_text(_value(LABEL, weapon, f"{path}.label"), f"{path}.label").strip()
-    real_ammo = bool(_value(REAL_AMMO, weapon, f"{path}.real_ammo"))
+    degree = field_at(MAX_DEGREE, weapon, f"{path}.degree")
+    label = plain_text(field_at(LABEL, weapon, f"{path}.label"), f"{path}.label").strip()
+    real_ammo = bool(field_at(REAL_AMMO, weapon, f"{path}.real_ammo"))
     entry = WEAPONS[type_id]
     if real_ammo and not WEAPON_TYPES[entry.type].real_ammo:
         raise InvalidInput(f"{path}.real_ammo", f"{entry.name} takes no real ammo")
@@ -187,18 +168,18 @@ def decode_weapon(data: object, path: str) -> DegreesWeapon:
 
 def decode_unit(data: Mapping[str, Any]) -> DegreesUnit:
     """A unit from its JSON; ``InvalidInput`` names the field by its path (``weapons.1.type``)."""
-    unit = _mapping(data, "unit")
-    _unknown(unit, _UNIT_KEYS, "")
+    unit = object_at(data, "unit")
+    refuse_unknown(unit, _UNIT_KEYS, "")
     name = unit.get("name")
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput("name", "is required")
     name = plain_text(name, "name").strip()
     if len(name) > NAME_MAX:
         raise InvalidInput("name", f"must be at most {NAME_MAX} characters")
-    scale = _value(SCALE_FIELD, unit, "kind")
-    degree = _value(DEGREE, unit, "degree")
-    armour = _value(ARMOUR, unit, "armour")
-    hp = _value(HP, unit, "hp")
+    scale = field_at(SCALE_FIELD, unit, "kind")
+    degree = field_at(DEGREE, unit, "degree")
+    armour = field_at(ARMOUR, unit, "armour")
+    hp = field_at(HP, unit, "hp")
     weapons = unit.get("weapons", [])
     if not isinstance(weapons, list | tuple):
         raise InvalidInput("weapons", "must be a list")
@@ -210,10 +191,10 @@ def decode_unit(data: Mapping[str, Any]) -> DegreesUnit:
         degree=degree,
         armour=degree if armour is None else armour,
         hp=degree if hp is None else hp,
-        back_armour=_value(BACK_ARMOUR, unit, "back_armour"),
-        ap=_value(AP, unit, "ap"),
-        op=_value(OP, unit, "op"),
-        human=bool(_value(HUMAN, unit, "human")),
+        back_armour=field_at(BACK_ARMOUR, unit, "back_armour"),
+        ap=field_at(AP, unit, "ap"),
+        op=field_at(OP, unit, "op"),
+        human=bool(field_at(HUMAN, unit, "human")),
         senses=decode_senses(unit.get("senses", ""), "senses"),
         weapons=tuple(decode_weapon(w, f"weapons.{i}") for i, w in enumerate(weapons)),
     )
