@@ -653,3 +653,27 @@ def situation_inputs(ruleset: Ruleset, situation: Any) -> dict[str, str]:
         for f in ruleset.situation_fields
         if values[f.name] != f.default
     }
+
+
+def check_attack_shape(
+    ruleset_name: str,
+    attacker_name: str,
+    weapon_count: int,
+    weapons: tuple[int, ...],
+    targets: Sequence[TargetInput],
+    allies: Sequence[AllyInput],
+    max_targets: int,
+) -> None:
+    """The checks every attack of a ruleset without combined attacks makes before its own:
+    no allies, one to ``max_targets`` targets, weapons that exist, none chosen twice."""
+    if allies:
+        raise InvalidInput("allies", f"{ruleset_name} has no combined attacks")
+    if not targets:
+        raise InvalidInput("targets", "needs a target")
+    if len(targets) > max_targets:
+        raise InvalidInput("targets", f"at most {max_targets} targets")
+    for index in weapons:
+        if not 0 <= index < weapon_count:
+            raise InvalidInput("weapons", f"{attacker_name} has no weapon {index + 1}")
+    if len(set(weapons)) != len(weapons):
+        raise InvalidInput("weapons", "a weapon is chosen twice")

@@ -26,7 +26,7 @@ from app.rules.d20.strike import Strike
 from app.rules.d20.units import POWER_MAX, REACH_MAX, D20Figurine, D20Weapon
 from app.rules.errors import InvalidInput
 from app.rules.fields import FieldValue, InputField, parse_fields
-from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput
+from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput, check_attack_shape
 
 MAX_TARGETS = 60
 MAX_OBJECTS = 20
@@ -573,17 +573,9 @@ class D20Calculator:
         options: D20Options,
         allies: Sequence[AllyInput] = (),
     ) -> D20Attack:
-        if allies:
-            raise InvalidInput("allies", "D20 has no combined attacks")
-        if not targets:
-            raise InvalidInput("targets", "needs a target")
-        if len(targets) > MAX_TARGETS:
-            raise InvalidInput("targets", f"at most {MAX_TARGETS} targets")
-        for index in weapons:
-            if not 0 <= index < len(attacker.weapons):
-                raise InvalidInput("weapons", f"{attacker.name} has no weapon {index + 1}")
-        if len(set(weapons)) != len(weapons):
-            raise InvalidInput("weapons", "a weapon is chosen twice")
+        check_attack_shape(
+            "D20", attacker.name, len(attacker.weapons), weapons, targets, allies, MAX_TARGETS
+        )
         read = read_situation(situation)
         placed = [_placed(t, n, read) for n, t in enumerate(targets)]
         return plan(attacker, weapons, placed, read, options)

@@ -30,7 +30,7 @@ from app.rules.degrees.shot import Shot, Target
 from app.rules.degrees.units import DegreesUnit, DegreesWeapon
 from app.rules.errors import InvalidInput
 from app.rules.fields import FieldValue, InputField, parse_fields
-from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput
+from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput, check_attack_shape
 
 MAX_TARGETS = 100
 MAX_SHOTS = 10
@@ -485,19 +485,11 @@ class DegreesCalculator:
         options: DegreesOptions,
         allies: Sequence[AllyInput] = (),
     ) -> DegreesAttack:
-        if allies:
-            raise InvalidInput("allies", "Degrees has no combined attacks")
-        if not targets:
-            raise InvalidInput("targets", "needs a target")
-        if len(targets) > MAX_TARGETS:
-            raise InvalidInput("targets", f"at most {MAX_TARGETS} targets")
         if not weapons:
             raise InvalidInput("weapons", "choose at least one weapon to fire")
-        for index in weapons:
-            if not 0 <= index < len(attacker.weapons):
-                raise InvalidInput("weapons", f"{attacker.name} has no weapon {index + 1}")
-        if len(set(weapons)) != len(weapons):
-            raise InvalidInput("weapons", "a weapon is chosen twice")
+        check_attack_shape(
+            "Degrees", attacker.name, len(attacker.weapons), weapons, targets, allies, MAX_TARGETS
+        )
         for n, target in enumerate(targets):
             for key in target.fields:
                 if key != LOCATION.name:
