@@ -235,3 +235,27 @@ def refuse_unknown(data: Mapping[str, object], known: frozenset[str], prefix: st
     for key in data:
         if key not in known:
             raise InvalidInput(f"{prefix}{key}", "is not a known field")
+
+
+def fields_at(data: object, path: str, fields: Sequence[InputField]) -> dict[str, FieldValue]:
+    """Every field's value in the JSON object at ``path`` of a body (``attack``,
+    ``targets.2``): the object required, an unknown key refused, a field without a default
+    required, each refusal named ``<path>.<field>``."""
+    if not isinstance(data, Mapping):
+        raise InvalidInput(path, "is required (an object)")
+    refuse_unknown(data, frozenset(f.name for f in fields), f"{path}.")
+    for f in fields:
+        if f.default is None and not f.optional and data.get(f.name) is None:
+            raise InvalidInput(f"{path}.{f.name}", "is required")
+    values, errors = parse_fields(fields, data)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(f"{path}.{field}", reason)
+    return values
+
+
+def whole_value(values: Mapping[str, FieldValue], key: str) -> int:
+    """A ``whole`` field's value as read (an int)."""
+    value = values[key]
+    assert isinstance(value, int)
+    return value

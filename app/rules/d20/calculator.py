@@ -25,7 +25,7 @@ from app.rules.d20.options import D20Options
 from app.rules.d20.strike import Strike
 from app.rules.d20.units import POWER_MAX, REACH_MAX, D20Figurine, D20Weapon
 from app.rules.errors import InvalidInput
-from app.rules.fields import FieldValue, InputField, parse_fields
+from app.rules.fields import FieldValue, InputField, fields_at, parse_fields, whole_value
 from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput, check_attack_shape
 
 MAX_TARGETS = 60
@@ -384,29 +384,6 @@ _BODY_TARGET = (
 )
 
 
-def _read(data: object, path: str, fields: tuple[InputField, ...]) -> dict[str, FieldValue]:
-    if not isinstance(data, Mapping):
-        raise InvalidInput(path, "is required (an object)")
-    names = {f.name for f in fields}
-    for key in data:
-        if key not in names:
-            raise InvalidInput(f"{path}.{key}", "is not a known field")
-    for f in fields:
-        if f.default is None and not f.optional and data.get(f.name) is None:
-            raise InvalidInput(f"{path}.{f.name}", "is required")
-    values, errors = parse_fields(fields, data)
-    if errors:
-        field, reason = next(iter(errors.items()))
-        raise InvalidInput(f"{path}.{field}", reason)
-    return values
-
-
-def _whole(values: Mapping[str, FieldValue], key: str) -> int:
-    value = values[key]
-    assert isinstance(value, int)
-    return value
-
-
 def from_body(body: Mapping[str, Any]) -> D20Attack:
     """A shot, automatic fire or an explosion from the stateless body: ``{"attack": {"stat",
     "power", "modifier", "automatic", "reach", "distance", "equipment", "charges", "su",
@@ -419,7 +396,7 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
     for key in body:
         if key not in ("attack", "targets", "seed"):
             raise InvalidInput(str(key), "is not a known field")
-    attack = _read(body.get("attack"), "attack", _BODY_ATTACK)
+    attack = fields_at(body.get("attack"), "attack", _BODY_ATTACK)
     equipment = attack["equipment"]
     if equipment is None and attack["power"] is None:
         raise InvalidInput("attack.power", "is required (or an explosive's equipment)")
@@ -428,9 +405,9 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
         raise InvalidInput("targets", "is required (a list of at least one target)")
     if len(raw) > MAX_TARGETS:
         raise InvalidInput("targets", f"at most {MAX_TARGETS} targets")
-    targets = [_read(t, f"targets.{i}", _BODY_TARGET) for i, t in enumerate(raw)]
+    targets = [fields_at(t, f"targets.{i}", _BODY_TARGET) for i, t in enumerate(raw)]
     automatic = bool(attack["automatic"])
-    distance = _whole(attack, "distance")
+    distance = whole_value(attack, "distance")
     if equipment is None:
         if automatic and len(targets) < AUTO_MIN_TARGETS:
             raise InvalidInput("targets", "automatic fire needs at least two targets")
@@ -443,8 +420,8 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
             D20Weapon(
                 "gun",
                 "Weapon",
-                DISTANCE_MAX if reach is None else _whole(attack, "reach"),
-                _whole(attack, "power"),
+                DISTANCE_MAX if reach is None else whole_value(attack, "reach"),
+                whole_value(attack, "power"),
                 automatic=automatic,
             ),
         )
@@ -452,7 +429,7 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
         entry = EQUIPMENT[str(equipment)]
         if automatic:
             raise InvalidInput("attack.automatic", f"{entry.name} has no automatic fire")
-        count = _whole(attack, "charges")
+        count = whole_value(attack, "charges")
         if count > 1 and entry.category != "charge":
             raise InvalidInput("attack.charges", "only charges are set together")
         if entry.category == "grenade" and not attack["su"]:
@@ -473,15 +450,15 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
     except InvalidInput as err:
         raise InvalidInput("attack.objects", err.reason) from None
     shooter = D20Figurine(
-        "Attacker", bool(attack["su"]), _whole(attack, "stat"), 0, 10, 0, 0, 1, weapons=weapons
+        "Attacker", bool(attack["su"]), whole_value(attack, "stat"), 0, 10, 0, 0, 1, weapons=weapons
     )
     placed = [
         Placed(
-            _whole(t, "pd"),
-            _whole(t, "evasion"),
-            _whole(t, "cp"),
+            whole_value(t, "pd"),
+            whole_value(t, "evasion"),
+            whole_value(t, "cp"),
             bool(t["cover"]),
-            _whole(t, "height"),
+            whole_value(t, "height"),
             bool(t["shaken"]),
         )
         for t in targets
@@ -490,13 +467,13 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
     situation = D20Situation(
         mode=mode,
         distance=distance,
-        modifier=_whole(attack, "modifier"),
+        modifier=whole_value(attack, "modifier"),
         objects=objects if equipment else "",
     )
     options = D20Options(
         margin_wounds=bool(attack["margin_wounds"]),
         naturals=bool(attack["naturals"]),
-        cover_bonus=_whole(attack, "cover_bonus"),
+        cover_bonus=whole_value(attack, "cover_bonus"),
     )
     made = plan(shooter, tuple(range(len(weapons))), placed, situation, options)
     if made.problems():

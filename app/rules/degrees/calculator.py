@@ -29,7 +29,7 @@ from app.rules.degrees.round import OUTCOMES, PlannedShot, Round
 from app.rules.degrees.shot import Shot, Target
 from app.rules.degrees.units import DegreesUnit, DegreesWeapon
 from app.rules.errors import InvalidInput
-from app.rules.fields import FieldValue, InputField, parse_fields
+from app.rules.fields import FieldValue, InputField, fields_at, parse_fields, whole_value
 from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput, check_attack_shape
 
 MAX_TARGETS = 100
@@ -345,32 +345,6 @@ _BODY_TARGET = (
 )
 
 
-def _read_part(
-    body: Mapping[str, Any], part: str, fields: tuple[InputField, ...]
-) -> dict[str, FieldValue]:
-    data = body.get(part)
-    if not isinstance(data, Mapping):
-        raise InvalidInput(part, "is required (an object)")
-    names = {f.name for f in fields}
-    for key in data:
-        if key not in names:
-            raise InvalidInput(f"{part}.{key}", "is not a known field")
-    for f in fields:
-        if f.default is None and not f.optional and data.get(f.name) is None:
-            raise InvalidInput(f"{part}.{f.name}", "is required")
-    values, errors = parse_fields(fields, data)
-    if errors:
-        field, reason = next(iter(errors.items()))
-        raise InvalidInput(f"{part}.{field}", reason)
-    return values
-
-
-def _int(values: Mapping[str, FieldValue], key: str) -> int:
-    value = values[key]
-    assert isinstance(value, int)
-    return value
-
-
 def from_body(body: Mapping[str, Any]) -> DegreesAttack:
     """One shot from the stateless body: ``{"attack": {"degree", "modifier",
     "penetrates_on", "type", "op"}, "target": {"armour", "hp", "back_armour", "ap"}}``."""
@@ -379,14 +353,18 @@ def from_body(body: Mapping[str, Any]) -> DegreesAttack:
     for key in body:
         if key not in ("attack", "target", "seed"):
             raise InvalidInput(str(key), "is not a known field")
-    attack = _read_part(body, "attack", _BODY_ATTACK)
-    target = _read_part(body, "target", _BODY_TARGET)
+    attack = fields_at(body.get("attack"), "attack", _BODY_ATTACK)
+    target = fields_at(body.get("target"), "target", _BODY_TARGET)
     kind = WEAPON_TYPES[str(attack["type"])]
-    degree = _int(attack, "degree") + _int(attack, "modifier") + _int(attack, "op")
+    degree = (
+        whole_value(attack, "degree") + whole_value(attack, "modifier") + whole_value(attack, "op")
+    )
     shot = Shot.of(kind, degree)
     if attack["penetrates_on"] is not None:
-        shot = replace(shot, penetrates_on=_int(attack, "penetrates_on"))
-    state = Target(_int(target, "armour"), _int(target, "back_armour"), _int(target, "hp"))
+        shot = replace(shot, penetrates_on=whole_value(attack, "penetrates_on"))
+    state = Target(
+        whole_value(target, "armour"), whole_value(target, "back_armour"), whole_value(target, "hp")
+    )
     planned = PlannedShot(
         0,
         f"{kind.name} {attack['degree']}°",
@@ -399,7 +377,7 @@ def from_body(body: Mapping[str, Any]) -> DegreesAttack:
         (state,),
         (DEFAULT_SENSE_ORDER,),
         ap_needed=kind.attack_ap,
-        target_ap=(_int(target, "ap"),),
+        target_ap=(whole_value(target, "ap"),),
     )
 
 
