@@ -15,12 +15,12 @@ from typing import Any
 from app.rules.d20.catalogue import D20
 from app.rules.d20.strike import (
     Strike,
-    count_distribution,
     defuse_chance,
     defuses,
     destroyed_chance,
     destroys,
 )
+from app.rules.dice.independent import count_distribution
 from app.rules.ruleset import (
     AttackOdds,
     AttackRoll,

@@ -7,7 +7,6 @@ cannot disagree. Objects and defusing are plain comparisons of a total with a DL
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -159,16 +158,3 @@ def defuses(dexterity: int, natural: int, dl: int) -> bool:
 
 def defuse_chance(dexterity: int, dl: int) -> float:
     return sum(defuses(dexterity, n, dl) for n in FACES) / D20
-
-
-def count_distribution(chances: Iterable[float]) -> list[float]:
-    """P(exactly k events) of independent events with the given chances (k = 0..n)."""
-    dist = [1.0]
-    for p in chances:
-        nxt = [0.0] * (len(dist) + 1)
-        q = 1.0 - p
-        for k, v in enumerate(dist):
-            nxt[k] += v * q
-            nxt[k + 1] += v * p
-        dist = nxt
-    return dist

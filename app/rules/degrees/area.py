@@ -1,9 +1,8 @@
-"""Area weapons (9.5.4): how many units an explosive may attack, the degree it has at each
-location, and the exact distribution of how many of its targets are hit."""
+"""Area weapons (9.5.4): how many units an explosive may attack and the degree it has at
+each location (how many are hit: ``app.rules.dice.independent``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from app.rules.degrees.catalogue import AREA_CLOSE_FROM, AREA_FAR_FROM, WeaponType
@@ -26,16 +25,3 @@ def location_problem(kind: WeaponType, degree: int, location: str, name: str) ->
     if degree < need:
         return f"{name} attacks {location.capitalize()} locations only from {need}°."
     return ""
-
-
-def units_hit(chances: Sequence[float]) -> list[float]:
-    """P(exactly k of the units are hit) for k = 0..len(chances), each hit independently
-    with its own chance (the targets of an area attack are rolled separately)."""
-    dist = [1.0]
-    for p in chances:
-        nxt = [0.0] * (len(dist) + 1)
-        for k, q in enumerate(dist):
-            nxt[k] += q * (1 - p)
-            nxt[k + 1] += q * p
-        dist = nxt
-    return dist

@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.rules.degrees.area import units_hit
 from app.rules.degrees.catalogue import SENSES
 from app.rules.degrees.gas import pump_odds, pump_with
 from app.rules.degrees.shot import D10, Shot, Target, outcomes, resolve, second_die
+from app.rules.dice.independent import count_distribution
 from app.rules.ruleset import (
     AttackOdds,
     AttackRoll,
@@ -349,7 +349,7 @@ class Round:
             }
         if self.area:
             chances = [hit] + [sum(p for (_, h), p in o.items() if h) for o in others]
-            detail["units_hit"] = _dist(dict(enumerate(units_hit(chances))))
+            detail["units_hit"] = _dist(dict(enumerate(count_distribution(chances))))
             detail["extra_locations"] = self.extra_locations
         return detail
 
