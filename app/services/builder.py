@@ -12,7 +12,7 @@ without re-deriving the 199 units that did not change.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.db.models import Army, Unit, User, Weapon
 from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
-from app.rules.registry import get_ruleset
+from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import Finding, Ruleset, UnitFigures, WeaponFigures, read_options
 from app.services import history, merge
 
@@ -246,6 +246,26 @@ def build_view(
         can_edit=can_edit,
         is_owner=is_owner,
     )
+
+
+@dataclass(frozen=True)
+class ArmyTotal:
+    """An army's current cost (in its ruleset's numbers) and unit count."""
+
+    cost: Any
+    units: int
+
+
+def army_totals(session: Session, armies: Sequence[Army]) -> dict[int, ArmyTotal]:
+    """Each army's cost and unit count, computed from its stored rows as the builder does
+    (the rows of every army in one go: the same queries however many armies)."""
+    known = [army for army in armies if army.ruleset_id in RULESETS]
+    rows = load_rows_of(session, [army.id for army in known])
+    totals = {}
+    for army in known:
+        view = build_view(army, rows[army.id])
+        totals[army.id] = ArmyTotal(view.total_cost, len(view.units))
+    return totals
 
 
 def army_view(session: Session, *, user: User, army_id: int) -> ArmyView:

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -20,6 +21,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.rules.errors import InvalidInput, RulesError, TooMuchWork
+from app.services import sessions
 from app.services.errors import (
     Busy,
     EditConflict,
@@ -35,6 +37,7 @@ from app.services.errors import (
 )
 from app.web.csrf import CsrfError
 from app.web.htmx import is_htmx
+from app.web.session_cookie import COOKIE
 from app.web.templating import render, render_message
 
 STALE_MESSAGE = "this army was changed elsewhere; reload"
@@ -107,6 +110,28 @@ def _page_error(request: Request, status: int, title: str, message: str) -> Resp
     )
 
 
+def _cookie_user(request: Request, token: str) -> Any:
+    try:
+        with request.app.state.sessionmaker() as db:
+            active = sessions.find(db, token)
+            return active.user if active is not None else None
+    except Exception:  # an error page must render even if this fails
+        return None
+
+
+async def _note_user(request: Request) -> None:
+    """Who is logged in, for an error page answered before any route dependency ran (no
+    route, a wrong method, a bad path value): its navigation shows the real login state."""
+    if is_api(request) or hasattr(request.state, "user"):
+        return
+    login = getattr(request.state, "login", None)
+    if login is not None:
+        request.state.user = login.user
+        return
+    token = request.cookies.get(COOKIE)
+    request.state.user = await run_in_threadpool(_cookie_user, request, token) if token else None
+
+
 def error_json(
     status: int,
     detail: list[dict[str, Any]],
@@ -150,6 +175,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _validation(request: Request, exc: RequestValidationError) -> Response:
         if is_api(request):
             return JSONResponse({"detail": field_errors(list(exc.errors()))}, status_code=422)
+        await _note_user(request)
         # Pages only validate path and query values this way: a bad id is just not found.
         return _page_error(request, 404, "Not found", "There is nothing at this address.")
 
@@ -272,6 +298,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         headers = dict(exc.headers or {})  # a 405 keeps its Allow header
+        await _note_user(request)
         if exc.status_code == 404:
             return _answer(request, 404, "path", "not found", "Not found", "There is nothing here.")
         if exc.status_code == 400:
@@ -314,4 +341,5 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _bug(request: Request, exc: Exception) -> Response:
         # A 500 is always a bug; it is still answered in the shape the client reads.
         message = "internal error (a bug): it has been logged"
+        await _note_user(request)
         return _answer(request, 500, "server", message, "Something broke", message)

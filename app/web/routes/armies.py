@@ -35,7 +35,8 @@ def army_list(request: Request, session: SessionDep, user: CurrentUser) -> Respo
         request,
         "armies/list.html",
         {
-            "armies": armies.list_armies(session, user=user),
+            "armies": (mine := armies.list_armies(session, user=user)),
+            "totals": builder.army_totals(session, mine),
             "rulesets": RULESETS,
             "clubs": clubs.my_clubs(session, user=user),
             "values": {},
@@ -67,7 +68,8 @@ def army_create(
         request,
         "armies/list.html",
         {
-            "armies": armies.list_armies(session, user=user),
+            "armies": (mine := armies.list_armies(session, user=user)),
+            "totals": builder.army_totals(session, mine),
             "rulesets": RULESETS,
             "clubs": clubs.my_clubs(session, user=user),
             "values": form,

@@ -111,6 +111,13 @@ def club_detail(request: Request, session: SessionDep, user: CurrentUser, club_i
     return _club_page(request, session, user, club_id)
 
 
+@router.get("/clubs/{club_id:int}/invites")
+def invite_list(request: Request, session: SessionDep, user: CurrentUser, club_id: Id) -> Response:
+    """The club page with its open invitations (a reload after making a link lands here);
+    the link made is never shown again."""
+    return _club_page(request, session, user, club_id)
+
+
 @router.post("/clubs/{club_id:int}/invites")
 def invite_create(
     request: Request, session: SessionDep, user: CurrentUser, club_id: Id
