@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, User
@@ -52,15 +54,45 @@ def export_text(view: builder.ArmyView) -> str:
     return "\n".join(lines) + "\n"
 
 
+def export_filename(army: Army, extension: str) -> str:
+    """A download name from the army's name (``iron-bricks.json``), ASCII letters and digits
+    only; ``army-<id>.<extension>`` when the name has none."""
+    ascii_name = unicodedata.normalize("NFKD", army.name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower())[:60].strip("-")
+    return f"{slug or f'army-{army.id}'}.{extension}"
+
+
 def _path(index: int, field: str) -> str:
     # Engine paths are dotted ("weapons.0.size"); documents use brackets.
     return f"units[{index}]." + re.sub(r"\.(\d+)", r"[\1]", field)
+
+
+def _unit_reason(index: int, unit: object, field: str, reason: str) -> str:
+    """A unit problem in words, counting from 1: ``unit 5 'Sky Hawk', Size: ...``,
+    ``unit 2 'Rex', weapon 1, Size: ...``."""
+    words = f"unit {index + 1}"
+    name = unit.get("name") if isinstance(unit, dict) else None
+    if isinstance(name, str) and name.strip() and control_character_reason(name) is None:
+        shown = name.strip()
+        words += f" '{shown[:40]}…'" if len(shown) > 40 else f" '{shown}'"
+    parts = [p for p in field.split(".") if p]
+    if len(parts) >= 2 and parts[0] == "weapons" and parts[1].isdigit():
+        words += f", weapon {int(parts[1]) + 1}"
+        parts = parts[2:]
+    if parts:
+        label = " ".join(parts).replace("_", " ")
+        words += f", {label[:1].upper()}{label[1:]}"
+    return f"{words}: {reason}"
 
 
 def parse_document(raw: bytes) -> dict[str, Any]:
     """Check a document completely; raise ImportProblems listing every problem."""
     if len(raw) > MAX_BYTES:
         raise ImportProblems([("document", f"is larger than {MAX_BYTES // 1000} kB")])
+    if not raw.strip():
+        raise ImportProblems(
+            [("document", "is empty: choose an exported army file (.json) or paste its text")]
+        )
     try:
         doc = json.loads(raw)
     except (ValueError, RecursionError):
@@ -116,17 +148,22 @@ def parse_document(raw: bytes) -> dict[str, Any]:
     for index, unit in enumerate(units if rules is not None else []):
         assert rules is not None
         if isinstance(unit, dict) and len(unit.get("weapons") or []) > MAX_WEAPONS:
-            problems.append((f"units[{index}].weapons", f"has more than {MAX_WEAPONS} weapons"))
+            reason = f"has more than {MAX_WEAPONS} weapons"
+            problems.append(
+                (f"units[{index}].weapons", _unit_reason(index, unit, "weapons", reason))
+            )
             continue
         try:
             spec = rules.decode_unit(unit)
         except InvalidInput as exc:
-            problems.append((_path(index, exc.field), exc.reason))
+            reason = _unit_reason(index, unit, exc.field, exc.reason)
+            problems.append((_path(index, exc.field), reason))
             continue
         normal = rules.encode_unit(spec)  # normalised, exact numbers kept
         unit_name = normal.get("name")
         if not isinstance(unit_name, str) or not unit_name.strip() or len(unit_name) > 120:
-            problems.append((f"units[{index}].name", "must be text of 1 to 120 characters"))
+            reason = _unit_reason(index, None, "name", "must be text of 1 to 120 characters")
+            problems.append((f"units[{index}].name", reason))
         units[index] = normal
     if problems:
         raise ImportProblems(problems[:200])
@@ -139,13 +176,24 @@ def _options(doc: dict[str, Any]) -> dict[str, Any]:
     return rules.encode_options(rules.decode_options(doc.get("house_rules") or {}))
 
 
+def _free_name(session: Session, *, user: User, name: str) -> str:
+    """The name, or with a suffix ("Iron Bricks (2)") if one of the user's armies has it."""
+    taken = set(session.scalars(select(Army.name).where(Army.owner_id == user.id)))
+    candidate, number = name, 1
+    while candidate in taken:
+        number += 1
+        suffix = f" ({number})"
+        candidate = name[: 120 - len(suffix)].rstrip() + suffix
+    return candidate
+
+
 def import_army(session: Session, *, user: User, raw: bytes) -> Army:
     """Create an army from a document: all of it, or nothing."""
     quotas.armies(session, user=user)
     doc = parse_document(raw)
     army = Army(
         owner_id=user.id,
-        name=doc["name"].strip(),
+        name=_free_name(session, user=user, name=doc["name"].strip()),
         ruleset_id=doc["ruleset"],
         budget=doc["budget"],
         notes=doc.get("notes", ""),

@@ -86,7 +86,11 @@ def test_export_import_round_trip_gives_an_equal_army(member: Member) -> None:
     r = api(member, "POST", "/api/v1/armies/import", content=json.dumps(doc))
     assert r.status_code == 201, r.text
     copy = r.json()
-    assert api(member, "GET", f"/api/v1/armies/{copy['id']}/export").json() == doc
+    assert copy["name"] == "History (2)"  # the user already has a "History"
+    assert api(member, "GET", f"/api/v1/armies/{copy['id']}/export").json() == {
+        **doc,
+        "name": "History (2)",
+    }
     original = api(member, "GET", f"/api/v1/armies/{army_id}").json()
 
     def strip(units):
@@ -199,3 +203,62 @@ def test_print_sheet_has_every_stat_line(member: Member) -> None:
     assert "Tank" in sheet.text and "Cannon 3&#34;" in sheet.text and "Total" in sheet.text
     cards = member.client.get(f"/armies/{army_id}/print", params={"cards": "true"})
     assert 'class="cards"' in cards.text
+
+
+def test_export_file_is_named_after_the_army(member: Member) -> None:
+    army_id, _ = army_with_tank(member)
+    api(member, "PATCH", f"/api/v1/armies/{army_id}", json={"version": 1, "name": "Iron Bricks!"})
+    r = member.client.get(f"/armies/{army_id}/export.json")
+    assert r.headers["content-disposition"] == 'attachment; filename="iron-bricks.json"'
+    api(member, "PATCH", f"/api/v1/armies/{army_id}", json={"version": 2, "name": "«★»"})
+    r = member.client.get(f"/armies/{army_id}/export.json")
+    assert r.headers["content-disposition"] == f'attachment; filename="army-{army_id}.json"'
+
+
+def test_an_imported_army_with_a_taken_name_gets_a_suffix(member: Member) -> None:
+    army_id, _ = army_with_tank(member)
+    doc = api(member, "GET", f"/api/v1/armies/{army_id}/export").json()
+    names = []
+    for _ in range(2):
+        r = api(member, "POST", "/api/v1/armies/import", content=json.dumps(doc))
+        assert r.status_code == 201, r.text
+        names.append(r.json()["name"])
+    assert names == ["History (2)", "History (3)"]
+
+
+def test_an_empty_import_says_what_to_do(member: Member) -> None:
+    r = api(member, "POST", "/api/v1/armies/import", content=b"  \n")
+    assert r.status_code == 422
+    assert r.json()["detail"] == [
+        {
+            "field": "document",
+            "reason": "is empty: choose an exported army file (.json) or paste its text",
+        }
+    ]
+    r = member.client.post("/armies/import", data={"csrf_token": member.csrf, "document": ""})
+    assert r.status_code == 422
+    assert "choose an exported army file (.json) or paste its text" in r.text
+    assert "not valid JSON" not in r.text
+
+
+def test_import_problems_name_the_unit_and_weapon_from_one(member: Member) -> None:
+    doc = {
+        "format": "brikforge-army",
+        "version": 1,
+        "ruleset": "brikwars",
+        "name": "X",
+        "budget": 10,
+        "units": [
+            {"name": "Rex", "kind": "minifig", "weapons": [{"type": "laser"}]},
+            {"name": "Sky Hawk", "size": -1, "structure_level": 1},
+        ],
+    }
+    r = api(member, "POST", "/api/v1/armies/import", content=json.dumps(doc))
+    detail = r.json()["detail"]
+    assert [p["field"] for p in detail] == ["units[0].weapons[0].type", "units[1].size"]
+    assert detail[0]["reason"].startswith("unit 1 'Rex', weapon 1, Type: ")
+    assert detail[1]["reason"].startswith("unit 2 'Sky Hawk', Size: ")
+    page = member.client.post(
+        "/armies/import", data={"csrf_token": member.csrf, "document": json.dumps(doc)}
+    )
+    assert "unit 2 &#39;Sky Hawk&#39;, Size: " in page.text

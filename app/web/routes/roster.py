@@ -110,7 +110,7 @@ def export_json(session: SessionDep, user: CurrentUser, army_id: Id) -> Response
     """The army as a versioned JSON document (a download)."""
     view = builder.army_view(session, user=user, army_id=army_id)
     rows = builder.load_rows(session, view.army.id)
-    filename = f"army-{view.army.id}.json"
+    filename = transfer.export_filename(view.army, "json")
     return JSONResponse(
         transfer.export_doc(view.army, rows),
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
