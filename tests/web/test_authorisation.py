@@ -126,6 +126,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", "/clubs", {}, USER),
     ("POST", "/clubs", {"name": "Another club"}, USER),
     ("GET", C, {}, READ),
+    ("GET", C + "/invites", {}, READ),  # the club page; only managers see the invitations
     ("POST", C + "/invites", {}, MANAGE),
     ("POST", C + "/invites/{invite_id}/revoke", {}, MANAGE),
     ("GET", "/clubs/join/{invite_token}", {}, USER),
