@@ -557,7 +557,8 @@ def test_making_a_figurine_an_su_through_the_api_keeps_its_stats(member: Member)
     """A new kind keeps the fields the ruleset takes for it (the shared service used to
     reset a unit to the new kind's defaults: Shot 9 -> 0, PD 18 -> 10)."""
     army_id = new_army(member)
-    trooper = add_unit(member, army_id, TROOPER)
+    trooper = add_unit(member, army_id, TROOPER | {"kind": "figurine"})
+    assert trooper["kind"] == "figurine"
     url = f"/api/v1/armies/{army_id}/units/{trooper['id']}"
     r = api(member, "PATCH", url, json={"version": trooper["version"], "kind": "su"})
     assert r.status_code == 200, r.text
