@@ -39,7 +39,7 @@ def export_json(army: Army, rows: list[UnitRow]) -> str:
             "house_rules": rules.encode_options(rules.decode_options(army.house_rules or {})),
         }
     )
-    units = ",".join(_unit_json(row.content) for row in rows)
+    units = ",".join(_unit_json(row.content, row.count) for row in rows)
     return f'{head[:-1]}, "units": [{units}]}}'
 
 
@@ -50,21 +50,24 @@ def _members(obj_json: str) -> str:
 
 
 @bounded_cache(4096, max_bytes=32 << 20, size=lambda text: 100 + 2 * len(text))
-def _unit_json(content: tuple[Any, ...]) -> str:
-    """A unit's JSON from its stored content (``UnitRow.content``), memoised: a revision of
-    a large army re-serialises mostly unchanged units."""
+def _unit_json(content: tuple[Any, ...], count: int) -> str:
+    """A unit's JSON from its stored content (``UnitRow.content``) and count, memoised: a
+    revision of a large army re-serialises mostly unchanged units. A count of 1 is left
+    out (a document without one reads as 1), so single units' documents are as before."""
     name, kind, spec_json, weapons = content
     weapon_json = ",".join(
         f'{{"type": {json.dumps(w_type)}{_members(w_spec)}}}' for w_type, w_spec in weapons
     )
+    counted = f', "count": {count}' if count != 1 else ""
     return (
-        f'{{"name": {json.dumps(name)}, "kind": {json.dumps(kind)}'
+        f'{{"name": {json.dumps(name)}, "kind": {json.dumps(kind)}{counted}'
         f'{_members(spec_json)}, "weapons": [{weapon_json}]}}'
     )
 
 
 def add_units(session: Session, *, army_id: int, units: list[dict[str, Any]]) -> None:
-    """Create the document's units (and their weapons) in the army, in order."""
+    """Create the document's units (and their weapons) in the army, in order (a unit
+    without a count stands for one figure)."""
     for position, data in enumerate(units):
         data = dict(data)
         weapons = data.pop("weapons", [])
@@ -72,6 +75,7 @@ def add_units(session: Session, *, army_id: int, units: list[dict[str, Any]]) ->
             army_id=army_id,
             name=data.pop("name"),
             kind=data.pop("kind"),
+            count=data.pop("count", 1),
             spec=data,
             position=position,
             weapons=[],

@@ -33,7 +33,7 @@ from app.services.army_rows import WeaponRow as WeaponRow
 from app.services.army_rows import load_rows as load_rows
 from app.services.army_rows import load_rows_of as load_rows_of
 from app.services.army_rows import lock_army as lock_army
-from app.services.army_rows import unit_dict
+from app.services.army_rows import read_count, unit_dict
 from app.services.errors import NotFound, StaleVersion
 from app.services.permissions import Access, army_for, can
 
@@ -146,7 +146,18 @@ class UnitView:
 
     @property
     def cost(self) -> Any:
+        """The cost of one figure."""
         return self.fig.cost
+
+    @property
+    def count(self) -> int:
+        """How many identical figures the unit stands for."""
+        return self.row.count
+
+    @property
+    def total_cost(self) -> Any:
+        """The cost of all its figures (count × cost)."""
+        return self.fig.cost * self.row.count
 
     @property
     def all_findings(self) -> list[Finding]:
@@ -179,6 +190,14 @@ class ArmyView:
     @property
     def budget_text(self) -> str:
         return self.ruleset.format_cost(self.army.budget)
+
+    @property
+    def figure_count(self) -> int:
+        """Figures on the table: each unit counts its count."""
+        return sum(u.row.count for u in self.units)
+
+    def cost_text(self, cost: Any) -> str:
+        return self.ruleset.format_cost(cost)
 
     @cached_property
     def all_findings(self) -> list[Finding]:
@@ -236,7 +255,7 @@ def build_view(
     rules = get_ruleset(army.ruleset_id)
     options = rules.decode_options(army.house_rules)
     units = [_unit_view(i, row, unit_figures(rules, row, options)) for i, row in enumerate(rows)]
-    total = sum((u.cost for u in units), 0)
+    total = sum((u.total_cost for u in units), 0)
     return ArmyView(
         army=army,
         options=options,
@@ -250,10 +269,12 @@ def build_view(
 
 @dataclass(frozen=True)
 class ArmyTotal:
-    """An army's current cost (in its ruleset's numbers) and unit count."""
+    """An army's current cost (in its ruleset's numbers), unit count and figure count
+    (a unit of three identical figures is one unit, three figures)."""
 
     cost: Any
     units: int
+    figures: int
 
 
 def army_totals(session: Session, armies: Sequence[Army]) -> dict[int, ArmyTotal]:
@@ -264,7 +285,7 @@ def army_totals(session: Session, armies: Sequence[Army]) -> dict[int, ArmyTotal
     totals = {}
     for army in known:
         view = build_view(army, rows[army.id])
-        totals[army.id] = ArmyTotal(view.total_cost, len(view.units))
+        totals[army.id] = ArmyTotal(view.total_cost, len(view.units), view.figure_count)
     return totals
 
 
@@ -374,7 +395,9 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     """Append a unit (and any weapons given with it) to the army."""
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
     rules = get_ruleset(army.ruleset_id)
-    spec = _check_unit(rules, _clean(data))
+    data = _clean(data)
+    count = read_count(data.pop("count")) if "count" in data else 1
+    spec = _check_unit(rules, data)
     name, kind, fields, weapons = _split_unit(rules, spec)
     lock_army(session, army.id)
     last = session.scalar(select(func.max(Unit.position)).where(Unit.army_id == army.id))
@@ -383,14 +406,15 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
         name=name,
         kind=kind,
         spec=fields,
+        count=count,
         position=0 if last is None else last + 1,
         weapons=[],
     )
     session.add(unit)
     for position, weapon in enumerate(weapons):
         session.add(_weapon_row(unit, weapon, position))
-    cost = rules.format_cost_change(rules.unit_cost(spec, options_of(army)))
-    history.record(session, army=army, user=user, summary=f"added {name}, {cost}")
+    cost = rules.format_cost_change(count * rules.unit_cost(spec, options_of(army)))
+    history.record(session, army=army, user=user, summary=f"added {_counted(name, count)}, {cost}")
     return unit
 
 
@@ -417,7 +441,10 @@ def update_unit(
     changes = _clean(data)
     if "weapons" in changes:
         raise InvalidInput("weapons", "edit weapons through their own routes")
+    # The count is the builder's, not the ruleset's: it is read and merged beside the unit.
+    count = read_count(changes.pop("count")) if "count" in changes else None
     merged = _patched_unit(rules, current, changes)
+    new_count = unit.count if count is None else count
     note = ""
     if expected_version is not None and unit.version != expected_version:
         latest = history.latest_change(session, army.id)
@@ -425,7 +452,9 @@ def update_unit(
             raise StaleVersion("unit", unit.version, latest)
         weapons = current["weapons"]
         try:
-            was = _stored_unit(rules, {**_clean(base), "weapons": weapons})
+            base = _clean(base)
+            base_count = read_count(base.pop("count", unit.count))
+            was = _stored_unit(rules, {**base, "weapons": weapons})
         except InvalidInput:
             raise StaleVersion("unit", unit.version, latest) from None
         mine = _stored_unit(rules, _patched_unit(rules, {**was, "weapons": weapons}, changes))
@@ -435,10 +464,11 @@ def update_unit(
             what="unit",
             current_version=unit.version,
             latest_change=latest,
-            base=was,
-            mine=mine,
-            theirs=theirs,
+            base={**was, "count": base_count},
+            mine={**mine, "count": base_count if count is None else count},
+            theirs={**theirs, "count": unit.count},
         )
+        new_count = result.pop("count")
         merged = {**result, "weapons": weapons}
         note = f" ({merge.MERGED_NOTE})"
     spec = _check_unit(rules, merged)
@@ -446,9 +476,14 @@ def update_unit(
     changed = [
         k for k in ("name", "kind", *fields) if merged.get(k) != current.get(k) and k in changes
     ]
-    unit.name, unit.kind, unit.spec = name, kind, fields
+    if new_count != unit.count:
+        changed.append(f"count {unit.count} → {new_count}")
+    old_count = unit.count
+    unit.name, unit.kind, unit.spec, unit.count = name, kind, fields, new_count
     options = options_of(army)
-    delta = rules.unit_cost(spec, options) - rules.unit_cost(before, options)
+    delta = new_count * rules.unit_cost(spec, options) - old_count * rules.unit_cost(
+        before, options
+    )
     history.record(
         session,
         army=army,
@@ -475,6 +510,11 @@ def _patched_unit(
     return merged
 
 
+def _counted(name: str, count: int) -> str:
+    """A unit's name in a revision's words, with its count when it stands for several."""
+    return name if count == 1 else f"{name} ×{count}"
+
+
 def _stored_unit(rules: Ruleset, data: Mapping[str, Any]) -> dict[str, Any]:
     """A unit's own fields as stored (the ruleset's JSON form), for comparing field by field."""
     name, kind, fields, _ = _split_unit(rules, _check_unit(rules, data))
@@ -485,7 +525,7 @@ def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> 
     """Remove a unit and its weapons; the others close ranks."""
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     rules = get_ruleset(army.ruleset_id)
-    cost = rules.unit_cost(rules.decode_unit(_row_dict(unit)), options_of(army))
+    cost = unit.count * rules.unit_cost(rules.decode_unit(_row_dict(unit)), options_of(army))
     session.delete(unit)
     session.flush()
     _shift_units(session, army.id, unit.position, -1)
@@ -493,7 +533,7 @@ def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> 
         session,
         army=army,
         user=user,
-        summary=f"removed {unit.name}, {rules.format_cost_change(-cost)}",
+        summary=f"removed {_counted(unit.name, unit.count)}, {rules.format_cost_change(-cost)}",
     )
 
 
@@ -506,6 +546,7 @@ def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) 
         name=f"{original.name} (copy)"[:120],
         kind=original.kind,
         spec=dict(original.spec),
+        count=original.count,
         position=original.position + 1,
         weapons=[],
     )
@@ -515,12 +556,14 @@ def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) 
             Weapon(unit=copy, type=weapon.type, spec=dict(weapon.spec), position=weapon.position)
         )
     rules = get_ruleset(army.ruleset_id)
-    cost = rules.unit_cost(rules.decode_unit(_row_dict(original)), options_of(army))
+    one = rules.unit_cost(rules.decode_unit(_row_dict(original)), options_of(army))
+    cost = original.count * one
     history.record(
         session,
         army=army,
         user=user,
-        summary=f"duplicated {original.name}, {rules.format_cost_change(cost)}",
+        summary=f"duplicated {_counted(original.name, original.count)}, "
+        f"{rules.format_cost_change(cost)}",
     )
     return copy
 
@@ -567,7 +610,8 @@ def add_weapon(
     _, _, _, weapons = _split_unit(rules, spec)
     weapon = _weapon_row(unit, weapons[index], index)
     session.add(weapon)
-    cost = rules.weapon_cost(spec, index, options_of(army))
+    # Every figure of the unit carries the weapon.
+    cost = unit.count * rules.weapon_cost(spec, index, options_of(army))
     history.record(
         session,
         army=army,
@@ -631,7 +675,9 @@ def update_weapon(
     weapon.type = stored.pop("type")
     weapon.spec = stored
     options = options_of(army)
-    delta = rules.weapon_cost(spec, index, options) - rules.weapon_cost(before, index, options)
+    delta = unit.count * (
+        rules.weapon_cost(spec, index, options) - rules.weapon_cost(before, index, options)
+    )
     history.record(
         session,
         army=army,
@@ -668,6 +714,7 @@ def delete_weapon(
         raise NotFound("weapon")
     rules = get_ruleset(army.ruleset_id)
     spec, index = rules.decode_unit(_row_dict(unit)), unit.weapons.index(weapon)
+    cost = unit.count * rules.weapon_cost(spec, index, options_of(army))  # on every figure
     session.delete(weapon)
     session.flush()
     _shift(session, Weapon, Weapon.unit_id == unit.id, weapon.position, -1)
@@ -676,7 +723,7 @@ def delete_weapon(
         army=army,
         user=user,
         summary=f"removed {rules.weapon_name(spec, index)} from {unit.name}, "
-        f"{rules.format_cost_change(-rules.weapon_cost(spec, index, options_of(army)))}",
+        f"{rules.format_cost_change(-cost)}",
     )
 
 

@@ -124,6 +124,7 @@ def fork(session: Session, *, user: User, source: Army) -> Army:
             name=row.name,
             kind=row.kind,
             spec=row.spec,
+            count=row.count,
             position=row.position,
             weapons=[],
         )

@@ -25,6 +25,7 @@ from app.services.army_document import FORMAT, VERSION, add_units
 # The export document lives in army_document; its names stay importable from here.
 from app.services.army_document import export_doc as export_doc
 from app.services.army_document import export_json as export_json
+from app.services.army_rows import read_count
 from app.services.errors import ServiceError
 
 MAX_BYTES = 1_000_000
@@ -49,6 +50,8 @@ def export_text(view: builder.ArmyView) -> str:
     lines = [f"{army.name} — {rules.name} — {total} of {budget}", ""]
     for number, uv in enumerate(view.units, start=1):
         head, *rest = rules.unit_lines(uv.spec, view.options)
+        if uv.count != 1:  # several identical figures: how many, and what they cost together
+            head = f"{uv.count} × {head} = {rules.format_cost(uv.total_cost)}"
         lines += [f"{number}. {head}", *rest]
     lines += ["", f"Total: {total}"]
     return "\n".join(lines) + "\n"
@@ -153,6 +156,15 @@ def parse_document(raw: bytes) -> dict[str, Any]:
                 (f"units[{index}].weapons", _unit_reason(index, unit, "weapons", reason))
             )
             continue
+        count = 1
+        if isinstance(unit, dict) and "count" in unit:
+            unit = {k: v for k, v in unit.items() if k != "count"}
+            try:
+                count = read_count(units[index]["count"])
+            except InvalidInput as exc:
+                reason = _unit_reason(index, unit, exc.field, exc.reason)
+                problems.append((_path(index, exc.field), reason))
+                continue
         try:
             spec = rules.decode_unit(unit)
         except InvalidInput as exc:
@@ -160,6 +172,8 @@ def parse_document(raw: bytes) -> dict[str, Any]:
             problems.append((_path(index, exc.field), reason))
             continue
         normal = rules.encode_unit(spec)  # normalised, exact numbers kept
+        if count != 1:
+            normal["count"] = count
         unit_name = normal.get("name")
         if not isinstance(unit_name, str) or not unit_name.strip() or len(unit_name) > 120:
             reason = _unit_reason(index, None, "name", "must be text of 1 to 120 characters")
@@ -202,6 +216,9 @@ def import_army(session: Session, *, user: User, raw: bytes) -> Army:
     session.add(army)
     session.flush()
     add_units(session, army_id=army.id, units=doc["units"])
+    figures = sum(unit.get("count", 1) for unit in doc["units"])
     summary = f"imported with {len(doc['units'])} units"
+    if figures != len(doc["units"]):
+        summary += f" ({figures} figures)"
     history.record(session, army=army, user=user, summary=summary)
     return army

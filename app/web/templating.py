@@ -17,6 +17,7 @@ from markupsafe import Markup
 from app.rules.memo import BoundedMemo
 from app.rules.numbers import one_decimal
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.services.army_rows import MAX_COUNT
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
 from app.web.charts import damage_chart
@@ -74,6 +75,7 @@ env.globals["default_ruleset"] = DEFAULT_RULESET
 env.globals["ruleset_context"] = ruleset_context
 env.globals["grouped_options"] = grouped_options
 env.globals["damage_chart"] = damage_chart
+env.globals["max_unit_count"] = MAX_COUNT
 env.filters["battle_unit_option"] = lambda row: (str(row.id), f"{row.name} ({row.side})")
 
 _UNIT_BLOCKS: BoundedMemo[[], str] = BoundedMemo(

@@ -281,3 +281,39 @@ def test_ruleset_neutral_battles_migration_carries_battles_and_clubs_across() ->
         assert conn.execute(text("SELECT count(*) FROM battle_unit")).scalar_one() == 0
         assert conn.execute(text("SELECT count(*) FROM battle_entry")).scalar_one() == 0
     engine.dispose()
+
+
+def test_unit_count_migration_gives_existing_units_one_figure() -> None:
+    """Issue 14 item 10: units made before the count stand for one figure, and keep their
+    weapons (the column is added without rebuilding the table)."""
+    from sqlalchemy import text
+
+    url = another_database_url()
+    cfg = alembic_config(url)
+    command.upgrade(cfg, "7b2d4e6f8a10")  # the revision before the unit count
+    engine = make_engine(url)
+    stamps = {"created_at": NOW, "updated_at": NOW}
+    with engine.begin() as conn:
+        user = _insert(
+            conn, "user_account", email="c@example.com", display_name="C", password_hash="x",
+            **stamps,
+        )  # fmt: skip
+        army = _insert(
+            conn, "army", owner_id=user, name="Red", ruleset_id="brikwars", budget=100,
+            notes="", house_rules={}, version=1, **stamps,
+        )  # fmt: skip
+        unit = _insert(
+            conn, "unit", army_id=army, position=0, name="Trooper", kind="minifig", spec={},
+            version=1, **stamps,
+        )  # fmt: skip
+        _insert(
+            conn, "weapon", unit_id=unit, position=0, type="gun", spec={"size": 1}, version=1,
+            **stamps,
+        )  # fmt: skip
+    command.upgrade(cfg, "head")
+    with engine.begin() as conn:
+        assert conn.execute(text("SELECT count FROM unit")).scalar_one() == 1
+        assert conn.execute(text("SELECT COUNT(*) FROM weapon")).scalar_one() == 1
+    command.downgrade(cfg, "7b2d4e6f8a10")
+    assert "count" not in {c["name"] for c in inspect(engine).get_columns("unit")}
+    engine.dispose()

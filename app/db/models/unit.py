@@ -31,6 +31,8 @@ class Unit(TimestampMixin, Base):
     name: Mapped[str] = mapped_column(String(120))
     kind: Mapped[str] = mapped_column(String(32))
     spec: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # How many identical figures the unit stands for (a battle fields each one apart).
+    count: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     version: Mapped[int] = mapped_column(Integer, default=1)
 
     army: Mapped[Army] = relationship(back_populates="units", lazy="raise")

@@ -62,10 +62,14 @@ def create_battle(
         if missing:
             raise InvalidInput("unit_ids", f"unit {missing[0]} is not in the chosen armies")
         picked = [by_id[i] for i in wanted]
-    if len(picked) < 2:
+    # A unit of N identical figures fights as N battle units, each with its own damage.
+    figures = sum(row.count for _, row in picked)
+    if figures < 2:
         raise InvalidInput("army_ids", "a battle needs at least two units")
-    if len(picked) > MAX_UNITS:
-        raise InvalidInput("army_ids", f"a battle takes at most {MAX_UNITS} units")
+    if figures > MAX_UNITS:
+        raise InvalidInput(
+            "army_ids", f"a battle takes at most {MAX_UNITS} units (these have {figures} figures)"
+        )
     quotas.battles(session, user=user)
     battle = Battle(owner_id=user.id, name=name, ruleset_id=ruleset_id)
     session.add(battle)
@@ -76,23 +80,35 @@ def create_battle(
         army.id: json.dumps(ruleset.encode_options(ruleset.decode_options(army.house_rules)))
         for army in chosen_armies
     }
-    for position, (army, row) in enumerate(picked):
+    position = 0
+    for army, row in picked:
         spec = ruleset.decode_unit(row.as_dict())
-        session.add(
-            BattleUnit(
-                battle_id=battle.id,
-                position=position,
-                side=sides[army.id],
-                army_id=army.id,
-                unit_id=row.id,
-                name=row.name,
-                spec_json=json.dumps(ruleset.encode_unit(spec)),
-                options_json=options[army.id],
-                state=ruleset.encode_state(ruleset.initial_state(spec)),
+        spec_json = json.dumps(ruleset.encode_unit(spec))
+        for name in figure_names(row.name, row.count):
+            session.add(
+                BattleUnit(
+                    battle_id=battle.id,
+                    position=position,
+                    side=sides[army.id],
+                    army_id=army.id,
+                    unit_id=row.id,
+                    name=name,
+                    spec_json=spec_json,
+                    options_json=options[army.id],
+                    state=ruleset.encode_state(ruleset.initial_state(spec)),
+                )
             )
-        )
+            position += 1
     session.flush()
     return battle
+
+
+def figure_names(name: str, count: int) -> list[str]:
+    """The battle names of a unit's figures: its own name for one, ``Trooper 1`` ...
+    ``Trooper 3`` for three (cut to fit 120 characters)."""
+    if count == 1:
+        return [name]
+    return [f"{name[: 120 - len(str(count)) - 1].rstrip()} {n}" for n in range(1, count + 1)]
 
 
 def _one_ruleset(armies: list[Army]) -> str:
@@ -122,11 +138,18 @@ def _side_names(armies: list[Army]) -> dict[int, str]:
 
 
 def battle_unit_ids(session: Session, battle_id: int) -> dict[int, int]:
-    """Each copied unit's battle unit id, by the saved unit it was copied from."""
+    """Each copied unit's battle unit id, by the saved unit it was copied from (the first
+    figure's, for a unit of several)."""
     rows = session.execute(
-        select(BattleUnit.unit_id, BattleUnit.id).where(BattleUnit.battle_id == battle_id)
+        select(BattleUnit.unit_id, BattleUnit.id)
+        .where(BattleUnit.battle_id == battle_id)
+        .order_by(BattleUnit.position)
     )
-    return {unit_id: bu_id for unit_id, bu_id in rows if unit_id is not None}
+    ids: dict[int, int] = {}
+    for unit_id, bu_id in rows:
+        if unit_id is not None:
+            ids.setdefault(unit_id, bu_id)
+    return ids
 
 
 def override_bonus_die(session: Session, battle_id: int, bonus_die: str) -> None:

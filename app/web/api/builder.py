@@ -46,7 +46,9 @@ def unit_out(uv: builder.UnitView, rules: Ruleset) -> UnitOut:
         name=uv.row.name,
         kind=uv.row.kind,
         spec=uv.row.spec,
+        count=uv.count,
         cost=float(uv.cost),
+        total_cost=float(uv.total_cost),
         findings=_findings(uv.findings),
         weapons=[
             WeaponOut(
@@ -76,6 +78,7 @@ def army_out(view: builder.ArmyView) -> ArmyDetailOut:
         version=army.version,
         house_rules=view.ruleset.encode_options(view.options),
         total_cost=float(view.total_cost),
+        figures=view.figure_count,
         findings=_findings(view.all_findings),
         units=[unit_out(u, view.ruleset) for u in view.units],
     )

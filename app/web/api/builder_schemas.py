@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.services.army_rows import MAX_COUNT
 from app.web.inputs import Int, Line, NoBool, SingleLine, Version
 
 Number = Annotated[int | float | str, NoBool]
@@ -39,6 +40,16 @@ class _WithRulesetFields(_In):
 
 Label = Annotated[str, Field(max_length=60), SingleLine]
 UnitName = Annotated[str, Field(min_length=1, max_length=120), SingleLine]
+Count = Annotated[
+    int,
+    Field(
+        ge=1,
+        le=MAX_COUNT,
+        description="How many identical figures the unit stands for (its cost counts each; "
+        "a battle fields each apart)",
+    ),
+    NoBool,
+]
 
 
 class WeaponIn(_WithRulesetFields):
@@ -65,6 +76,7 @@ class UnitIn(_WithRulesetFields):
 
     name: UnitName
     kind: Line | None = None
+    count: Count = 1
     weapons: list[WeaponIn] = Field(default_factory=list, max_length=100)
 
 
@@ -75,6 +87,7 @@ class UnitPatch(_WithRulesetFields):
     base: dict[str, Any] | None = Field(default=None, description=_BASE)
     name: UnitName | None = None
     kind: Line | None = None
+    count: Count | None = None
 
 
 class MoveIn(_In):
@@ -151,7 +164,9 @@ class UnitOut(_RulesetFields):
     name: str
     kind: str
     spec: dict[str, Any]
-    cost: float
+    count: int = Field(description="How many identical figures the unit stands for")
+    cost: float = Field(description="The cost of one figure")
+    total_cost: float = Field(description="The cost of all its figures (count × cost)")
     findings: list[FindingOut]
     weapons: list[WeaponOut]
 
@@ -165,6 +180,7 @@ class ArmyDetailOut(BaseModel):
     version: int
     house_rules: dict[str, Any]
     total_cost: float
+    figures: int = Field(description="Figures on the table: the units' counts added up")
     findings: list[FindingOut]
     units: list[UnitOut]
 
