@@ -9,6 +9,8 @@ import re
 import pytest
 
 from tests.web.conftest import Member
+from tests.web.test_d20_builder import TROOPER as D20_TROOPER
+from tests.web.test_degrees_builder import SIMO
 
 # A BrikWars minifig with a 1" Gun: 4CP + 3CP = 7CP a figure (the export golden's Trooper).
 TROOPER = {"name": "Trooper", "kind": "minifig", "weapons": [{"type": "gun", "size": 1}]}
@@ -220,3 +222,32 @@ def test_roll_it_in_the_calculator_expands_the_count(member: Member) -> None:
             break
     assert states["Sentry 1"] != states["Sentry 2"]  # a hit on one figure, not on both
     assert states["Sentry 2"] == states["Trooper 2"]  # the other figure is untouched
+
+
+@pytest.mark.parametrize(("ruleset_id", "unit"), [("d20", D20_TROOPER), ("degrees", SIMO)])
+def test_every_ruleset_counts_figures(member: Member, ruleset_id: str, unit: dict) -> None:  # type: ignore[type-arg]
+    """The count is the builder's, not a ruleset's: D20 and Degrees units multiply too."""
+    r = api(
+        member,
+        "POST",
+        "/api/v1/armies",
+        json={"name": "Many", "ruleset_id": ruleset_id, "budget": 1000},
+    )
+    army_id = r.json()["id"]
+    added = add(member, army_id, unit | {"count": 3})
+    assert added["total_cost"] == 3 * added["cost"] > 0
+    army = api(member, "GET", f"/api/v1/armies/{army_id}").json()
+    assert army["total_cost"] == added["total_cost"] and army["figures"] == 3
+    page = member.client.get(f"/armies/{army_id}").text
+    assert '<span class="unit-count">×3</span>' in page and "1 unit (3 figures)" in page
+    other = api(
+        member,
+        "POST",
+        "/api/v1/armies",
+        json={"name": "One", "ruleset_id": ruleset_id, "budget": 1000},
+    ).json()["id"]
+    add(member, other, unit | {"name": "Lone"})
+    r = api(member, "POST", "/api/v1/battles", json={"name": "B", "army_ids": [army_id, other]})
+    assert r.status_code == 201, r.text
+    names = [u["name"] for u in r.json()["units"]]
+    assert names == [f"{unit['name']} {n}" for n in (1, 2, 3)] + ["Lone"]
