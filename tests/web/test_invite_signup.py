@@ -93,7 +93,7 @@ def test_sign_up_never_follows_next_off_the_site(app) -> None:  # type: ignore[n
             assert r.headers["location"] == "/armies"
 
 
-def test_a_logged_in_player_following_the_invitation_sees_join_the_club(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+def test_a_logged_in_player_following_an_invitation_sees_join_the_club(app, member: Member) -> None:  # type: ignore[no-untyped-def]
     join_path = _invite(member, "Brick Club")
     with TestClient(app) as c:
         sign_up(c, name="Bob")
