@@ -18,3 +18,24 @@ document.addEventListener("htmx:sendError", () => {
 document.addEventListener("click", (event) => {
   if (event.target.closest("[data-print]")) window.print();
 });
+// Copy buttons beside shown-once links and tokens: the Clipboard API, and if that is refused
+// the text is selected so Ctrl+C (or the phone's Copy) takes it.
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest("[data-copy]");
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  const status = document.querySelector(`[data-copy-status="${button.dataset.copy}"]`);
+  if (!source) return;
+  let message = "Copied";
+  try {
+    await navigator.clipboard.writeText(source.textContent.trim());
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    message = "Selected: press Ctrl+C to copy";
+  }
+  if (status) status.textContent = message;
+});

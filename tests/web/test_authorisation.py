@@ -143,10 +143,17 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", "/account/sessions/{session_id}/end", {}, ACCOUNT),
     ("POST", "/account/sessions/end-others", {}, USER),
     ("POST", "/account/sessions/end-all", {}, USER),
+    ("POST", "/account/name", {"display_name": "Renamed"}, USER),
+    ("GET", "/account/delete", {}, USER),
+    # The club's owner has members: handing the club over comes first.
+    ("POST", "/account/delete", {"password": PASSWORD}, USER | {"owner": 422}),
     ("POST", API + "/auth/register", {}, {r: 422 for r in ROLES}),
     ("POST", API + "/auth/login", {}, {r: 422 for r in ROLES}),
     ("POST", API + "/auth/logout", {}, {"visitor": "login"} | dict.fromkeys(ROLES[1:], "ok")),
     ("GET", API + "/me", {}, USER),
+    ("PATCH", API + "/me", {"display_name": "Renamed"}, USER),
+    ("GET", API + "/me/deletion", {}, USER),
+    ("POST", API + "/me/delete", {"password": PASSWORD}, USER | {"owner": 422}),
     (
         "POST",
         API + "/auth/password",
