@@ -49,7 +49,9 @@ def export_text(view: builder.ArmyView) -> str:
     lines = [f"{army.name} — {rules.name} — {total} of {budget}", ""]
     for number, uv in enumerate(view.units, start=1):
         head, *rest = rules.unit_lines(uv.spec, view.options)
-        lines += [f"{number}. {head}", *rest]
+        # what the unit is built with beyond its stat line (propulsion, Mind...), then weapons
+        built = [" · ".join(f"{label}: {value}" for label, value in uv.figures.profile)]
+        lines += [f"{number}. {head}", *(f"   {b}" for b in built if b), *rest]
     lines += ["", f"Total: {total}"]
     return "\n".join(lines) + "\n"
 
