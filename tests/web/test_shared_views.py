@@ -118,6 +118,7 @@ def test_a_share_link_leads_an_anonymous_visitor_nowhere_dead(app, member: Membe
         for offered in ("Print roster", "Forum text", "Export JSON", "Log in to fork"):
             assert offered in page, offered
         assert crawl(anonymous, f"/shared/{token}") == []
+        assert crawl(anonymous, f"/shared/{token}/print") == []
 
 
 def test_log_in_to_fork_comes_back_to_the_link_and_forks(app, member: Member) -> None:  # type: ignore[no-untyped-def]
@@ -169,6 +170,9 @@ def test_a_club_reader_meets_no_dead_end(app, member: Member) -> None:  # type: 
         roster = reader.client.get(f"/armies/{army_id}").text
         assert "Read only: a club roster shared with you" in roster
         assert crawl(reader.client, f"/armies/{army_id}") == []
+        unit_id = api(reader, "GET", f"/api/v1/armies/{army_id}").json()["units"][0]["id"]
+        assert crawl(reader.client, f"/armies/{army_id}/units/{unit_id}") == []
+        assert crawl(reader.client, f"/armies/{army_id}/print") == []
         assert crawl(reader.client, f"/shared/{token}") == []
 
 
