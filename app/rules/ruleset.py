@@ -80,7 +80,9 @@ class UnitFigures:
     ``cost`` is in the ruleset's own numbers (see ``WeaponFigures``). ``kind_text`` is the
     unit's kind as the builder's table shows it (empty: the stored kind, capitalised);
     ``flagged`` the keys of cells over a limit (the page marks them); ``detail`` the
-    ruleset's own, for its templates and its ``unit_json``."""
+    ruleset's own, for its templates and its ``unit_json``. ``profile`` is what the unit is
+    built with beyond its columns and kind, as (label, value) pairs (BrikWars: propulsion,
+    Structure Level, Mind, specialties), which the print sheet and the forum text show."""
 
     name: str
     cells: Mapping[str, str]
@@ -91,6 +93,7 @@ class UnitFigures:
     kind_text: str = ""
     flagged: frozenset[str] = frozenset()
     detail: Mapping[str, Any] = field(default_factory=dict)
+    profile: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

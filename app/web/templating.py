@@ -107,6 +107,9 @@ def unit_block(context: Context, uv: Any) -> Markup:
         view.army.id,
         view.can_edit,
         context.get("standalone", False),
+        # opened by a share link: no unit links; the open calculator's link if the page has one
+        bool(context.get("shared_token")),
+        context.get("open_calculator_url") is not None,
     )
     token = str(context.get("csrf_token") or "")
     html = None if editing else _UNIT_BLOCKS.get(key)

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from app.rules.brikwars.catalogue import WeaponStats, format_cp, format_number
 from app.rules.brikwars.options import BrikWarsOptions
-from app.rules.brikwars.units import UnitSpec, WeaponSpec
+from app.rules.brikwars.units import FLESH, UnitSpec, WeaponSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +22,12 @@ class WeaponLine:
     damage: str
     power: str
     cost: str
+
+    @property
+    def mount_chosen(self) -> str:
+        """The mount (and grip) where it is not the plain default "mounted": what a print or
+        a forum post must say, as a turret changes the cost and the Power."""
+        return "" if self.mount == "mounted" else self.mount
 
 
 def inches(value: Fraction | int) -> str:
@@ -86,3 +92,22 @@ def armour_text(spec: UnitSpec) -> str:
     return str(spec.armour) + (
         f" +{spec.armour.deflection} Defl." if spec.armour.deflection else ""
     )
+
+
+def profile(spec: UnitSpec) -> tuple[tuple[str, str], ...]:
+    """What the unit is built with beyond its stat columns, as (label, value) pairs for the
+    print sheet and the forum text.
+
+    >>> profile(UnitSpec(name="Trooper", kind="minifig"))
+    (('Propulsion', 'Ground'), ('Structure Level', '½ (flesh)'), ('Mind', 'd6'))
+    """
+    level = "½ (flesh)" if spec.level == FLESH else format_number(spec.level)
+    items = [
+        ("Propulsion", spec.propulsion.capitalize()),
+        ("Structure Level", level),
+        ("Mind", f"d{spec.mind_die}" if spec.mind_die else "none"),
+    ]
+    if spec.specialties:
+        names = (s.replace("_", " ").capitalize() for s in spec.specialties)
+        items.append(("Specialties", ", ".join(names)))
+    return tuple(items)

@@ -26,7 +26,14 @@ from app.rules.brikwars.catalogue import (
     format_cp,
     format_number,
 )
-from app.rules.brikwars.figures import armour_text, inches, size_text, weapon_line, weapon_name
+from app.rules.brikwars.figures import (
+    armour_text,
+    inches,
+    profile,
+    size_text,
+    weapon_line,
+    weapon_name,
+)
 from app.rules.brikwars.options import (
     DEFAULT_OPTIONS,
     OPTION_INFO,
@@ -573,6 +580,7 @@ class BrikWars:
             kind_text=unit.kind.capitalize() + (" · flying" if unit.propulsion == "flying" else ""),
             flagged=frozenset({"power"}) if power_needed > unit.power else frozenset(),
             detail=detail,
+            profile=profile(unit),
         )
 
     def army_findings(
@@ -796,9 +804,11 @@ class BrikWars:
         lines = [head]
         for weapon in figures.weapons:
             line = weapon.detail["line"]
+            # the mount and the Ammo or Payload change the figures and the cost: say them
+            options_text = "".join(f" · {part}" for part in (line.mount_chosen, line.extra) if part)
             lines.append(
                 f"   - {line.name}: Use {line.use} · Range {line.range} · "
-                f"{line.damage} · Power {line.power} · {line.cost}"
+                f"{line.damage} · Power {line.power} · {line.cost}{options_text}"
             )
         return lines
 

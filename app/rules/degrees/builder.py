@@ -181,10 +181,11 @@ class DegreesBuilder:
             "op": str(unit.op),
         }
         custom_senses = unit.senses != tuple(SENSES)
+        senses_text = ", ".join(SENSES[s].name for s in unit.senses)
         detail = {
             "unit": unit,
             "scale_name": SCALES[unit.scale].name,
-            "senses_text": ", ".join(SENSES[s].name for s in unit.senses),
+            "senses_text": senses_text,
             "custom_senses": custom_senses,
         }
         return UnitFigures(
@@ -197,6 +198,9 @@ class DegreesBuilder:
             kind_text=SCALE_SHORT[unit.scale] + (" · Human" if unit.human else ""),
             flagged=frozenset(),
             detail=MappingProxyType(detail),
+            profile=(
+                ("Senses (dampener order)", senses_text if custom_senses else "the rules' order"),
+            ),
         )
 
     def army_findings(

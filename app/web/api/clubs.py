@@ -347,6 +347,17 @@ def army_export(
     return JSONResponse(transfer.export_doc(view.army, builder.load_rows(session, army_id)))
 
 
+@router.get("/shared/{token}/export", response_model=None, responses=EXPORT_RESPONSES)
+def shared_export(
+    session: SessionDep, token: Line, format: Literal["json", "text"] = "json"
+) -> Response:
+    """A linked army as a versioned JSON document, or as forum text (``?format=text``)."""
+    if format == "text":
+        return PlainTextResponse(transfer.export_text(sharing.linked_view(session, token=token)))
+    army = sharing.army_for_link(session, token=token)
+    return JSONResponse(transfer.export_doc(army, builder.load_rows(session, army.id)))
+
+
 async def _body_limited(request: Request) -> bytes:
     """The request body, refused past the import size limit without reading it all."""
     declared = request.headers.get("content-length", "")
