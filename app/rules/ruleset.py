@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from app.rules.errors import InvalidInput
-from app.rules.fields import FieldValue, InputField, format_field, parse_fields
+from app.rules.fields import FieldValue, FormSplit, InputField, format_field, parse_fields
 
 Severity = Literal["error", "warning"]
 JSON = dict[str, Any]
@@ -58,8 +58,10 @@ class WeaponFigures:
     ``cost`` is in the ruleset's own numbers (exact where its rules are: BrikWars gives a
     ``Fraction``), what ``format_cost`` writes and sums of costs take. ``type_name`` is the
     weapon type's name and ``label`` the user's own name for it (the editor's headings);
-    ``note`` a line shown under the name (ammunition, say). ``detail`` is the ruleset's own:
-    what its templates (``templates/rulesets/<id>/``) and its ``weapon_json`` read."""
+    ``note`` a line shown under the name (ammunition, say); ``fires``: it makes attacks of
+    its own, so the calculator offers it as a weapon to fire (armour and other equipment do
+    not). ``detail`` is the ruleset's own: what its templates (``templates/rulesets/<id>/``)
+    and its ``weapon_json`` read."""
 
     name: str
     cells: Mapping[str, str]
@@ -70,6 +72,7 @@ class WeaponFigures:
     label: str = ""
     note: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
+    fires: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +109,21 @@ class CatalogueEntry:
     summary: str
     fields: tuple[InputField, ...] = ()
     details: Mapping[str, str] = field(default_factory=dict)
+
+
+def catalogue_split(
+    entries: Sequence[CatalogueEntry], more: Mapping[str, frozenset[str]] | None = None
+) -> FormSplit:
+    """The weapon form's split read off the catalogue: a field applies to the types whose
+    entry lists it (``more``: fields the entries do not list, such as a Cannon's Ammo)."""
+    every = frozenset(e.id for e in entries)
+    names = sorted({f.name for entry in entries for f in entry.fields})
+    applies = {
+        name: frozenset(e.id for e in entries if any(f.name == name for f in e.fields))
+        for name in names
+    }
+    some = {name: ids for name, ids in applies.items() if ids != every}  # the rest: all
+    return FormSplit("type", {**some, **(more or {})})
 
 
 # ------------------------------------------------------------------------ attack shapes
@@ -399,6 +417,17 @@ class Ruleset(Protocol):
 
     # catalogue, units and weapons
     def catalogue(self) -> tuple[CatalogueEntry, ...]: ...
+
+    @property
+    def unit_form(self) -> FormSplit:
+        """Which of the unit form's fields apply to which ``kind`` (the builder shows only
+        those of the chosen kind)."""
+        ...
+
+    @property
+    def weapon_form(self) -> FormSplit:
+        """Which of the weapon form's fields apply to which ``type``."""
+        ...
 
     @property
     def unit_columns(self) -> tuple[Column, ...]: ...

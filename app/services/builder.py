@@ -298,6 +298,12 @@ def army_view(session: Session, *, user: User, army_id: int) -> ArmyView:
     return build_view(army, rows, can_edit=can_edit, is_owner=is_owner)
 
 
+def edit_view(session: Session, *, user: User, army_id: int) -> ArmyView:
+    """The builder's view of an army the user may change (for its forms)."""
+    army_for(session, user=user, army_id=army_id, access=Access.EDIT)
+    return army_view(session, user=user, army_id=army_id)
+
+
 # ------------------------------------------------------------------------------ input
 
 

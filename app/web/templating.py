@@ -69,6 +69,15 @@ def cost_text(context: Context, cost: Any, ruleset_id: str | None = None) -> str
     return get_ruleset(ruleset_id).format_cost(cost)
 
 
+def field_applies(ruleset_id: str, form: str, name: str, choice: object) -> bool:
+    """Whether a builder form's field applies to the kind (``form`` "unit") or weapon type
+    ("weapon") chosen: the ruleset's ``unit_form`` or ``weapon_form`` says."""
+    rules = get_ruleset(ruleset_id)
+    split = rules.unit_form if form == "unit" else rules.weapon_form
+    return split.applies(name, str(choice))
+
+
+env.globals["applies"] = field_applies
 env.filters["cp"] = cost_text
 env.globals["ruleset"] = get_ruleset
 env.globals["default_ruleset"] = DEFAULT_RULESET

@@ -39,3 +39,28 @@ document.addEventListener("click", async (event) => {
   }
   if (status) status.textContent = message;
 });
+// A builder form's fields fetched again for the kind or type chosen (.form-fields): what was
+// typed while they were on their way is kept (the server had the values sent with the request).
+let typedFields = null;
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const old = event.detail.target;
+  if (!old.classList || !old.classList.contains("form-fields") || !event.detail.shouldSwap) return;
+  const typed = new Map();
+  for (const el of old.querySelectorAll("input[id], select[id], textarea[id]")) {
+    if (el.type !== "hidden") typed.set(el.id, el.type === "checkbox" ? el.checked : el.value);
+  }
+  typedFields = { id: old.id, typed };
+});
+document.addEventListener("htmx:afterSwap", () => {
+  if (!typedFields) return;
+  const fresh = document.getElementById(typedFields.id);
+  if (fresh) {
+    for (const [id, value] of typedFields.typed) {
+      const el = fresh.querySelector(`#${CSS.escape(id)}`);
+      if (!el || el.tagName === "SELECT") continue;  // a picker's options may have changed
+      if (el.type === "checkbox") el.checked = value;
+      else el.value = value;
+    }
+  }
+  typedFields = null;
+});

@@ -97,6 +97,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", A + "/links", {}, OWNER),
     ("POST", A + "/links/{link_id}/revoke", {}, OWNER),
     ("POST", A + "/units", UNIT, EDIT),
+    ("GET", A + "/units/new", {"kind": "creation"}, EDIT),
     ("GET", U, {}, READ),
     ("POST", U, {"version": 1, "name": "Hijacked"}, EDIT),
     ("GET", U + "/editor", {}, READ),

@@ -60,7 +60,7 @@ from app.rules.brikwars.validation import army_cost, budget_findings, validate_u
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
-from app.rules.fields import FieldValue, InputField, parse_fields
+from app.rules.fields import FieldValue, FormSplit, InputField, parse_fields
 from app.rules.ruleset import (
     ActionResult,
     AllyInput,
@@ -83,6 +83,7 @@ from app.rules.ruleset import (
     UnitAction,
     UnitFigures,
     WeaponFigures,
+    catalogue_split,
 )
 
 RULES_VERSION = "BrikWars 2010"
@@ -487,6 +488,7 @@ def _weapon_figures(unit: UnitSpec, index: int, options: BrikWarsOptions) -> Wea
         label=weapon.label or "",
         note=line.extra,
         detail={"spec": weapon, "stats": stats, "hold": hold, "line": line},
+        fires=weapon.entry.attacks,
     )
 
 
@@ -514,6 +516,20 @@ class BrikWars:
     rules_version = RULES_VERSION
     cost_unit = "CP"
     option_fields: tuple[InputField, ...] = _option_fields()
+    # A minifig's and a Hero's Size and flesh are the rules'; they walk and take no Size
+    # Damage (docs/rulings.md, BrikWars building ruling 20).
+    unit_form = FormSplit(
+        "kind",
+        {
+            name: frozenset({"creation"})
+            for name in ("size", "structure_level", "propulsion", "size_damage")
+        },
+    )
+
+    @property
+    def weapon_form(self) -> FormSplit:
+        return _WEAPON_FORM
+
     unit_columns: tuple[Column, ...] = (
         Column("size", "Size", numeric=True),
         Column("armour", "Armour"),
@@ -549,6 +565,13 @@ class BrikWars:
         power_needed = unit.power_needed_with(options)
         sets = tuple(activation_sets(unit, options=options))
         names = [weapon_name(w) for w in unit.weapons]
+        # What a turn chooses between: the weapons that attack or draw on the Power (a
+        # Melee Shield's Parry); armour and other free equipment are worn every turn.
+        chosen_from = {
+            i
+            for i, w in enumerate(unit.weapons)
+            if w.entry.attacks or w.power_need_with(options) > 0
+        }
         cost = unit.cost_with(options)
         cells = {
             "size": size_text(unit),
@@ -567,7 +590,8 @@ class BrikWars:
             "power_needed": power_needed,
             "activation_sets": sets,
             "activation_text": " · ".join(
-                " + ".join(names[i] for i in chosen) or "nothing" for chosen in sets
+                " + ".join(names[i] for i in chosen if i in chosen_from) or "nothing"
+                for chosen in sets
             ),
         }
         return UnitFigures(
@@ -578,7 +602,12 @@ class BrikWars:
             weapons,
             findings,
             kind_text=unit.kind.capitalize() + (" · flying" if unit.propulsion == "flying" else ""),
-            flagged=frozenset({"power"}) if power_needed > unit.power else frozenset(),
+            # Orange only with a finding that says why: a weapon Too Big for the Power on
+            # its own. Needing more than the Power for every weapon at once is what
+            # "Usable together in one turn" answers, not a problem.
+            flagged=frozenset({"power"})
+            if any(f.code == "too_big" for f in findings)
+            else frozenset(),
             detail=detail,
             profile=profile(unit),
         )
@@ -814,6 +843,26 @@ class BrikWars:
 
 
 _CATALOGUE = tuple(_entry(e) for e in catalogue() if e.category != "turret")
+_AMMO = frozenset(e.id for e in catalogue() if e.takes_ammo)
+_PAYLOAD = frozenset(e.id for e in catalogue() if e.takes_payload)
+_WEAPON_FORM = catalogue_split(
+    _CATALOGUE,
+    {
+        **{f"ammo.{name}": _AMMO for name in ("xsize", "rounds", "variant")},
+        **{
+            f"payload.{name}": _PAYLOAD
+            for name in (
+                "explosive.xsize",
+                "explosive.rounds",
+                "explosive.variant",
+                "per_launch",
+                "object_size",
+            )
+        },
+    },
+)
+"""The weapon form's fields by type: the catalogue's, with a Cannon's Ammo and a
+Launcher's Payload."""
 PICKER_GROUPS = (
     ("close_combat", "Close combat"),
     ("ranged", "Ranged"),

@@ -12,7 +12,7 @@ built; legal-but-illegal builds (SL over Size, a Long Ranged weapon) are reporte
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -419,6 +419,15 @@ class UnitSpec:
         for weapon in weapons:
             if not isinstance(weapon, WeaponSpec):
                 raise InvalidInput("weapons", "each weapon must be a WeaponSpec")
+        if self.kind in _KIND_DEFAULTS:
+            # A minifig or Hero has no body to mount a weapon on: what it carries is held
+            # (or sits on a turret it works), so "mounted" reads as hand-held (ruling 19).
+            weapons = tuple(
+                replace(w, mount="hand_held")
+                if w.mount == "mounted" and w.entry.can_be_hand_held
+                else w
+                for w in weapons
+            )
         set_(self, "weapons", weapons)
 
     # Sizes and mind -----------------------------------------------------------------

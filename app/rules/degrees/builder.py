@@ -23,7 +23,15 @@ from app.rules.degrees.units import (
     DegreesUnit,
     DegreesWeapon,
 )
-from app.rules.ruleset import CatalogueEntry, Column, Finding, UnitFigures, WeaponFigures
+from app.rules.fields import FormSplit
+from app.rules.ruleset import (
+    CatalogueEntry,
+    Column,
+    Finding,
+    UnitFigures,
+    WeaponFigures,
+    catalogue_split,
+)
 
 
 def _degree_text(weapon: DegreesWeapon) -> str:
@@ -148,6 +156,9 @@ _TEMPLATE_CONTEXT: Mapping[str, Any] = MappingProxyType(
 
 class DegreesBuilder:
     """The builder's members of the Degrees ruleset (see ``app.rules.ruleset.Ruleset``)."""
+
+    unit_form = FormSplit("kind", {})  # every kind takes every field
+    weapon_form = catalogue_split(_CATALOGUE)  # a type's fields are its catalogue entry's
 
     unit_columns: tuple[Column, ...] = (
         Column("degree", "Degree", numeric=True),
