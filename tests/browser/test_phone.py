@@ -4,6 +4,7 @@ saving button (item 13)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Page, Route, expect
@@ -117,4 +118,55 @@ def test_phone_unit_rows_label_every_figure_and_stay_short(browser: Browser, bas
     expect(page.locator("#units > thead")).to_be_visible()
     assert all(not label for label, _ in cell_labels(page, "tr.unit-row > td"))
     shot(page, "desktop-brikwars")
+    page.close()
+
+
+def screen(page: Page, full: Path) -> None:
+    """Beside a full-page shot, what the screen shows (where the fixed bar is)."""
+    page.screenshot(path=str(full.with_name(full.stem + "-screen.png")), caret="initial")
+
+
+def in_view(page: Page, selector: str) -> bool:
+    """Whether an element matching ``selector`` is shown wholly inside the viewport."""
+    return page.eval_on_selector_all(  # type: ignore[no-any-return]
+        selector,
+        """els => els.some(el => {
+            const r = el.getBoundingClientRect();
+            const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight && el.contains(hit);
+        })""",
+    )
+
+
+def test_phone_calculator_keeps_the_headline_in_view(browser: Browser, base_url: str, shot) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(base_url=base_url, viewport=PHONE)
+    sign_up(page, "Pocket")
+    army = make_army(page, "brikwars", "Iron Column", [TANK, TROOPER])
+    page.goto(f"/armies/{army}")
+    page.get_by_role("link", name="Attack with Tank").click()
+    page.get_by_label("Target unit").select_option(label="Trooper (minifig)")
+    headline = '#results [data-name="any_destroying"]'
+    expect(page.locator(headline)).to_have_count(1)
+    distance = page.get_by_label('Distance (")', exact=True)
+    distance.scroll_into_view_if_needed()
+    before = page.locator(headline).get_attribute("data-p")
+    distance.fill("20")
+    expect(page).to_have_url(re.compile(r"distance=20"))
+    expect(page.locator(headline)).not_to_have_attribute("data-p", before or "")
+    assert in_view(page, "#calc-form [name=distance]")
+    assert in_view(page, headline), "the headline odds are out of view while typing the distance"
+    screen(page, shot(page, "phone-distance"))
+    # Comparing two loadouts: both headlines, each named, stay in view.
+    page.get_by_text("Compare with another loadout").click()
+    page.get_by_label("Second attacker (or the same unit)").select_option(label="Trooper (minifig)")
+    expect(page.locator(headline)).to_have_count(2)
+    page.get_by_label('Distance (")', exact=True).fill("3")
+    expect(page).to_have_url(re.compile(r"distance=3(&|$)"))
+    for n in (1, 2):
+        assert in_view(page, f"#results .loadout:nth-child({n}) [data-name=any_destroying]"), n
+    screen(page, shot(page, "phone-compare"))
+    # A desktop keeps the headline in its card.
+    page.set_viewport_size(DESKTOP)
+    expect(page.locator("#results p.summary").first).to_have_css("position", "static")
+    shot(page, "desktop")
     page.close()
