@@ -4,15 +4,17 @@ saving button (item 13)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.browser.helpers import new_army, sign_up
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
+Shot = Callable[[Page, str], Path]
 
 TROOPER = {
     "name": "Trooper",
@@ -81,8 +83,10 @@ def cell_labels(page: Page, selector: str) -> list[tuple[str, str]]:
     )
 
 
-def test_phone_unit_rows_label_every_figure_and_stay_short(browser: Browser, base_url: str, shot) -> None:  # type: ignore[no-untyped-def]
-    page = browser.new_page(base_url=base_url, viewport=PHONE)
+def test_phone_unit_rows_label_every_figure_and_stay_short(
+    page: Page, base_url: str, shot: Shot
+) -> None:
+    page.set_viewport_size(PHONE)
     sign_up(page, "Phone")
     armies = {
         "brikwars": make_army(page, "brikwars", "Blue Squad", [TROOPER, TANK]),
@@ -118,7 +122,6 @@ def test_phone_unit_rows_label_every_figure_and_stay_short(browser: Browser, bas
     expect(page.locator("#units > thead")).to_be_visible()
     assert all(not label for label, _ in cell_labels(page, "tr.unit-row > td"))
     shot(page, "desktop-brikwars")
-    page.close()
 
 
 def screen(page: Page, full: Path) -> None:
@@ -138,8 +141,8 @@ def in_view(page: Page, selector: str) -> bool:
     )
 
 
-def test_phone_calculator_keeps_the_headline_in_view(browser: Browser, base_url: str, shot) -> None:  # type: ignore[no-untyped-def]
-    page = browser.new_page(base_url=base_url, viewport=PHONE)
+def test_phone_calculator_keeps_the_headline_in_view(page: Page, base_url: str, shot: Shot) -> None:
+    page.set_viewport_size(PHONE)
     sign_up(page, "Pocket")
     army = make_army(page, "brikwars", "Iron Column", [TANK, TROOPER])
     page.goto(f"/armies/{army}")
@@ -169,4 +172,53 @@ def test_phone_calculator_keeps_the_headline_in_view(browser: Browser, base_url:
     page.set_viewport_size(DESKTOP)
     expect(page.locator("#results p.summary").first).to_have_css("position", "static")
     shot(page, "desktop")
-    page.close()
+
+
+def test_a_saving_button_is_disabled_and_says_so_until_the_answer(
+    page: Page, base_url: str, shot: Shot
+) -> None:
+    sign_up(page, "Patient")
+    new_army(page, "Slow Going", 60)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        if route.request.method == "POST":
+            held.append(route)
+        else:
+            route.continue_()
+
+    def release() -> Route:
+        """The held request, once the browser has sent it."""
+        for _ in range(300):
+            if held:
+                return held.pop()
+            page.wait_for_timeout(50)
+        raise AssertionError("no request was sent")
+
+    page.route(re.compile(r"/armies/\d+/units(/\d+/duplicate)?$"), hold)
+    form = page.locator("#add-unit-form")
+    form.get_by_label("Name").fill("Trooper")
+    button = form.get_by_role("button", name=re.compile("Add"))
+    button.click()
+    # While the server has not answered: disabled, "Adding…", busy.
+    expect(button).to_be_disabled()
+    expect(button).to_have_text("Adding…")
+    expect(button).to_have_attribute("aria-busy", "true")
+    shot(page, "adding")
+    release().continue_()
+    expect(page.locator("tbody.unit", has_text="Trooper")).to_have_count(1)
+    button = page.locator("#add-unit-form").get_by_role("button", name="Add unit")
+    expect(button).to_be_enabled()
+    expect(button).not_to_have_attribute("aria-busy", "true")
+
+    # A button that posts itself (Duplicate), and a failed answer: restored as it was.
+    duplicate = page.get_by_role("button", name="Duplicate Trooper")
+    duplicate.click()
+    expect(duplicate).to_be_disabled()
+    expect(duplicate).to_have_text("Duplicating…")
+    release().fulfill(status=500, body="boom")
+    expect(page.locator("#flash")).to_contain_text("Something went wrong (500)")
+    expect(duplicate).to_be_enabled()
+    expect(duplicate).to_have_text("Duplicate")
+    expect(duplicate).not_to_have_attribute("aria-busy", "true")
+    expect(page.locator("tbody.unit")).to_have_count(1)
