@@ -1,4 +1,5 @@
-// BrikForge's only script of its own: tell the user when a request fails outright.
+// BrikForge's only script of its own: tell the user when a request fails outright, and which
+// button is at work.
 function showError(text) {
   const area = document.getElementById("flash");
   if (!area) return;
@@ -63,4 +64,48 @@ document.addEventListener("htmx:afterSwap", () => {
     }
   }
   typedFields = null;
+});
+// A button whose request is in flight is disabled and says so ("Saving…"), restored after the
+// answer, good or bad: a click is seen to be taken, and cannot be sent twice.
+const BUSY_WORDS = {
+  add: "Adding", save: "Saving", remove: "Removing", delete: "Deleting", duplicate: "Duplicating",
+  roll: "Rolling", update: "Updating", create: "Creating", make: "Making", fork: "Forking",
+  join: "Joining", undo: "Undoing", apply: "Applying", import: "Importing", invite: "Inviting",
+  leave: "Leaving", revoke: "Revoking", start: "Starting", end: "Ending", send: "Sending",
+  "↑": "Moving", "↓": "Moving",
+};
+const busy = new WeakMap(); // xhr -> {button, nodes, focused}
+function busyButton(detail) {
+  const elt = detail.elt;
+  if (elt instanceof HTMLButtonElement) return elt;
+  const event = detail.requestConfig && detail.requestConfig.triggeringEvent;
+  if (!event || event.type !== "submit") return null; // typing into a live form: no button pressed
+  if (event.submitter instanceof HTMLButtonElement) return event.submitter;
+  return elt.querySelector ? elt.querySelector("button[type=submit], button:not([type])") : null;
+}
+function busyText(button) {
+  if (button.dataset.busy) return button.dataset.busy;
+  const word = button.textContent.trim().split(/\s+/)[0].toLowerCase();
+  return `${BUSY_WORDS[word] || "Working"}…`;
+}
+document.addEventListener("htmx:beforeSend", (event) => {
+  const button = busyButton(event.detail);
+  if (!button || button.disabled) return;
+  const text = busyText(button);
+  busy.set(event.detail.xhr, {
+    button, nodes: Array.from(button.childNodes), focused: document.activeElement === button,
+  });
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  button.textContent = text;
+});
+document.addEventListener("htmx:afterRequest", (event) => {
+  const state = busy.get(event.detail.xhr);
+  if (!state) return;
+  busy.delete(event.detail.xhr);
+  const { button, nodes, focused } = state;
+  button.replaceChildren(...nodes);
+  button.removeAttribute("aria-busy");
+  button.disabled = false;
+  if (focused && button.isConnected && document.activeElement === document.body) button.focus();
 });
