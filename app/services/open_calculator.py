@@ -108,6 +108,10 @@ def read_unit(ruleset: Ruleset, items: Sequence[tuple[str, str]], prefix: str) -
             if value:
                 node[path[-1]] = value
     data = _listify(data)
+    was = data.pop("_kind", None)
+    if was and data.get("kind") and was != data["kind"]:
+        # a new kind: its own Size, Structure, Move... instead of the old kind's
+        data = {k: data[k] for k in ("name", "kind", "weapons") if k in data}
     weapons = data.get("weapons", [])
     if not isinstance(weapons, list):
         weapons = []

@@ -233,3 +233,28 @@ def test_json_twin_saves_units(member: Member) -> None:
     assert again.status_code == 201
     units = member.client.get(f"/api/v1/armies/{army_id}", headers=headers).json()
     assert len(units["units"]) == 4
+
+
+def test_changing_the_kind_drops_the_old_kinds_figures(client: TestClient) -> None:
+    query = QUERY.replace("a.kind=creation", "a.kind=minifig&a._kind=creation")
+    page = client.get(f"/calculator/open?{query}", headers={"HX-Request": "true"})
+    assert page.status_code == 200, page.text[-2000:]
+    params = dict(parse_qsl(urlsplit(page.headers["HX-Push-Url"]).query))
+    assert params["a.kind"] == "minifig" and "a.size" not in params
+    assert (
+        client.get(
+            f"/calculator/open?{QUERY.replace('a.kind=creation', 'a.kind=minifig')}"
+        ).status_code
+        == 422
+    )
+
+
+def test_fields_without_an_input_ride_along_in_the_form(client: TestClient) -> None:
+    query = (
+        "a.name=Tank&a.size=4&a.structure_level=2&a.weapons.0.type=cannon&a.weapons.0.size=4"
+        "&a.weapons.0.ammo.xsize=2&a.weapons.0.label=Big+Bertha&t.kind=hero"
+    )
+    page = client.get(f"/calculator/open?{query}")
+    assert page.status_code == 200, page.text[-2000:]
+    assert '<input type="hidden" name="a.weapons.0.ammo.xsize" value="2">' in page.text
+    assert '<input type="hidden" name="a.weapons.0.label" value="Big Bertha">' in page.text

@@ -107,6 +107,7 @@ def open_context(user: Any, params: Params) -> dict[str, Any]:
         },
         "catalogue": {e.id: e for e in ruleset.catalogue()},
         "rules_context": ruleset.template_context(),
+        "weapon_hidden": functools.partial(_weapon_hidden, ruleset),
         "parts": calculator_parts(ruleset.id),
         "situation_text": functools.partial(_situation_text, ruleset, got.request.situation),
         "choices": {},
@@ -116,9 +117,20 @@ def open_context(user: Any, params: Params) -> dict[str, Any]:
     return context
 
 
-def _unit_fields(ruleset: Ruleset, typed: oc.TypedUnit) -> list[tuple[str, Any]]:
-    """The unit's own fields (not its weapons) and their values, as the form shows them:
-    every field the ruleset writes for such a unit."""
+def _choices(ruleset: Ruleset, key: str) -> Any:
+    """A unit field's choices where the ruleset's templates have them (``<field>_choices``,
+    or ``<first word>_choices``: BrikWars' ``mind_choices`` for ``mind_die``), else None."""
+    context = ruleset.template_context()
+    return context.get(f"{key}_choices", context.get(f"{key.split('_')[0]}_choices"))
+
+
+def _unit_fields(ruleset: Ruleset, typed: oc.TypedUnit) -> list[tuple[str, Any, Any]]:
+    """The unit's own fields (not its weapons), their values and choices, as the form shows
+    them: every field the ruleset writes for such a unit."""
+    return [(k, v, _choices(ruleset, k)) for k, v in _unit_values(ruleset, typed)]
+
+
+def _unit_values(ruleset: Ruleset, typed: oc.TypedUnit) -> list[tuple[str, Any]]:
     data = ruleset.encode_unit(typed.spec) if typed.spec is not None else dict(typed.data)
     out = [(k, v) for k, v in data.items() if k != "weapons"]
     known = {k for k, _ in out}
@@ -135,6 +147,15 @@ def _unit_fields(ruleset: Ruleset, typed: oc.TypedUnit) -> list[tuple[str, Any]]
 def _weapons(ruleset: Ruleset, typed: oc.TypedUnit) -> list[dict[str, Any]]:
     data = ruleset.encode_unit(typed.spec) if typed.spec is not None else typed.data
     return [dict(w) for w in data.get("weapons", []) if isinstance(w, dict)]
+
+
+def _weapon_hidden(ruleset: Ruleset, name: str, weapon: dict[str, Any]) -> list[tuple[str, str]]:
+    """A weapon's fields the form has no input for (its label, a Cannon's ammunition...),
+    carried as hidden inputs so that an edit elsewhere keeps them."""
+    entry = {e.id: e for e in ruleset.catalogue()}.get(weapon.get("type", ""))
+    shown = {"type"} | ({f.name for f in entry.fields if f.name != "label"} if entry else set())
+    rest = {k: v for k, v in weapon.items() if k not in shown}
+    return oc.unit_pairs(ruleset, {"weapons": [rest]}, name)
 
 
 def _armies(session: SessionDep, user: Any, ruleset: Ruleset) -> list[tuple[int, str]]:
