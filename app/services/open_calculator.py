@@ -46,6 +46,12 @@ class TypedUnit:
     spec: Any = None
     errors: dict[str, str] = field(default_factory=dict)
 
+    def spec_weapons(self, ruleset: Ruleset) -> list[Any]:
+        """The unit's weapons as its ruleset writes them (none when the unit was refused)."""
+        if self.spec is None:
+            return []
+        return list(ruleset.encode_unit(self.spec)["weapons"])
+
 
 def ruleset_of(rules: str) -> tuple[Ruleset, str | None]:
     """The ruleset named by ``rules`` (empty: the default), else the default and a reason."""

@@ -96,6 +96,7 @@ def test_same_odds_as_the_saved_unit_calculator(member: Member) -> None:
         ("a.kind=minifig&a.weapons.99.type=gun&t.kind=hero", "a.weapons.99.type"),
         ("a.kind=minifig&t.kind=hero&distance=-3", "distance"),
         ("a.kind=minifig&t.kind=hero&weapons=40", "weapons"),
+        (QUERY + "&weapons=3", "weapons"),
         ("rules=chess&a.kind=minifig", "rules"),
         ("a.kind=minifig&t.kind=hero&chart=sideways", "chart"),
         ("a.kind=minifig&a.name=" + "x" * 300 + "&t.kind=hero", "a.name"),

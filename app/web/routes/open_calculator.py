@@ -20,7 +20,7 @@ from app.rules.registry import RULESETS
 from app.rules.ruleset import Ruleset
 from app.services import armies as armies_service
 from app.services import open_calculator as oc
-from app.services.calculator import CalcRequest, Calculation, Loadout
+from app.services.calculator import BONUS_DIE, CalcRequest, Calculation, Loadout
 from app.web.calculator_query import Params, parse, to_pairs
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
 from app.web.htmx import redirect
@@ -63,16 +63,15 @@ def read_open(params: Params) -> OpenCalculation:
             items = [(k, v) for k, v in items if k != "weapons"]
     attacker = oc.read_unit(ruleset, items, "a")
     target = oc.read_unit(ruleset, items, "t")
-    request, more = parse(
-        Params([(k, v) for k, v in items if not k.startswith(("a.", "t."))]), ruleset
-    )
-    errors |= {k: v for k, v in more.items() if k in {"weapons", "bonus_die"} or "." not in k}
-    for key in ("attacker", "target", "compare", "compare_weapons", "ally", "ally_weapons"):
-        errors.pop(key, None)
+    # the situation, the Bonus die and the weapons fired, read as the saved calculator does
+    own = {f.name for f in ruleset.situation_fields} | {"weapons", BONUS_DIE}
+    request, more = parse(Params([(k, v) for k, v in items if k in own]), ruleset)
+    errors |= more
     weapons = request.attacker.weapon_ids
-    if any(w > oc.MAX_WEAPONS for w in weapons):
-        errors["weapons"] = f"weapons are numbered 1 to {oc.MAX_WEAPONS}"
-        weapons = tuple(w for w in weapons if w <= oc.MAX_WEAPONS)
+    count = len(attacker.spec_weapons(ruleset))
+    if any(w > count for w in weapons):
+        errors["weapons"] = f"the attacker's weapons are numbered 1 to {count}"
+        weapons = tuple(w for w in weapons if w <= count)
     errors |= attacker.errors | target.errors
     request = CalcRequest(situation=request.situation, bonus_die=request.bonus_die)
     calc = oc.calculate(ruleset, attacker.spec, target.spec, weapons, request)
