@@ -168,10 +168,17 @@ def unit_pairs(ruleset: Ruleset, unit: Mapping[str, Any], prefix: str) -> list[t
     return pairs
 
 
-def open_calculator_url(ruleset_id: str, unit: Mapping[str, Any], role: str = "attacker") -> str:
-    """The open calculator with ``unit`` (as the export document and ``encode_unit`` write
-    it: ``{"name", "kind", ..., "weapons": [...]}``) filled in as ``role`` ("attacker" or
-    "target"); the other side starts as the ruleset's sample unit."""
+def open_calculator_url(ruleset_id: str, unit: Any, role: str = "attacker") -> str:
+    """The open calculator with ``unit`` filled in as ``role`` ("attacker" or "target"); the
+    other side starts as the ruleset's sample unit. ``unit``: a unit as the export document
+    and ``encode_unit`` write it (``{"name", "kind", ..., "weapons": [...]}``), a stored row
+    (``army_rows.UnitRow``) or the builder's ``UnitView``."""
+    if isinstance(unit, builder.UnitView):
+        unit = unit.row
+    if isinstance(unit, UnitRow):
+        unit = unit.as_dict()
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}")
     ruleset = get_ruleset(ruleset_id)
     other = "target" if role == "attacker" else "attacker"
     pairs = [("rules", ruleset.id)]

@@ -255,3 +255,20 @@ def test_fields_without_an_input_ride_along_in_the_form(client: TestClient) -> N
     assert page.status_code == 200, page.text[-2000:]
     assert '<input type="hidden" name="a.weapons.0.ammo.xsize" value="2">' in page.text
     assert '<input type="hidden" name="a.weapons.0.label" value="Big Bertha">' in page.text
+
+
+def test_open_calculator_url_takes_a_saved_unit(member: Member) -> None:
+    from app.services.army_rows import load_rows
+
+    headers = {"X-CSRF-Token": member.csrf}
+    army = member.client.post(
+        "/api/v1/armies", json={"name": "Rows", "budget": 500}, headers=headers
+    ).json()
+    member.client.post(f"/api/v1/armies/{army['id']}/units", json=TANK, headers=headers)
+    app = member.client.app
+    with app.state.sessionmaker() as session:  # type: ignore[attr-defined]
+        (row,) = load_rows(session, army["id"])
+    url = open_calculator_url("brikwars", row, "attacker")
+    params = dict(parse_qsl(urlsplit(url).query))
+    assert params["a.name"] == "Tank" and params["a.weapons.0.size"] == "3"
+    assert member.client.get(url).status_code == 200
