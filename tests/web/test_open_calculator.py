@@ -272,3 +272,12 @@ def test_open_calculator_url_takes_a_saved_unit(member: Member) -> None:
     params = dict(parse_qsl(urlsplit(url).query))
     assert params["a.name"] == "Tank" and params["a.weapons.0.size"] == "3"
     assert member.client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("size", ["1000000", "99999999999999999999", "1e9", "nan"])
+def test_huge_or_odd_sizes_are_refused_next_to_their_input(client: TestClient, size: str) -> None:
+    query = QUERY.replace("a.weapons.0.size=3", f"a.weapons.0.size={size}")
+    page = client.get(f"/calculator/open?{query}")
+    assert page.status_code == 422, page.text[-2000:]
+    assert 'id="open-a-w0-size-err"' in page.text  # next to its input
+    assert "<strong>weapons</strong>" not in page.text  # only the field at fault

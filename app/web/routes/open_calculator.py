@@ -69,7 +69,7 @@ def read_open(params: Params) -> OpenCalculation:
     errors |= more
     weapons = request.attacker.weapon_ids
     count = len(attacker.spec_weapons(ruleset))
-    if any(w > count for w in weapons):
+    if attacker.spec is not None and any(w > count for w in weapons):
         errors["weapons"] = f"the attacker's weapons are numbered 1 to {count}"
         weapons = tuple(w for w in weapons if w <= count)
     errors |= attacker.errors | target.errors
