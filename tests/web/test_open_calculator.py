@@ -281,3 +281,26 @@ def test_huge_or_odd_sizes_are_refused_next_to_their_input(client: TestClient, s
     assert page.status_code == 422, page.text[-2000:]
     assert 'id="open-a-w0-size-err"' in page.text  # next to its input
     assert "<strong>weapons</strong>" not in page.text  # only the field at fault
+
+
+@pytest.mark.parametrize("rules", ["degrees", "d20"])
+def test_other_rulesets_give_the_saved_calculators_odds(member: Member, rules: str) -> None:
+    from app.rules.registry import get_ruleset
+    from app.services.open_calculator import unit_pairs
+
+    sample = get_ruleset(rules).sample_attacks[0]
+    headers = {"X-CSRF-Token": member.csrf}
+    army = member.client.post(
+        "/api/v1/armies", json={"name": "S", "budget": 500, "ruleset_id": rules}, headers=headers
+    ).json()
+    ids = [
+        member.client.post(f"/api/v1/armies/{army['id']}/units", json=u, headers=headers).json()
+        for u in (sample.attacker, sample.targets[0])
+    ]
+    saved = member.client.get(f"/calculator?attacker={ids[0]['id']}&target={ids[1]['id']}")
+    pairs = [("rules", rules), *unit_pairs(get_ruleset(rules), sample.attacker, "a")]
+    pairs += unit_pairs(get_ruleset(rules), sample.targets[0], "t")
+    typed = member.client.get("/calculator/open", params=pairs)
+    assert saved.status_code == typed.status_code == 200, typed.text[-2000:]
+    want = re.findall(r'data-p="([0-9.e-]+)"', saved.text)
+    assert want and re.findall(r'data-p="([0-9.e-]+)"', typed.text) == want
