@@ -23,6 +23,7 @@ from app.web.api import brikwars_builder as api_brikwars_builder
 from app.web.api import builder as api_builder
 from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
+from app.web.api import open_calculator as api_open_calculator
 from app.web.api import rulesets as api_rulesets
 from app.web.csrf import csrf_protect
 from app.web.errors import install_error_handlers
@@ -36,6 +37,7 @@ from app.web.routes import (
     calculator,
     clubs,
     home,
+    open_calculator,
     roster,
     sharing,
 )
@@ -55,6 +57,7 @@ PAGE_ROUTERS: tuple[APIRouter, ...] = (
     battles.router,
     account.router,
     calculator.router,
+    open_calculator.router,
 )
 API_ROUTERS: tuple[APIRouter, ...] = (
     api_auth.router,
@@ -64,6 +67,7 @@ API_ROUTERS: tuple[APIRouter, ...] = (
     api_brikwars_builder.router,
     api_attacks.router,
     api_rulesets.router,
+    api_open_calculator.router,  # before calculator: its paths are /calculator/open...
     api_calculator.router,
     api_battles.router,
 )
