@@ -4,6 +4,9 @@ none may answer 401, 403, 404 or 405, or send the viewer to log in."""
 
 from __future__ import annotations
 
+import html
+import re
+
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
@@ -112,8 +115,12 @@ def test_a_share_link_leads_an_anonymous_visitor_nowhere_dead(app, member: Membe
         page = anonymous.get(f"/shared/{token}").text
         assert "A read-only army shared by link" in page
         assert "club roster" not in page
-        assert "Attack with this" not in page and "Attack this" not in page
-        assert "Open in calculator" not in page  # until the page is given open_calculator_url
+        # each unit opens in the open calculator, filled in as attacker or as target
+        attacks = re.findall(r'href="(/calculator/open\?[^"]+)"[^>]*>Attack (with this|this)<', page)
+        assert len(attacks) == 4 and {kind for _, kind in attacks} == {"with this", "this"}
+        opened = anonymous.get(html.unescape(attacks[0][0]))
+        assert opened.status_code == 200, opened.text
+        assert 'value="Tank"' in opened.text and "/calculator?" not in attacks[0][0]
         assert f"/armies/{army_id}" not in page  # no unit, edit, history or delete links
         for offered in ("Print roster", "Forum text", "Export JSON", "Log in to fork"):
             assert offered in page, offered
@@ -159,7 +166,8 @@ def test_a_share_link_leads_another_player_nowhere_dead(app, member: Member) -> 
     with TestClient(app) as c:
         stranger = sign_up(c, name="Mallory")
         page = stranger.client.get(f"/shared/{token}").text
-        assert "A read-only army shared by link" in page and "Attack" not in page
+        assert "A read-only army shared by link" in page
+        assert "/calculator?" not in page and "/calculator/open?" in page  # no saved unit ids
         assert crawl(stranger.client, f"/shared/{token}") == []
 
 

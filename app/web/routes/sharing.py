@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from app.services import builder, clubs, sharing, transfer
+from app.services import builder, clubs, open_calculator, sharing, transfer
 from app.services.errors import InvalidField
 from app.services.permissions import Access, army_for
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
@@ -110,6 +112,10 @@ def shared_page(request: Request, session: SessionDep, user: OptionalUser, token
             "errors": {},
             "conflict": None,
             "shared_token": token,
+            # each unit opens in the open calculator (no account, no saved army needed)
+            "open_calculator_url": functools.partial(
+                open_calculator.open_calculator_url, view.army.ruleset_id
+            ),
         },
     )
 
