@@ -29,7 +29,7 @@ def test_a_minifigs_gun_and_melee_weapon_are_hand_held(member: Member) -> None:
         },
     )
     row = _row(member.client.get(f"/armies/{army_id}").text, pvt["id"])
-    weapons = re.findall(r'<tr id="weapon-\d+"[^>]*><td>[^<]*</td><td>([^<]*)</td>', row)
+    weapons = re.findall(r'<tr id="weapon-\d+"[^>]*><td[^>]*>[^<]*</td><td[^>]*>([^<]*)</td>', row)
     assert weapons == ["hand held · short", "hand held · short"], row
     assert "mounted" not in row
 
