@@ -72,6 +72,8 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", "/", {}, PUBLIC),
     ("GET", "/healthz", {}, PUBLIC),
     ("HEAD", "/healthz", {}, PUBLIC),
+    ("GET", "/docs", {}, PUBLIC),
+    ("GET", "/favicon.ico", {}, PUBLIC),
     ("GET", "/register", {}, PUBLIC),
     ("POST", "/register", {}, {r: 422 for r in ROLES}),
     ("GET", "/login", {}, PUBLIC),
