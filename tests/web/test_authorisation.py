@@ -122,6 +122,8 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", BU + "/divert", {}, BATTLE),
     ("POST", BU + "/burning", {}, BATTLE),
     ("GET", BT + "/export.txt", {}, BATTLE),
+    ("GET", BT + "/delete", {}, BATTLE),
+    ("POST", BT + "/delete", {}, BATTLE),
     ("POST", BT + "/links", {}, BATTLE),
     ("POST", BT + "/links/revoke", {}, BATTLE),
     ("GET", "/battles/shared/{battle_token}", {}, PUBLIC),
@@ -138,6 +140,8 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", C + "/members/{member_id}/role", {"role": "organiser"}, CLUB_OWNER),
     ("POST", C + "/transfer", {"member_id": "{organiser_id}"}, CLUB_OWNER),
     ("POST", C + "/house-rules", {}, MANAGE),
+    ("GET", C + "/delete", {}, CLUB_OWNER),
+    ("POST", C + "/delete", {}, CLUB_OWNER),
     ("GET", "/account", {}, USER),
     ("POST", "/account/tokens", {"name": "t"}, USER),
     ("POST", "/account/tokens/{token_id}/revoke", {}, ACCOUNT),
@@ -221,6 +225,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", API + BU + "/divert", {}, BATTLE),
     ("POST", API + BU + "/burning", {"seed": 2}, BATTLE),
     ("GET", API + BT + "/export", {}, BATTLE),
+    ("DELETE", API + BT, {}, BATTLE),
     ("POST", API + BT + "/share-link", {}, BATTLE),
     ("DELETE", API + BT + "/share-link", {}, BATTLE),
     ("GET", API + "/clubs", {}, USER),
@@ -235,6 +240,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("PATCH", API + C + "/members/{member_id}", {"role": "organiser"}, CLUB_OWNER),
     ("POST", API + C + "/transfer", {"member_id": "{organiser_id}"}, CLUB_OWNER),
     ("PUT", API + C + "/house-rules", {"options": {}}, MANAGE),
+    ("DELETE", API + C, {}, CLUB_OWNER),
 ]
 
 

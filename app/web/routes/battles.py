@@ -381,6 +381,25 @@ def unit_action(
     return _after_action(request, session, user, battle_id, form, entry.summary)
 
 
+@router.get("/battles/{battle_id:int}/delete")
+def battle_delete_confirm(
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
+) -> Response:
+    """Ask before deleting, naming the battle and what goes with it."""
+    contents = battles.battle_contents(session, user=user, battle_id=battle_id)
+    return render(request, "battles/delete.html", {"contents": contents})
+
+
+@router.post("/battles/{battle_id:int}/delete")
+def battle_delete(
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
+) -> Response:
+    """Delete the battle for good, with its units and its log."""
+    name = battles.delete_battle(session, user=user, battle_id=battle_id)
+    flash(request, f"Battle “{name}” deleted.", "success")
+    return redirect(request, "/battles")
+
+
 @router.get("/battles/{battle_id:int}/export.txt")
 def battle_export(session: SessionDep, user: CurrentUser, battle_id: Id) -> Response:
     """The log as plain text for a forum post."""
