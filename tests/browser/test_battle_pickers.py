@@ -64,6 +64,8 @@ def test_pickers_follow_destruction_and_undo(page: Page, base_url: str, shot) ->
         entries += 1
         roll.click()
         expect(page.locator("#log .entry")).to_have_count(entries)
+        if not refused.count():  # the form came again: the keyboard stays on Roll it!
+            expect(roll).to_be_focused()
     # Destroyed: no longer offered, and with no target the turn is refused.
     expect(target.locator("option", has_text="Walker")).to_have_count(0)
     expect(attack.get_by_label("Attacker").locator("option", has_text="Walker")).to_have_count(0)
