@@ -36,6 +36,7 @@ from app.web.routes import (
     builder,
     calculator,
     clubs,
+    docs,
     home,
     open_calculator,
     roster,
@@ -48,6 +49,7 @@ API_PREFIX = "/api/v1"
 STATELESS_PREFIXES = (f"{API_PREFIX}/brikwars/", f"{API_PREFIX}/rulesets")
 PAGE_ROUTERS: tuple[APIRouter, ...] = (
     home.router,
+    docs.router,  # /docs (Swagger UI from the app's own files) and /favicon.ico
     auth.router,
     roster.router,  # before armies: /armies/import must not match /armies/{army_id}
     armies.router,
@@ -109,7 +111,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Army builder and battle calculator for brick wargames.",
         version="0.1.0",
         openapi_url=f"{API_PREFIX}/openapi.json",
-        docs_url="/docs",
+        docs_url=None,  # our own /docs (app/web/routes/docs.py): Swagger UI served by the app
         redoc_url=None,
     )
     engine = make_engine(settings.database_url)
@@ -131,7 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         same_site="lax",
         https_only=settings.secure_cookies,
     )
-    app.add_middleware(SecurityHeadersMiddleware, docs_path=app.docs_url)
+    app.add_middleware(SecurityHeadersMiddleware)
     if settings.trusted_proxy_list:
         # Outermost: the client address is the proxy's word only when a trusted proxy
         # relays it. Run uvicorn with --no-proxy-headers: by default it believes any

@@ -72,6 +72,8 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", "/", {}, PUBLIC),
     ("GET", "/healthz", {}, PUBLIC),
     ("HEAD", "/healthz", {}, PUBLIC),
+    ("GET", "/docs", {}, PUBLIC),
+    ("GET", "/favicon.ico", {}, PUBLIC),
     ("GET", "/register", {}, PUBLIC),
     ("POST", "/register", {}, {r: 422 for r in ROLES}),
     ("GET", "/login", {}, PUBLIC),
@@ -124,6 +126,8 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", BU + "/divert", {}, BATTLE),
     ("POST", BU + "/burning", {}, BATTLE),
     ("GET", BT + "/export.txt", {}, BATTLE),
+    ("GET", BT + "/delete", {}, BATTLE),
+    ("POST", BT + "/delete", {}, BATTLE),
     ("POST", BT + "/links", {}, BATTLE),
     ("POST", BT + "/links/revoke", {}, BATTLE),
     ("GET", "/battles/shared/{battle_token}", {}, PUBLIC),
@@ -140,6 +144,8 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", C + "/members/{member_id}/role", {"role": "organiser"}, CLUB_OWNER),
     ("POST", C + "/transfer", {"member_id": "{organiser_id}"}, CLUB_OWNER),
     ("POST", C + "/house-rules", {}, MANAGE),
+    ("GET", C + "/delete", {}, CLUB_OWNER),
+    ("POST", C + "/delete", {}, CLUB_OWNER),
     ("GET", "/account", {}, USER),
     ("POST", "/account/tokens", {"name": "t"}, USER),
     ("POST", "/account/tokens/{token_id}/revoke", {}, ACCOUNT),
@@ -245,6 +251,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", API + BU + "/divert", {}, BATTLE),
     ("POST", API + BU + "/burning", {"seed": 2}, BATTLE),
     ("GET", API + BT + "/export", {}, BATTLE),
+    ("DELETE", API + BT, {}, BATTLE),
     ("POST", API + BT + "/share-link", {}, BATTLE),
     ("DELETE", API + BT + "/share-link", {}, BATTLE),
     ("GET", API + "/clubs", {}, USER),
@@ -259,6 +266,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("PATCH", API + C + "/members/{member_id}", {"role": "organiser"}, CLUB_OWNER),
     ("POST", API + C + "/transfer", {"member_id": "{organiser_id}"}, CLUB_OWNER),
     ("PUT", API + C + "/house-rules", {"options": {}}, MANAGE),
+    ("DELETE", API + C, {}, CLUB_OWNER),
 ]
 
 

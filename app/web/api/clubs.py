@@ -205,6 +205,14 @@ def club_join(session: SessionDep, user: ApiUser, body: JoinIn) -> ClubOut:
     )
 
 
+@router.delete("/clubs/{club_id:int}", status_code=204)
+def club_delete(session: SessionDep, user: ApiUser, club_id: Id) -> Response:
+    """Delete the club (its owner only): memberships and invitations go; the rosters shared
+    with it stay their owners', shared no more."""
+    clubs.delete_club_by_id(session, user=user, club_id=club_id)
+    return Response(status_code=204)
+
+
 @router.post("/clubs/{club_id:int}/leave", status_code=204)
 def club_leave(session: SessionDep, user: ApiUser, club_id: Id) -> Response:
     """Leave a club."""
