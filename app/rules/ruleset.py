@@ -449,6 +449,12 @@ class Ruleset(Protocol):
         """A signed change of cost as change summaries write it ('+9 CP', '-4.5 CP')."""
         ...
 
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        """A stored unit's own fields, or a stored weapon's (as ``encode_unit`` writes them,
+        without name, kind, type and weapons), in words: label → value ('Ammo': 'X2'). A
+        change summary names the labels whose value changed ('Ammo X2 → X4')."""
+        ...
+
     def unit_json(self, figures: UnitFigures) -> JSON:
         """The ruleset's own fields of a unit's API body, from its figures."""
         ...

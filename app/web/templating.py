@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -33,6 +34,21 @@ env.auto_reload = False
 env.filters["num"] = one_decimal
 env.filters["urlencode_page"] = lambda params, page: urlencode({**params, "page": page})
 env.filters["weapon_values"] = lambda row: {"type": row.type, **flatten(row.spec)}
+
+# Reasons that read on from the field's label: "Name" + "is required" is a sentence.
+_VERB = re.compile(r"(is|are|must|may|needs?|has|have|cannot|can|takes?|should)\b")
+
+
+def field_error(reason: str, label: str) -> str:
+    """An inline field error as a sentence (``|field_error(label)``): 'Name is required',
+    'Size must be a number'; a reason that does not read on keeps a colon ('Ammo: X9 ...').
+    """
+    label = label.rstrip(": ")
+    text = f"{label} {reason}" if _VERB.match(reason) else f"{label}: {reason}"
+    return text[:1].upper() + text[1:]
+
+
+env.filters["field_error"] = field_error
 
 
 def ruleset_context(ruleset_id: str) -> Mapping[str, Any]:

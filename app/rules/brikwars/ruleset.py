@@ -26,7 +26,7 @@ from app.rules.brikwars.catalogue import (
     format_cp,
     format_number,
 )
-from app.rules.brikwars.figures import armour_text, inches, size_text, weapon_line, weapon_name
+from app.rules.brikwars.figures import armour_text, field_words, inches, size_text, weapon_line
 from app.rules.brikwars.options import (
     DEFAULT_OPTIONS,
     OPTION_INFO,
@@ -48,7 +48,15 @@ from app.rules.brikwars.turn import (
     TurnRoll,
     TurnSituation,
 )
-from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS, Armour, UnitSpec
+from app.rules.brikwars.units import (
+    KINDS,
+    MOUNTS,
+    PROPULSIONS,
+    SPECIALTY_COSTS,
+    Armour,
+    UnitSpec,
+    weapon_name,
+)
 from app.rules.brikwars.validation import army_cost, budget_findings, validate_unit
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
@@ -599,6 +607,9 @@ class BrikWars:
 
     def weapon_name(self, unit: UnitSpec, index: int) -> str:
         return weapon_name(unit.weapons[index])
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        return field_words(data)
 
     def format_cost_change(self, change: Fraction) -> str:
         sign = "+" if change >= 0 else "-"
