@@ -42,6 +42,7 @@ from app.rules.ruleset import (
     UnitFigures,
     WeaponFigures,
 )
+from app.rules.text import plain_field_words
 
 OPTION_FIELDS = (
     InputField("hit_on", "Dice hit on", "choice", "4", choices=(("4", "4+"), ("5", "5+"))),
@@ -277,6 +278,9 @@ class CoinWar:
 
     def format_cost_change(self, change: float) -> str:
         return f"{change:+g} pts"
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        return plain_field_words(data)
 
     def unit_json(self, figures: UnitFigures) -> dict[str, Any]:
         return {"hits": int(figures.cells["hits"])}
