@@ -18,6 +18,7 @@ from markupsafe import Markup
 from app.rules.memo import BoundedMemo
 from app.rules.numbers import one_decimal
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.rules.ruleset import Ruleset, glossary_term
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
 from app.web.charts import damage_chart
@@ -74,6 +75,30 @@ def grouped_options(ruleset_id: str, key: str, selected: str = "") -> Markup:
     return Markup("").join(parts)
 
 
+def term(rules: Ruleset, word: str, shown: str = "") -> Markup:
+    """A rules word the ruleset's glossary knows, as a link to its entry on /glossary with
+    its explanation shown while hovered or focused (``term_tips`` names it for screen
+    readers); any other word as it is."""
+    entry = glossary_term(rules.glossary, word)
+    if entry is None:
+        return Markup("{}").format(shown or word)
+    anchor = f"{rules.id}-{entry.anchor}"
+    return Markup(
+        '<span class="term"><a class="term-word" href="/glossary#{}" aria-describedby="gloss-{}">'
+        '{}</a><span class="tip" aria-hidden="true">{}</span></span>'
+    ).format(anchor, anchor, shown or word, entry.explanation)
+
+
+def term_tips(rules: Ruleset) -> Markup:
+    """Once per page: the explanations the page's terms name (aria-describedby), so that a
+    heading repeated for every unit needs no id of its own."""
+    spans = Markup("").join(
+        Markup('<span id="gloss-{}-{}">{}</span>').format(rules.id, g.anchor, g.explanation)
+        for g in rules.glossary
+    )
+    return Markup('<div hidden class="term-tips">') + spans + Markup("</div>")
+
+
 @pass_context
 def cost_text(context: Context, cost: Any, ruleset_id: str | None = None) -> str:
     """A cost in its ruleset's points (``|cp``): those of ``ruleset_id``, else of the page's
@@ -90,6 +115,8 @@ env.globals["default_ruleset"] = DEFAULT_RULESET
 env.globals["ruleset_context"] = ruleset_context
 env.globals["grouped_options"] = grouped_options
 env.globals["damage_chart"] = damage_chart
+env.globals["term"] = lambda rules, word, shown="": term(rules, word, shown)
+env.globals["term_tips"] = lambda rules: term_tips(rules)
 env.filters["battle_unit_option"] = lambda row: (str(row.id), f"{row.name} ({row.side})")
 
 _UNIT_BLOCKS: BoundedMemo[[], str] = BoundedMemo(

@@ -230,7 +230,7 @@ def test_the_builder_page_shows_columns_findings_and_the_weapon_picker(member: M
     )
     page = member.client.get(f"/armies/{army_id}").text
     for heading in ("Degree", "Armour (front + back)", "HP", "AP per round", "OP"):
-        assert f">{heading}</th>" in page
+        assert f">{heading}</a>" in page  # a rules word: a link to the glossary
     assert "<td>Personnel · Human</td>" in page and "<td>Vehicular</td>" in page
     assert '<td class="num unit-cost">12 DP</td>' in page
     assert 'data-code="scale"' in page and "a Vehicular unit carries Vehicular weapons" in page

@@ -27,6 +27,7 @@ from app.rules.brikwars.catalogue import (
     format_number,
 )
 from app.rules.brikwars.figures import armour_text, field_words, inches, size_text, weapon_line
+from app.rules.brikwars.glossary import GLOSSARY
 from app.rules.brikwars.options import (
     DEFAULT_OPTIONS,
     OPTION_INFO,
@@ -513,6 +514,7 @@ class BrikWars:
     name = "BrikWars"
     summary = "BrikWars 2010: chapters 5 (Combat) and 8 (Weaponry)."
     rules_version = RULES_VERSION
+    glossary = GLOSSARY
     cost_unit = "CP"
     option_fields: tuple[InputField, ...] = _option_fields()
     unit_columns: tuple[Column, ...] = (

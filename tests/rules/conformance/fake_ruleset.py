@@ -164,6 +164,7 @@ class CoinWar:
     name = "Coin War"
     summary = "A test rule system: d6s against Hits."
     rules_version = "Coin War 1"
+    glossary = ()
     cost_unit = "pts"
     option_fields = OPTION_FIELDS
     unit_columns = (Column("hits", "Hits"),)
