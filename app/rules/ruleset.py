@@ -13,6 +13,7 @@ input fields (``app.rules.fields``), figures, findings, outcome probabilities, d
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -49,6 +50,37 @@ class Column:
     label: str
     numeric: bool = False
     heading: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GlossaryTerm:
+    """A rules word the pages use, explained once: ``term`` as the pages write it (and its
+    ``aliases``: 'Defl.', 'Armor'), a one-sentence ``explanation`` shown on hover and focus,
+    and ``rule``, where the rules say it ('BrikWars 2010, 5.1 Making Attacks; Rulings 1.1')."""
+
+    term: str
+    explanation: str
+    rule: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def anchor(self) -> str:
+        """Its id on the glossary page, within its ruleset's ('something-bad')."""
+        return re.sub(r"[^a-z0-9]+", "-", self.term.lower()).strip("-")
+
+
+def glossary_term(glossary: Sequence[GlossaryTerm], word: str) -> GlossaryTerm | None:
+    """The entry for a word as a page writes it (any case, or one of its aliases).
+
+    >>> use = GlossaryTerm("Use", "What an Action Roll must reach to hit.", "5.1")
+    >>> glossary_term((use,), "use") is use, glossary_term((use,), "Range")
+    (True, None)
+    """
+    key = word.strip().casefold()
+    for entry in glossary:
+        if key == entry.term.casefold() or key in (a.casefold() for a in entry.aliases):
+            return entry
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,6 +447,10 @@ class Ruleset(Protocol):
 
     def encode_options(self, options: Any) -> JSON: ...
 
+    # the rules words the pages explain (the glossary page, and hover and focus on headings)
+    @property
+    def glossary(self) -> tuple[GlossaryTerm, ...]: ...
+
     # catalogue, units and weapons
     def catalogue(self) -> tuple[CatalogueEntry, ...]: ...
 
@@ -479,6 +515,12 @@ class Ruleset(Protocol):
 
     def format_cost_change(self, change: Any) -> str:
         """A signed change of cost as change summaries write it ('+9 CP', '-4.5 CP')."""
+        ...
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        """A stored unit's own fields, or a stored weapon's (as ``encode_unit`` writes them,
+        without name, kind, type and weapons), in words: label → value ('Ammo': 'X2'). A
+        change summary names the labels whose value changed ('Ammo X2 → X4')."""
         ...
 
     def unit_json(self, figures: UnitFigures) -> JSON:

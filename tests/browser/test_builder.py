@@ -86,7 +86,7 @@ def test_build_squad_and_flying_gunship(page: Page, base_url: str, shot) -> None
     edit.get_by_label("Ammo X").fill("2")
     edit.get_by_role("button", name="Save Cannon").click()
     expect(gunship.locator('[data-code="ammo_too_big"]')).to_have_count(0)
-    expect(gunship.locator("table.weapons")).to_contain_text('Cannon 3"')
+    expect(gunship.locator("table.weapons")).to_contain_text('3" Cannon')
     expect(gunship.locator("table.weapons")).to_contain_text("2d10 Explosion")
     expect(gunship.locator(".unit-cost")).to_have_text("38CP")  # 25 + 9 + 2 rounds of X2
     expect(totals).to_contain_text("50CP of 60CP")

@@ -70,6 +70,7 @@ ATTACK_FORM = {
 }
 ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", "/", {}, PUBLIC),
+    ("GET", "/glossary", {}, PUBLIC),
     ("GET", "/healthz", {}, PUBLIC),
     ("HEAD", "/healthz", {}, PUBLIC),
     ("GET", "/docs", {}, PUBLIC),
@@ -180,6 +181,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", API + "/rulesets", {}, PUBLIC),
     ("GET", API + "/rulesets/{ruleset}", {}, PUBLIC),
     ("GET", API + "/rulesets/{ruleset}/catalogue", {}, PUBLIC),
+    ("GET", API + "/rulesets/{ruleset}/glossary", {}, PUBLIC),
     ("POST", API + "/rulesets/{ruleset}/odds", ODDS, PUBLIC),
     ("POST", API + "/rulesets/{ruleset}/roll", {**ODDS, "seed": 7}, PUBLIC),
     ("POST", API + "/brikwars/weapon-stats", WEAPON, PUBLIC),

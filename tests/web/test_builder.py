@@ -306,7 +306,10 @@ def test_stale_unit_edit_is_409_and_keeps_the_edit(member: Member) -> None:
     assert first.status_code == 200
     second = member.htmx(url, {"version": "1", "name": "Tank from tab two"})
     assert second.status_code == 409
-    assert "changed elsewhere" in second.text and 'value="Tank from tab two"' in second.text
+    assert (
+        "changed in another tab or by someone else" in second.text
+        and 'value="Tank from tab two"' in second.text
+    )
     r = api(
         member,
         "PATCH",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import re
-
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
@@ -116,7 +115,8 @@ def test_a_share_link_leads_an_anonymous_visitor_nowhere_dead(app, member: Membe
         assert "A read-only army shared by link" in page
         assert "club roster" not in page
         # each unit opens in the open calculator, filled in as attacker or as target
-        attacks = re.findall(r'href="(/calculator/open\?[^"]+)"[^>]*>Attack (with this|this)<', page)
+        link = r'href="(/calculator/open\?[^"]+)"[^>]*>Attack (with this|this)<'
+        attacks = re.findall(link, page)
         assert len(attacks) == 4 and {kind for _, kind in attacks} == {"with this", "this"}
         opened = anonymous.get(html.unescape(attacks[0][0]))
         assert opened.status_code == 200, opened.text

@@ -28,12 +28,13 @@ from app.rules.brikwars.catalogue import (
 )
 from app.rules.brikwars.figures import (
     armour_text,
+    field_words,
     inches,
     profile,
     size_text,
     weapon_line,
-    weapon_name,
 )
+from app.rules.brikwars.glossary import GLOSSARY
 from app.rules.brikwars.options import (
     DEFAULT_OPTIONS,
     OPTION_INFO,
@@ -55,7 +56,15 @@ from app.rules.brikwars.turn import (
     TurnRoll,
     TurnSituation,
 )
-from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS, Armour, UnitSpec
+from app.rules.brikwars.units import (
+    KINDS,
+    MOUNTS,
+    PROPULSIONS,
+    SPECIALTY_COSTS,
+    Armour,
+    UnitSpec,
+    weapon_name,
+)
 from app.rules.brikwars.validation import army_cost, budget_findings, validate_unit
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
@@ -514,6 +523,7 @@ class BrikWars:
     name = "BrikWars"
     summary = "BrikWars 2010: chapters 5 (Combat) and 8 (Weaponry)."
     rules_version = RULES_VERSION
+    glossary = GLOSSARY
     cost_unit = "CP"
     option_fields: tuple[InputField, ...] = _option_fields()
     # A minifig's and a Hero's Size and flesh are the rules'; they walk and take no Size
@@ -636,6 +646,9 @@ class BrikWars:
 
     def weapon_name(self, unit: UnitSpec, index: int) -> str:
         return weapon_name(unit.weapons[index])
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        return field_words(data)
 
     def format_cost_change(self, change: Fraction) -> str:
         sign = "+" if change >= 0 else "-"

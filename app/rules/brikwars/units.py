@@ -24,6 +24,7 @@ from app.rules.brikwars.catalogue import (
     WeaponType,
     brick_count,
     explosive_variant,
+    format_number,
     positive_size,
     to_fraction,
     weapon_size_of,
@@ -245,6 +246,25 @@ class WeaponSpec:
         if self.mount in TURRET_OF_MOUNT and options.turret_cost == "structure":
             total += weapon_stats(TURRET_OF_MOUNT[self.mount]).cost
         return total
+
+
+def weapon_name(weapon: WeaponSpec) -> str:
+    """The one way a weapon is named everywhere (builder, print, forum text, history, battle
+    log, calculator): its size, its catalogue name, then its label.
+
+    >>> weapon_name(WeaponSpec("gun", size=3)), weapon_name(WeaponSpec("explosive", xsize=2))
+    ('3" Gun', 'X2 Explosive')
+    >>> weapon_name(WeaponSpec("melee_weapon", size=1, label="left claw"))
+    '1" Melee Weapon (left claw)'
+    """
+    entry = weapon.entry
+    if weapon.size is not None:
+        text = f'{format_number(weapon.size)}" {entry.name}'
+    elif weapon.xsize is not None:
+        text = f"X{weapon.xsize} {entry.name}"
+    else:
+        text = entry.name
+    return f"{text} ({weapon.label})" if weapon.label else text
 
 
 def weapon_stats_of(

@@ -37,6 +37,7 @@ from app.rules.ruleset import (
     WeaponFigures,
     catalogue_split,
 )
+from app.rules.text import plain_field_words
 
 OWN: Final = ("gun", "hth")  # the player's own weapons: name, Reach and Power given
 MAX_REUSE: Final = 24  # the army's own weapons the add-weapon form offers again, at most
@@ -310,6 +311,9 @@ class D20Builder:
 
     def format_cost(self, cost: int) -> str:
         return rules.format_pts(cost)
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        return plain_field_words(data)
 
     def format_cost_change(self, change: int) -> str:
         return rules.format_pts_change(change)

@@ -32,6 +32,7 @@ from app.rules.ruleset import (
     WeaponFigures,
     catalogue_split,
 )
+from app.rules.text import plain_field_words
 
 
 def _degree_text(weapon: DegreesWeapon) -> str:
@@ -242,6 +243,9 @@ class DegreesBuilder:
 
     def format_cost(self, cost: int) -> str:
         return rules.format_dp(cost)
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        return plain_field_words(data)
 
     def format_cost_change(self, change: int) -> str:
         return rules.format_dp_change(change)

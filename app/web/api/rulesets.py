@@ -188,6 +188,32 @@ def ruleset_one(ruleset: RulesetId) -> RulesetOut:
     return ruleset_out(_ruleset(ruleset))
 
 
+class GlossaryTermOut(BaseModel):
+    """A rules word: its explanation, where the rules say it, and its place on /glossary."""
+
+    term: str
+    explanation: str
+    rule: str
+    aliases: list[str]
+    url: str
+
+
+@router.get("/rulesets/{ruleset}/glossary")
+def ruleset_glossary(ruleset: RulesetId) -> list[GlossaryTermOut]:
+    """The rules words the pages explain (the glossary page's twin)."""
+    rules = _ruleset(ruleset)
+    return [
+        GlossaryTermOut(
+            term=g.term,
+            explanation=g.explanation,
+            rule=g.rule,
+            aliases=list(g.aliases),
+            url=f"/glossary#{rules.id}-{g.anchor}",
+        )
+        for g in rules.glossary
+    ]
+
+
 @router.get("/rulesets/{ruleset}/catalogue")
 def ruleset_catalogue(ruleset: RulesetId) -> list[CatalogueEntryOut]:
     """The weapon and equipment types of a rule system, with the fields each takes."""

@@ -37,6 +37,7 @@ class FormState:
     values: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     conflict: str | None = None
+    latest_change: str | None = None  # who made the change that won, when, and what
     # Fields changed both here and elsewhere: the form shows both values to choose from.
     conflicts: tuple[FieldConflict, ...] = ()
 
@@ -105,7 +106,13 @@ def _refused(
     view = builder.army_view(session, user=user, army_id=army_id)
     if isinstance(exc, StaleVersion):
         conflicts = exc.conflicts if isinstance(exc, EditConflict) else ()
-        state = FormState(scope, dict(form), conflict=str(exc), conflicts=conflicts)
+        state = FormState(
+            scope,
+            dict(form),
+            conflict=str(exc),
+            latest_change=exc.latest_change,
+            conflicts=conflicts,
+        )
         status = 409
     else:
         state = FormState(scope, dict(form), {exc.field: exc.reason})
