@@ -22,7 +22,7 @@ from app.rules.ruleset import Ruleset, glossary_term
 from app.services.army_rows import MAX_COUNT
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
-from app.web.charts import damage_chart
+from app.web.charts import CHART_MODES, damage_chart
 from app.web.csrf import FIELD, csrf_token
 from app.web.htmx import is_htmx
 
@@ -125,6 +125,7 @@ env.globals["default_ruleset"] = DEFAULT_RULESET
 env.globals["ruleset_context"] = ruleset_context
 env.globals["grouped_options"] = grouped_options
 env.globals["damage_chart"] = damage_chart
+env.globals["chart_modes"] = CHART_MODES
 env.globals["max_unit_count"] = MAX_COUNT
 env.globals["term"] = lambda rules, word, shown="": term(rules, word, shown)
 env.globals["term_tips"] = lambda rules: term_tips(rules)

@@ -121,6 +121,6 @@ def test_sheet_cards_and_forum_text_say_how_units_are_built(
 def test_forum_text_gives_a_cannons_ammo_and_a_turret(member: Member) -> None:
     army_id = army_of(member, "brikwars", [HAWK])
     text = member.client.get(f"/armies/{army_id}/export.txt").text
-    assert '   - Cannon 3": Use 6 · Range 12" · 2d10 Explosion · Power 3" · 13CP · ' in text
+    assert '   - 3" Cannon: Use 6 · Range 12" · 2d10 Explosion · Power 3" · 13CP · ' in text
     assert "Ammo: 2 × X2 standard" in text
-    assert '   - Gun 1": Use 3 · Range 6" · 1d6 · Power 1" · 4CP · small turret' in text
+    assert '   - 1" Gun: Use 3 · Range 6" · 1d6 · Power 1" · 4CP · small turret' in text

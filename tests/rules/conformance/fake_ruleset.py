@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.rules.errors import InvalidInput
-from app.rules.fields import FieldValue, InputField, parse_fields
+from app.rules.fields import FieldValue, FormSplit, InputField, parse_fields
 from app.rules.ruleset import (
     ActionResult,
     AllyInput,
@@ -165,6 +165,9 @@ class CoinWar:
     summary = "A test rule system: d6s against Hits."
     rules_version = "Coin War 1"
     glossary = ()
+    # every field applies to every kind and type (a coin has no Creation-only fields)
+    unit_form = FormSplit("kind", {})
+    weapon_form = FormSplit("type", {})
     cost_unit = "pts"
     option_fields = OPTION_FIELDS
     unit_columns = (Column("hits", "Hits"),)
