@@ -107,5 +107,16 @@ document.addEventListener("htmx:afterRequest", (event) => {
   button.replaceChildren(...nodes);
   button.removeAttribute("aria-busy");
   button.disabled = false;
-  if (focused && button.isConnected && document.activeElement === document.body) button.focus();
+  if (!focused) return;
+  if (button.isConnected) {
+    if (document.activeElement === document.body) button.focus();
+    return;
+  }
+  // The answer swapped in a new copy of the button (same id): the keyboard goes on to it once
+  // htmx has settled its attributes (until then it wears the old, disabled ones).
+  if (!button.id) return;
+  document.addEventListener("htmx:afterSettle", () => {
+    const fresh = document.getElementById(button.id);
+    if (fresh && !fresh.disabled && document.activeElement === document.body) fresh.focus();
+  }, { once: true });
 });

@@ -80,11 +80,11 @@ def test_build_squad_and_flying_gunship(page: Page, base_url: str, shot) -> None
     shot(page, "ammo-too-big")
 
     # ...and fixed by editing the weapon in place.
-    gunship.get_by_text("Edit Cannon").click()
+    gunship.get_by_text('Edit 3" Cannon').click()
     edit = gunship.locator("form[id^=weapon-form-]")
     edit.get_by_text("Label, Ammo").click()
     edit.get_by_label("Ammo X").fill("2")
-    edit.get_by_role("button", name="Save Cannon").click()
+    edit.get_by_role("button", name='Save 3" Cannon').click()
     expect(gunship.locator('[data-code="ammo_too_big"]')).to_have_count(0)
     expect(gunship.locator("table.weapons")).to_contain_text('3" Cannon')
     expect(gunship.locator("table.weapons")).to_contain_text("2d10 Explosion")
