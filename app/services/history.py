@@ -1,38 +1,168 @@
 """Revisions: every saved change to an army, in words, with the army as it then stood.
 
-A revision's snapshot is the export document (``army_document.export_doc``), so viewing
+A revision's document is the export document (``army_document.export_json``), so viewing
 an old revision, restoring it and exporting share one format.
+
+Stored as changes, so that history grows with the change and not with the army: an army's
+first revision holds the whole document, and each later one the change from its parent (its
+settings if they changed, and the one run of units replaced: a rename stores one unit).
+A whole document is stored again once the chain since the last grows to ``CHAIN`` changes,
+or to more bytes of changes than the document itself, so that rebuilding any revision reads
+one whole document and at most ``CHAIN - 1`` changes.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from app.db.models import Army, ArmyRevision, Unit, User
-from app.services.army_document import add_units, export_json
+from app.services.army_document import add_units, doc_parts, join_doc, split_doc, split_joined
 from app.services.army_rows import load_rows, lock_army
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for
+
+# The most revisions a chain holds, its whole document included.
+CHAIN = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """A revision with the army as it then stood (the export document's JSON text)."""
+
+    id: int
+    army_id: int
+    created_at: datetime
+    summary: str
+    document_json: str
+
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        return json.loads(self.document_json)  # type: ignore[no-any-return]
+
+
+@dataclass(slots=True)
+class _Rebuilt:
+    """A revision's document in parts, and the chain of changes it was rebuilt through."""
+
+    revision_id: int
+    base_id: int
+    head: str
+    units: list[str]
+    changes: int
+    change_bytes: int
 
 
 def record(session: Session, *, army: Army, user: User | None, summary: str) -> ArmyRevision:
     """Save a revision of the army as it stands now (after this action's changes)."""
     session.flush()
-    rows = load_rows(session, army.id)
+    head, units = doc_parts(army, load_rows(session, army.id))
     revision = ArmyRevision(
         army_id=army.id,
         user_id=user.id if user else None,
         summary=summary[:500],
-        snapshot_json=export_json(army, rows),
         army_version=army.version,
     )
+    parent = _newest(session, army.id)
+    change = None
+    if parent is not None and parent.changes + 1 < CHAIN:
+        change = _change(parent, head, units)
+        whole = len(head) + sum(len(u) + 1 for u in units)
+        if parent.change_bytes + len(change) > whole:
+            change = None  # rebuilding would read more than the document: store it whole
+    if change is None or parent is None:
+        revision.snapshot_json = join_doc(head, units)
+        revision.unit_lengths = json.dumps([len(u) for u in units], separators=(",", ":"))
+    else:
+        revision.delta_json = change
+        revision.parent_id = parent.revision_id
+        revision.base_id = parent.base_id
     session.add(revision)
     session.flush()
     return revision
+
+
+def _change(parent: _Rebuilt, head: str, units: list[str]) -> str:
+    """The change from the parent's document: the head if it changed, and the one run of
+    units replaced (``[at, how many removed, [the units put there]]``), or none."""
+    old = parent.units
+    lo, old_hi, new_hi = 0, len(old), len(units)
+    while lo < old_hi and lo < new_hi and old[lo] == units[lo]:
+        lo += 1
+    while old_hi > lo and new_hi > lo and old[old_hi - 1] == units[new_hi - 1]:
+        old_hi -= 1
+        new_hi -= 1
+    change: dict[str, Any] = {}
+    if head != parent.head:
+        change["head"] = head
+    if (lo, lo) != (old_hi, new_hi):
+        change["units"] = [lo, old_hi - lo, units[lo:new_hi]]
+    return json.dumps(change, ensure_ascii=False, separators=(",", ":"))
+
+
+def _apply(change_json: str, rebuilt: _Rebuilt) -> None:
+    change = json.loads(change_json)
+    rebuilt.head = change.get("head", rebuilt.head)
+    if "units" in change:
+        at, removed, added = change["units"]
+        rebuilt.units[at : at + removed] = added
+    rebuilt.changes += 1
+    rebuilt.change_bytes += len(change_json)
+
+
+def _newest(session: Session, army_id: int) -> _Rebuilt | None:
+    newest = session.execute(
+        select(ArmyRevision.id, ArmyRevision.base_id)
+        .where(ArmyRevision.army_id == army_id)
+        .order_by(ArmyRevision.id.desc())
+        .limit(1)
+    ).first()
+    return None if newest is None else _rebuild(session, army_id, *newest)
+
+
+def _rebuild(session: Session, army_id: int, revision_id: int, base_id: int | None) -> _Rebuilt:
+    """A revision's document, from the whole one its chain starts at (one query)."""
+    stored = {
+        row.id: row
+        for row in session.execute(
+            select(
+                ArmyRevision.id,
+                ArmyRevision.parent_id,
+                ArmyRevision.snapshot_json,
+                ArmyRevision.delta_json,
+                ArmyRevision.unit_lengths,
+            ).where(
+                ArmyRevision.army_id == army_id,
+                ArmyRevision.id >= (base_id or revision_id),
+                ArmyRevision.id <= revision_id,
+            )
+        )
+    }
+    chain = []
+    row = stored[revision_id]
+    while row.snapshot_json is None:
+        chain.append(row.delta_json)
+        row = stored[row.parent_id]  # type: ignore[index]
+    parts = None
+    if row.unit_lengths is not None:
+        parts = split_joined(row.snapshot_json, json.loads(row.unit_lengths))
+    head, units = parts or split_doc(row.snapshot_json)
+    rebuilt = _Rebuilt(revision_id, row.id, head, units, 0, 0)
+    for change_json in reversed(chain):
+        _apply(change_json, rebuilt)  # type: ignore[arg-type]
+    return rebuilt
+
+
+def _document(session: Session, rev: ArmyRevision) -> str:
+    if rev.snapshot_json is not None:
+        return rev.snapshot_json
+    rebuilt = _rebuild(session, rev.army_id, rev.id, rev.base_id)
+    return join_doc(rebuilt.head, rebuilt.units)
 
 
 def revisions(session: Session, *, user: User, army_id: int) -> list[tuple[ArmyRevision, str]]:
@@ -43,16 +173,25 @@ def revisions(session: Session, *, user: User, army_id: int) -> list[tuple[ArmyR
         .outerjoin(User, User.id == ArmyRevision.user_id)
         .where(ArmyRevision.army_id == army.id)
         .order_by(ArmyRevision.id.desc())
+        .options(*_WITHOUT_DOCUMENT)
     ).all()
     return [(rev, name or "someone") for rev, name in rows]
 
 
-def revision(session: Session, *, user: User, army_id: int, revision_id: int) -> ArmyRevision:
+# A list of revisions reads neither form of their documents.
+_WITHOUT_DOCUMENT = (
+    defer(ArmyRevision.snapshot_json, raiseload=True),
+    defer(ArmyRevision.delta_json, raiseload=True),
+)
+
+
+def revision(session: Session, *, user: User, army_id: int, revision_id: int) -> Revision:
+    """One revision of the army, with the army as it then stood."""
     army = army_for(session, user=user, army_id=army_id, access=Access.READ)
     rev = session.get(ArmyRevision, revision_id)
     if rev is None or rev.army_id != army.id:
         raise NotFound("revision")
-    return rev
+    return Revision(rev.id, rev.army_id, rev.created_at, rev.summary, _document(session, rev))
 
 
 def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> Army:
@@ -87,15 +226,18 @@ def replace_contents(session: Session, *, army: Army, doc: dict[str, Any]) -> No
 
 def settings_at(session: Session, army_id: int, version: int) -> dict[str, Any] | None:
     """The army's name, budget and notes as they stood at ``version`` (None if unrecorded)."""
-    snapshot = session.scalar(
-        select(ArmyRevision.snapshot_json)
+    rev = session.scalar(
+        select(ArmyRevision)
         .where(ArmyRevision.army_id == army_id, ArmyRevision.army_version == version)
         .order_by(ArmyRevision.id.desc())
         .limit(1)
     )
-    if snapshot is None:
+    if rev is None:
         return None
-    doc = json.loads(snapshot)
+    if rev.snapshot_json is not None:
+        doc = json.loads(rev.snapshot_json)
+    else:
+        doc = json.loads(_rebuild(session, army_id, rev.id, rev.base_id).head)
     return {"name": doc["name"], "budget": doc["budget"], "notes": doc.get("notes", "")}
 
 
@@ -107,6 +249,7 @@ def latest_change(session: Session, army_id: int) -> str | None:
         .where(ArmyRevision.army_id == army_id)
         .order_by(ArmyRevision.id.desc())
         .limit(1)
+        .options(*_WITHOUT_DOCUMENT)
     ).first()
     if row is None:
         return None
