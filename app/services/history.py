@@ -22,7 +22,14 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session, defer
 
 from app.db.models import Army, ArmyRevision, Unit, User
-from app.services.army_document import add_units, doc_parts, join_doc, split_doc, split_joined
+from app.services.army_document import (
+    add_units,
+    doc_parts,
+    join_doc,
+    split_doc,
+    split_joined,
+    unit_texts,
+)
 from app.services.army_rows import load_rows, lock_army
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for
@@ -148,14 +155,21 @@ def _rebuild(session: Session, army_id: int, revision_id: int, base_id: int | No
     while row.snapshot_json is None:
         chain.append(row.delta_json)
         row = stored[row.parent_id]  # type: ignore[index]
-    parts = None
-    if row.unit_lengths is not None:
-        parts = split_joined(row.snapshot_json, json.loads(row.unit_lengths))
-    head, units = parts or split_doc(row.snapshot_json)
+    head, units = _split(row.snapshot_json, row.unit_lengths)
     rebuilt = _Rebuilt(revision_id, row.id, head, units, 0, 0)
     for change_json in reversed(chain):
         _apply(change_json, rebuilt)  # type: ignore[arg-type]
     return rebuilt
+
+
+def _split(snapshot_json: str, unit_lengths: str | None) -> tuple[str, list[str]]:
+    """A whole document's head and units: sliced by the lengths stored with it, or else
+    (a revision stored before them) found by parsing it."""
+    if unit_lengths is not None:
+        parts = split_joined(snapshot_json, json.loads(unit_lengths))
+        if parts is not None:
+            return parts
+    return split_doc(snapshot_json)
 
 
 def _document(session: Session, rev: ArmyRevision) -> str:
@@ -188,22 +202,32 @@ _WITHOUT_DOCUMENT = (
 def revision(session: Session, *, user: User, army_id: int, revision_id: int) -> Revision:
     """One revision of the army, with the army as it then stood."""
     army = army_for(session, user=user, army_id=army_id, access=Access.READ)
+    rev = _stored(session, army=army, revision_id=revision_id)
+    return Revision(rev.id, rev.army_id, rev.created_at, rev.summary, _document(session, rev))
+
+
+def _stored(session: Session, *, army: Army, revision_id: int) -> ArmyRevision:
     rev = session.get(ArmyRevision, revision_id)
     if rev is None or rev.army_id != army.id:
         raise NotFound("revision")
-    return Revision(rev.id, rev.army_id, rev.created_at, rev.summary, _document(session, rev))
+    return rev
 
 
 def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> Army:
     """Make the army what it was at a revision again, recorded as a new revision."""
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
-    rev = revision(session, user=user, army_id=army_id, revision_id=revision_id)
+    rev = _stored(session, army=army, revision_id=revision_id)
     number = session.scalar(
         select(ArmyRevision.id)
         .where(ArmyRevision.army_id == army.id, ArmyRevision.id <= rev.id)
         .order_by(ArmyRevision.id.desc())
     )
-    replace_contents(session, army=army, doc=rev.snapshot)
+    if rev.snapshot_json is not None:
+        head, units = _split(rev.snapshot_json, rev.unit_lengths)
+    else:
+        rebuilt = _rebuild(session, army.id, rev.id, rev.base_id)
+        head, units = rebuilt.head, rebuilt.units
+    replace_contents(session, army=army, head=head, units=units)
     record(
         session,
         army=army,
@@ -213,15 +237,37 @@ def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> 
     return army
 
 
-def replace_contents(session: Session, *, army: Army, doc: dict[str, Any]) -> None:
-    """Set an army's settings and units to those of an export document."""
-    lock_army(session, army.id)  # racing adds wait: positions restart at 0
-    army.name = doc["name"]
-    army.budget = doc["budget"]
-    army.notes = doc.get("notes", "")
-    army.house_rules = doc.get("house_rules", {})
-    session.execute(delete(Unit).where(Unit.army_id == army.id))
-    add_units(session, army_id=army.id, units=doc["units"])
+def replace_contents(session: Session, *, army: Army, head: str, units: list[str]) -> None:
+    """Set an army's settings and units to those of an export document (its head and its
+    units' JSON texts, as ``split_doc`` gives them).
+
+    Only the units that differ are written again: a unit whose text is the same at the same
+    place keeps its row (and its id, so a form open on it still saves).
+    """
+    lock_army(session, army.id)  # racing adds wait for the positions
+    settings = json.loads(head)
+    army.name = settings["name"]
+    army.budget = settings["budget"]
+    army.notes = settings.get("notes", "")
+    army.house_rules = settings.get("house_rules", {})
+    rows = load_rows(session, army.id)
+    now = unit_texts(rows)
+    if any(row.position != place for place, row in enumerate(rows)):
+        now = []  # gaps in the positions: write every unit again, from 0
+    places = [p for p in range(len(units)) if p >= len(now) or units[p] != now[p]]
+    gone = [
+        row.id for p, row in enumerate(rows) if p >= len(units) or not now or units[p] != now[p]
+    ]
+    if gone:
+        session.execute(
+            delete(Unit).where(Unit.id.in_(gone)).execution_options(synchronize_session=False)
+        )
+    add_units(
+        session,
+        army_id=army.id,
+        units=[json.loads(units[p]) for p in places],
+        positions=places,
+    )
 
 
 def settings_at(session: Session, army_id: int, version: int) -> dict[str, Any] | None:
