@@ -2,7 +2,9 @@
 change from its parent revision.
 
 Upgrade: every existing revision is carried across as it is, a whole document (each is
-exactly the text it was); revisions recorded from now on are stored as changes. The index
+exactly the text it was); revisions recorded from now on are stored as changes. The newest
+of each army, the parent of its next change, gets its units' lengths when its layout is the
+one the app writes (so that change slices it rather than parsing it). The index
 on ``army_id`` becomes one on ``(army_id, id)``: an army's newest revision, and a chain of
 revisions by range.
 
@@ -41,6 +43,26 @@ def upgrade() -> None:
         batch_op.create_check_constraint("one_form", ONE_FORM)
         batch_op.drop_index("ix_army_revision_army_id")
         batch_op.create_index("ix_army_revision_army_id_id", ["army_id", "id"], unique=False)
+    # The newest revision of each army is the parent of its next change: its units' lengths
+    # spare that change parsing it (when it is in the layout the app writes today).
+    conn = op.get_bind()
+    revisions = sa.table(
+        "army_revision",
+        sa.column("id", sa.Integer()),
+        sa.column("army_id", sa.Integer()),
+        sa.column("snapshot_json", sa.Text()),
+        sa.column("unit_lengths", sa.Text()),
+    )
+    newest = sa.select(sa.func.max(revisions.c.id)).group_by(revisions.c.army_id)
+    for rev_id, text in conn.execute(
+        sa.select(revisions.c.id, revisions.c.snapshot_json).where(revisions.c.id.in_(newest))
+    ).all():
+        head, units = _split(text)
+        if _join(head, units) == text:
+            lengths = json.dumps([len(u) for u in units], separators=(",", ":"))
+            conn.execute(
+                revisions.update().where(revisions.c.id == rev_id).values(unit_lengths=lengths)
+            )
 
 
 def downgrade() -> None:

@@ -348,7 +348,8 @@ def test_revisions_as_changes_migration_carries_old_revisions_across() -> None:
     documents = [
         json.dumps({**head, "units": []}),
         json.dumps({**head, "notes": "line\nbreak", "units": [trooper]}, indent=2),
-        json.dumps({**head, "units": [trooper, scout]}),
+        # the layout the app writes: units joined by "," alone
+        json.dumps(head)[:-1] + f', "units": [{json.dumps(trooper)},{json.dumps(scout)}]}}',
     ]
     with engine.begin() as conn:
         user = _insert(
@@ -391,6 +392,8 @@ def test_revisions_as_changes_migration_carries_old_revisions_across() -> None:
         for revision_id, doc in zip(old, documents, strict=True):
             rev = history.revision(session, user=owner, army_id=army, revision_id=revision_id)
             assert rev.document_json == doc
+        lengths = [session.get_one(ArmyRevision, r).unit_lengths for r in old]
+        assert lengths == [None, None, f"[{len(json.dumps(trooper))},{len(json.dumps(scout))}]"]
         settings = {"name": "Red", "budget": 100, "notes": "line\nbreak"}
         assert history.settings_at(session, army, 2) == settings
         # The next changes chain on: the first stored whole (the old documents lack the

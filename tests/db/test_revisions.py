@@ -190,3 +190,35 @@ def test_a_document_splits_into_its_head_and_units(text: str) -> None:
     head, units = split_doc(text)
     assert json.loads(join_doc(head, units)) == json.loads(text)
     assert [json.loads(u) for u in units] == json.loads(text)["units"]
+
+
+def test_a_restore_rewrites_only_the_units_that_differ(app) -> None:  # type: ignore[no-untyped-def]
+    with app.state.sessionmaker() as s:
+        user = User(email="restore@example.com", display_name="R", password_hash="x")
+        s.add(user)
+        s.flush()
+        army = armies.create_army(s, user=user, name="Few", ruleset_id="brikwars", budget=999)
+        rng = random.Random(2)
+        for i in range(4):
+            builder.add_unit(s, user=user, army_id=army.id, data=_unit(rng, i))
+        before = _newest(s, army.id)
+        text = _now(s, army)
+        rows = load_rows(s, army.id)
+        builder.update_unit(
+            s,
+            user=user,
+            army_id=army.id,
+            unit_id=rows[1].id,
+            data={"name": "Changed"},
+            expected_version=rows[1].version,
+        )
+        builder.delete_unit(s, user=user, army_id=army.id, unit_id=rows[3].id)
+        history.restore(s, user=user, army_id=army.id, revision_id=before)
+        assert _now(s, army) == text
+        after = load_rows(s, army.id)
+        assert [row.id == old.id for row, old in zip(after, rows, strict=True)] == [
+            True,
+            False,  # renamed since: written again
+            True,
+            False,  # removed since: written again
+        ]
