@@ -1,10 +1,10 @@
 """Revisions as changes (issue 15 item 1): a revision holds the whole document or the
 change from its parent revision.
 
-Upgrade: every existing revision is carried across as it is, a whole document (each is
-exactly the text it was); revisions recorded from now on are stored as changes. The newest
-of each army, the parent of its next change, gets its units' lengths when its layout is the
-one the app writes (so that change slices it rather than parsing it). The index
+Upgrade: existing revisions (each a whole document) are carried across exactly: each army's,
+oldest first, become changes as the app now records them (a whole document every 50, or
+when the changes outweigh it), wherever that reads back to the very same text: a document
+in the layout the app writes, following one such. Any other stays whole as it was. The index
 on ``army_id`` becomes one on ``(army_id, id)``: an army's newest revision, and a chain of
 revisions by range.
 
@@ -43,26 +43,58 @@ def upgrade() -> None:
         batch_op.create_check_constraint("one_form", ONE_FORM)
         batch_op.drop_index("ix_army_revision_army_id")
         batch_op.create_index("ix_army_revision_army_id_id", ["army_id", "id"], unique=False)
-    # The newest revision of each army is the parent of its next change: its units' lengths
-    # spare that change parsing it (when it is in the layout the app writes today).
-    conn = op.get_bind()
+    _compact(op.get_bind())
+
+
+# As app/services/history.py CHAIN on 2026-12-01.
+CHAIN = 50
+
+
+def _compact(conn: sa.Connection) -> None:
+    """Each army's revisions, oldest first, become changes where that reads back exactly:
+    a document in the layout the app writes, following one such. The first of a chain, and
+    any other layout, stays the whole document (with its units' lengths when it can have
+    them)."""
     revisions = sa.table(
         "army_revision",
         sa.column("id", sa.Integer()),
         sa.column("army_id", sa.Integer()),
         sa.column("snapshot_json", sa.Text()),
+        sa.column("delta_json", sa.Text()),
         sa.column("unit_lengths", sa.Text()),
+        sa.column("parent_id", sa.Integer()),
+        sa.column("base_id", sa.Integer()),
     )
-    newest = sa.select(sa.func.max(revisions.c.id)).group_by(revisions.c.army_id)
-    for rev_id, text in conn.execute(
-        sa.select(revisions.c.id, revisions.c.snapshot_json).where(revisions.c.id.in_(newest))
-    ).all():
-        head, units = _split(text)
-        if _join(head, units) == text:
-            lengths = json.dumps([len(u) for u in units], separators=(",", ":"))
-            conn.execute(
-                revisions.update().where(revisions.c.id == rev_id).values(unit_lengths=lengths)
-            )
+    army_ids = conn.execute(sa.select(revisions.c.army_id).distinct()).scalars().all()
+    for army_id in army_ids:
+        parent = None  # (id, base id, head, units, changes, bytes of changes) of a chain
+        for rev_id, text in conn.execute(
+            sa.select(revisions.c.id, revisions.c.snapshot_json)
+            .where(revisions.c.army_id == army_id)
+            .order_by(revisions.c.id)
+        ).all():
+            head, units = _split(text)
+            if _join(head, units) != text:
+                parent = None  # kept whole as it was, and no chain starts on it
+                continue
+            change = None
+            if parent is not None and parent[4] + 1 < CHAIN:
+                change = _change(parent[2], parent[3], head, units)
+                if parent[5] + len(change) > len(head) + sum(len(u) + 1 for u in units):
+                    change = None
+            if change is None or parent is None:
+                lengths = json.dumps([len(u) for u in units], separators=(",", ":"))
+                values: dict[str, object] = {"unit_lengths": lengths}
+                parent = (rev_id, rev_id, head, units, 0, 0)
+            else:
+                values = {
+                    "snapshot_json": None,
+                    "delta_json": change,
+                    "parent_id": parent[0],
+                    "base_id": parent[1],
+                }
+                parent = (rev_id, parent[1], head, units, parent[4] + 1, parent[5] + len(change))
+            conn.execute(revisions.update().where(revisions.c.id == rev_id).values(**values))
 
 
 def downgrade() -> None:
@@ -110,7 +142,23 @@ def downgrade() -> None:
         batch_op.drop_column("delta_json")
 
 
-# As app/services/army_document.py split_doc and join_doc on 2026-12-01.
+# As app/services/history.py _change, and app/services/army_document.py split_doc and
+# join_doc, on 2026-12-01.
+def _change(old_head: str, old: list[str], head: str, units: list[str]) -> str:
+    lo, old_hi, new_hi = 0, len(old), len(units)
+    while lo < old_hi and lo < new_hi and old[lo] == units[lo]:
+        lo += 1
+    while old_hi > lo and new_hi > lo and old[old_hi - 1] == units[new_hi - 1]:
+        old_hi -= 1
+        new_hi -= 1
+    change: dict[str, object] = {}
+    if head != old_head:
+        change["head"] = head
+    if (lo, lo) != (old_hi, new_hi):
+        change["units"] = [lo, old_hi - lo, units[lo:new_hi]]
+    return json.dumps(change, ensure_ascii=False, separators=(",", ":"))
+
+
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
 

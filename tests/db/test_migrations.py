@@ -345,11 +345,13 @@ def test_revisions_as_changes_migration_carries_old_revisions_across() -> None:
     }  # fmt: skip
     trooper = {"name": "Trooper", "kind": "minifig", "weapons": [{"type": "gun", "size": 1}]}
     scout = {"name": "Scout", "kind": "minifig", "weapons": []}
+    spy = {**scout, "name": "Spy"}
     documents = [
         json.dumps({**head, "units": []}),
         json.dumps({**head, "notes": "line\nbreak", "units": [trooper]}, indent=2),
-        # the layout the app writes: units joined by "," alone
+        # the layout the app writes (units joined by "," alone), then one change of it
         json.dumps(head)[:-1] + f', "units": [{json.dumps(trooper)},{json.dumps(scout)}]}}',
+        json.dumps(head)[:-1] + f', "units": [{json.dumps(trooper)},{json.dumps(spy)}]}}',
     ]
     with engine.begin() as conn:
         user = _insert(
@@ -392,28 +394,34 @@ def test_revisions_as_changes_migration_carries_old_revisions_across() -> None:
         for revision_id, doc in zip(old, documents, strict=True):
             rev = history.revision(session, user=owner, army_id=army, revision_id=revision_id)
             assert rev.document_json == doc
-        lengths = [session.get_one(ArmyRevision, r).unit_lengths for r in old]
-        assert lengths == [None, None, f"[{len(json.dumps(trooper))},{len(json.dumps(scout))}]"]
+        # Stored as changes where that reads back exactly: the indented one stays whole, the
+        # next starts a chain, the last is a change of it (one unit).
+        stored = [session.get_one(ArmyRevision, r) for r in old]
+        assert [r.snapshot_json is None for r in stored] == [False, False, False, True]
+        assert stored[3].parent_id == old[2] and stored[3].base_id == old[2]
+        assert json.loads(stored[3].delta_json or "") == {"units": [1, 1, [json.dumps(spy)]]}
+        lengths = f"[{len(json.dumps(trooper))},{len(json.dumps(scout))}]"
+        assert [r.unit_lengths for r in stored] == ["[]", None, lengths, None]
         settings = {"name": "Red", "budget": 100, "notes": "line\nbreak"}
         assert history.settings_at(session, army, 2) == settings
         # The next changes chain on: the first stored whole (the old documents lack the
         # defaults the builder writes), the second as a change against it.
         unit_id = session.scalar(text("SELECT id FROM unit WHERE name = 'Scout'"))
-        for version, name in enumerate(["Spy", "Sniper"], start=1):
+        for version, name in enumerate(["Agent", "Sniper"], start=1):
             builder.update_unit(
                 session, user=owner, army_id=army, unit_id=unit_id, data={"name": name},
                 expected_version=version,
             )  # fmt: skip
             session.commit()
-        renamed, spy = session.scalars(
+        renamed, agent = session.scalars(
             select(ArmyRevision)
             .where(ArmyRevision.army_id == army)
             .order_by(ArmyRevision.id.desc())
         ).all()[:2]
-        assert renamed.snapshot_json is None and renamed.parent_id == spy.id
+        assert renamed.snapshot_json is None and renamed.parent_id == agent.id
         rebuilt = history.revision(session, user=owner, army_id=army, revision_id=renamed.id)
         assert [u["name"] for u in rebuilt.snapshot["units"]] == ["Trooper", "Sniper"]
-        assert rebuilt.document_json == spy.snapshot_json.replace('"Spy"', '"Sniper"')  # type: ignore[union-attr]
+        assert rebuilt.document_json == agent.snapshot_json.replace('"Agent"', '"Sniper"')  # type: ignore[union-attr]
         sniper = rebuilt.document_json
         with pytest.raises(Exception, match=r"(?i)check|constraint"):  # one form, never neither
             session.execute(
@@ -428,7 +436,7 @@ def test_revisions_as_changes_migration_carries_old_revisions_across() -> None:
     engine = make_engine(url)
     with engine.connect() as conn:
         stored = conn.execute(text("SELECT snapshot_json FROM army_revision ORDER BY id")).all()
-    assert [row[0] for row in stored[:3]] == documents
-    assert stored[4][0] == sniper
+    assert [row[0] for row in stored[:4]] == documents
+    assert stored[5][0] == sniper
     assert "delta_json" not in {c["name"] for c in inspect(engine).get_columns("army_revision")}
     engine.dispose()
