@@ -23,6 +23,7 @@ from app.web.api import brikwars_builder as api_brikwars_builder
 from app.web.api import builder as api_builder
 from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
+from app.web.api import open_calculator as api_open_calculator
 from app.web.api import rulesets as api_rulesets
 from app.web.csrf import csrf_protect
 from app.web.errors import install_error_handlers
@@ -35,7 +36,9 @@ from app.web.routes import (
     builder,
     calculator,
     clubs,
+    docs,
     home,
+    open_calculator,
     roster,
     sharing,
 )
@@ -46,6 +49,7 @@ API_PREFIX = "/api/v1"
 STATELESS_PREFIXES = (f"{API_PREFIX}/brikwars/", f"{API_PREFIX}/rulesets")
 PAGE_ROUTERS: tuple[APIRouter, ...] = (
     home.router,
+    docs.router,  # /docs (Swagger UI from the app's own files) and /favicon.ico
     auth.router,
     roster.router,  # before armies: /armies/import must not match /armies/{army_id}
     armies.router,
@@ -55,6 +59,7 @@ PAGE_ROUTERS: tuple[APIRouter, ...] = (
     battles.router,
     account.router,
     calculator.router,
+    open_calculator.router,
 )
 API_ROUTERS: tuple[APIRouter, ...] = (
     api_auth.router,
@@ -64,6 +69,7 @@ API_ROUTERS: tuple[APIRouter, ...] = (
     api_brikwars_builder.router,
     api_attacks.router,
     api_rulesets.router,
+    api_open_calculator.router,  # before calculator: its paths are /calculator/open...
     api_calculator.router,
     api_battles.router,
 )
@@ -105,7 +111,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Army builder and battle calculator for brick wargames.",
         version="0.1.0",
         openapi_url=f"{API_PREFIX}/openapi.json",
-        docs_url="/docs",
+        docs_url=None,  # our own /docs (app/web/routes/docs.py): Swagger UI served by the app
         redoc_url=None,
     )
     engine = make_engine(settings.database_url)
@@ -127,7 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         same_site="lax",
         https_only=settings.secure_cookies,
     )
-    app.add_middleware(SecurityHeadersMiddleware, docs_path=app.docs_url)
+    app.add_middleware(SecurityHeadersMiddleware)
     if settings.trusted_proxy_list:
         # Outermost: the client address is the proxy's word only when a trusted proxy
         # relays it. Run uvicorn with --no-proxy-headers: by default it believes any

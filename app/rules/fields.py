@@ -58,6 +58,29 @@ class InputField:
         return tuple(value for value, _ in self.choices)
 
 
+@dataclass(frozen=True, slots=True)
+class FormSplit:
+    """Which fields of a form apply to which choice of the field that switches it (a unit's
+    ``kind``, a weapon's ``type``): ``applies_to`` maps a field's name to the choices it
+    applies to; a field not named applies to every choice. Forms show only the fields that
+    apply to the chosen kind or type.
+
+    >>> split = FormSplit("kind", {"size": frozenset({"creation"})})
+    >>> split.applies("size", "minifig"), split.applies("size", "creation")
+    (False, True)
+    >>> split.applies("name", "minifig")
+    True
+    """
+
+    switch: str
+    applies_to: Mapping[str, frozenset[str]]
+
+    def applies(self, name: str, choice: str) -> bool:
+        """True when field ``name`` applies to ``choice`` of the switching field."""
+        only = self.applies_to.get(name)
+        return only is None or choice in only
+
+
 def _bounds(field: InputField, value: Fraction | int, unit: str) -> None:
     low, high = field.low, field.high
     if (low is not None and value < low) or (high is not None and value > high):

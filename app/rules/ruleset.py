@@ -13,12 +13,13 @@ input fields (``app.rules.fields``), figures, findings, outcome probabilities, d
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from app.rules.errors import InvalidInput
-from app.rules.fields import FieldValue, InputField, format_field, parse_fields
+from app.rules.fields import FieldValue, FormSplit, InputField, format_field, parse_fields
 
 Severity = Literal["error", "warning"]
 JSON = dict[str, Any]
@@ -52,14 +53,47 @@ class Column:
 
 
 @dataclass(frozen=True, slots=True)
+class GlossaryTerm:
+    """A rules word the pages use, explained once: ``term`` as the pages write it (and its
+    ``aliases``: 'Defl.', 'Armor'), a one-sentence ``explanation`` shown on hover and focus,
+    and ``rule``, where the rules say it ('BrikWars 2010, 5.1 Making Attacks; Rulings 1.1')."""
+
+    term: str
+    explanation: str
+    rule: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def anchor(self) -> str:
+        """Its id on the glossary page, within its ruleset's ('something-bad')."""
+        return re.sub(r"[^a-z0-9]+", "-", self.term.lower()).strip("-")
+
+
+def glossary_term(glossary: Sequence[GlossaryTerm], word: str) -> GlossaryTerm | None:
+    """The entry for a word as a page writes it (any case, or one of its aliases).
+
+    >>> use = GlossaryTerm("Use", "What an Action Roll must reach to hit.", "5.1")
+    >>> glossary_term((use,), "use") is use, glossary_term((use,), "Range")
+    (True, None)
+    """
+    key = word.strip().casefold()
+    for entry in glossary:
+        if key == entry.term.casefold() or key in (a.casefold() for a in entry.aliases):
+            return entry
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class WeaponFigures:
     """One weapon's figures as shown: name, cells by column key, cost in points.
 
     ``cost`` is in the ruleset's own numbers (exact where its rules are: BrikWars gives a
     ``Fraction``), what ``format_cost`` writes and sums of costs take. ``type_name`` is the
     weapon type's name and ``label`` the user's own name for it (the editor's headings);
-    ``note`` a line shown under the name (ammunition, say). ``detail`` is the ruleset's own:
-    what its templates (``templates/rulesets/<id>/``) and its ``weapon_json`` read."""
+    ``note`` a line shown under the name (ammunition, say); ``fires``: it makes attacks of
+    its own, so the calculator offers it as a weapon to fire (armour and other equipment do
+    not). ``detail`` is the ruleset's own: what its templates (``templates/rulesets/<id>/``)
+    and its ``weapon_json`` read."""
 
     name: str
     cells: Mapping[str, str]
@@ -70,6 +104,7 @@ class WeaponFigures:
     label: str = ""
     note: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
+    fires: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +115,9 @@ class UnitFigures:
     ``cost`` is in the ruleset's own numbers (see ``WeaponFigures``). ``kind_text`` is the
     unit's kind as the builder's table shows it (empty: the stored kind, capitalised);
     ``flagged`` the keys of cells over a limit (the page marks them); ``detail`` the
-    ruleset's own, for its templates and its ``unit_json``."""
+    ruleset's own, for its templates and its ``unit_json``. ``profile`` is what the unit is
+    built with beyond its columns and kind, as (label, value) pairs (BrikWars: propulsion,
+    Structure Level, Mind, specialties), which the print sheet and the forum text show."""
 
     name: str
     cells: Mapping[str, str]
@@ -91,6 +128,7 @@ class UnitFigures:
     kind_text: str = ""
     flagged: frozenset[str] = frozenset()
     detail: Mapping[str, Any] = field(default_factory=dict)
+    profile: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +141,21 @@ class CatalogueEntry:
     summary: str
     fields: tuple[InputField, ...] = ()
     details: Mapping[str, str] = field(default_factory=dict)
+
+
+def catalogue_split(
+    entries: Sequence[CatalogueEntry], more: Mapping[str, frozenset[str]] | None = None
+) -> FormSplit:
+    """The weapon form's split read off the catalogue: a field applies to the types whose
+    entry lists it (``more``: fields the entries do not list, such as a Cannon's Ammo)."""
+    every = frozenset(e.id for e in entries)
+    names = sorted({f.name for entry in entries for f in entry.fields})
+    applies = {
+        name: frozenset(e.id for e in entries if any(f.name == name for f in e.fields))
+        for name in names
+    }
+    some = {name: ids for name, ids in applies.items() if ids != every}  # the rest: all
+    return FormSplit("type", {**some, **(more or {})})
 
 
 # ------------------------------------------------------------------------ attack shapes
@@ -394,8 +447,23 @@ class Ruleset(Protocol):
 
     def encode_options(self, options: Any) -> JSON: ...
 
+    # the rules words the pages explain (the glossary page, and hover and focus on headings)
+    @property
+    def glossary(self) -> tuple[GlossaryTerm, ...]: ...
+
     # catalogue, units and weapons
     def catalogue(self) -> tuple[CatalogueEntry, ...]: ...
+
+    @property
+    def unit_form(self) -> FormSplit:
+        """Which of the unit form's fields apply to which ``kind`` (the builder shows only
+        those of the chosen kind)."""
+        ...
+
+    @property
+    def weapon_form(self) -> FormSplit:
+        """Which of the weapon form's fields apply to which ``type``."""
+        ...
 
     @property
     def unit_columns(self) -> tuple[Column, ...]: ...
@@ -447,6 +515,12 @@ class Ruleset(Protocol):
 
     def format_cost_change(self, change: Any) -> str:
         """A signed change of cost as change summaries write it ('+9 CP', '-4.5 CP')."""
+        ...
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        """A stored unit's own fields, or a stored weapon's (as ``encode_unit`` writes them,
+        without name, kind, type and weapons), in words: label → value ('Ammo': 'X2'). A
+        change summary names the labels whose value changed ('Ammo X2 → X4')."""
         ...
 
     def unit_json(self, figures: UnitFigures) -> JSON:

@@ -9,6 +9,8 @@ none of them; multi-line text (notes) allows tab, line feed and carriage return.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from app.rules.errors import InvalidInput
 
@@ -41,3 +43,28 @@ def plain_text(value: object, field_name: str, *, multiline: bool = False) -> st
     if reason is not None:
         raise InvalidInput(field_name, reason)
     return value
+
+
+def plain_field_words(data: Mapping[str, Any]) -> dict[str, str]:
+    """Stored fields as change summaries name them, for a ruleset without words of its own:
+    'Mind die': '6'. Nested values read 'key value' ('Ammo': 'xsize 2, rounds 1').
+
+    >>> plain_field_words({"structure_level": 2, "tags": ["a", "b"], "ammo": {"xsize": 4}})
+    {'Structure level': '2', 'Tags': 'a, b', 'Ammo': 'xsize 4'}
+    """
+    return {_label(key): _value(value) for key, value in data.items()}
+
+
+def _label(key: str) -> str:
+    text = key.replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
+def _value(value: object) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k.replace('_', ' ')} {_value(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_value(v) for v in value) or "none"
+    if value is None or value == "":
+        return "none"
+    return str(value)

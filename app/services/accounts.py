@@ -157,20 +157,39 @@ def change_password(
 ) -> int:
     """Set a new password (the current one must be given) and end every other session.
 
-    A wrong current password counts as a failed login of the account from this address, with
-    the same backoff: a stolen session cannot be used to guess the password at speed.
+    API tokens are kept (they are revoked one by one on the account page).
     Returns how many sessions ended.
+    """
+    check_password(
+        session,
+        user=user,
+        password=current_password,
+        client_address=client_address,
+        field="current_password",
+    )
+    user.password_hash = hash_password(new_password)
+    return sessions.end_all(session, user=user, keep=keep_session_id)
+
+
+def check_password(
+    session: Session, *, user: User, password: str, client_address: str, field: str
+) -> None:
+    """Raise unless ``password`` is the user's (throttled like a log-in; ``field`` is blamed).
+
+    A wrong password counts as a failed login of the account from this address, with the
+    same backoff: a stolen session cannot be used to guess the password at speed.
     """
     wait = login_wait(session, email=user.email, client_address=client_address, now=utcnow())
     if wait > 0:
-        raise TooManyAttempts(
-            wait, f"too many wrong passwords; try again in {wait} s", "current_password"
-        )
-    if not verify_password(user.password_hash, current_password):
+        raise TooManyAttempts(wait, f"too many wrong passwords; try again in {wait} s", field)
+    if not verify_password(user.password_hash, password):
         _record_failure(session, email=user.email, client_address=client_address)
-        raise InvalidField("current_password", "is not your password")
-    user.password_hash = hash_password(new_password)
-    return sessions.end_all(session, user=user, keep=keep_session_id)
+        raise InvalidField(field, "is not your password")
+
+
+def change_display_name(session: Session, *, user: User, display_name: str) -> None:
+    """Rename the account (the name other players see in clubs and battles)."""
+    user.display_name = display_name.strip()
 
 
 def _record_failure(session: Session, *, email: str, client_address: str) -> None:

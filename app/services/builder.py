@@ -298,6 +298,12 @@ def army_view(session: Session, *, user: User, army_id: int) -> ArmyView:
     return build_view(army, rows, can_edit=can_edit, is_owner=is_owner)
 
 
+def edit_view(session: Session, *, user: User, army_id: int) -> ArmyView:
+    """The builder's view of an army the user may change (for its forms)."""
+    army_for(session, user=user, army_id=army_id, access=Access.EDIT)
+    return army_view(session, user=user, army_id=army_id)
+
+
 # ------------------------------------------------------------------------------ input
 
 
@@ -473,11 +479,13 @@ def update_unit(
         note = f" ({merge.MERGED_NOTE})"
     spec = _check_unit(rules, merged)
     name, kind, fields, _ = _split_unit(rules, spec)
-    changed = [
-        k for k in ("name", "kind", *fields) if merged.get(k) != current.get(k) and k in changes
-    ]
+    stored = dict(unit.spec)
+    words = _change_words(rules, {"kind": unit.kind, **stored}, {"kind": kind, **fields})
     if new_count != unit.count:
-        changed.append(f"count {unit.count} → {new_count}")
+        words.append(f"count {unit.count} → {new_count}")
+    head = f"renamed '{unit.name}' to '{name}'" if name != unit.name else f"changed {unit.name}"
+    if not words and name == unit.name:
+        words = ["no change"]
     old_count = unit.count
     unit.name, unit.kind, unit.spec, unit.count = name, kind, fields, new_count
     options = options_of(army)
@@ -488,7 +496,7 @@ def update_unit(
         session,
         army=army,
         user=user,
-        summary=f"changed {current['name']} ({', '.join(changed) or 'no change'}), "
+        summary=f"{head}{': ' if words else ''}{', '.join(words)}, "
         f"{rules.format_cost_change(delta)}{note}",
     )
     return unit
@@ -672,6 +680,8 @@ def update_weapon(
     spec = _check_unit(rules, current, weapon_index=index)
     _, _, _, weapons = _split_unit(rules, spec)
     stored = dict(weapons[index])
+    retyped = old.get("type") != stored["type"]
+    words = None if retyped else _change_words(rules, _own(old, "type"), _own(stored, "type"))
     weapon.type = stored.pop("type")
     weapon.spec = stored
     options = options_of(army)
@@ -682,10 +692,37 @@ def update_weapon(
         session,
         army=army,
         user=user,
-        summary=f"changed {rules.weapon_name(before, index)} on {unit.name} to "
-        f"{rules.weapon_name(spec, index)}, {rules.format_cost_change(delta)}{note}",
+        summary=_weapon_change(rules, before, spec, index, unit.name, words)
+        + f", {rules.format_cost_change(delta)}{note}",
     )
     return weapon
+
+
+def _own(data: Mapping[str, Any], *named: str) -> dict[str, Any]:
+    """A stored unit's or weapon's own fields, without those named (its name, type...)."""
+    return {k: v for k, v in data.items() if k not in named and k != "weapons"}
+
+
+def _change_words(rules: Ruleset, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """What really changed between two stored versions, in the ruleset's words:
+    ['Ammo X2 → X4', 'Move 5" → 6"']."""
+    old, new = rules.field_words(before), rules.field_words(after)
+    return [
+        f"{label} {old.get(label, 'none')} → {new.get(label, 'none')}"
+        for label in dict.fromkeys([*old, *new])
+        if old.get(label) != new.get(label)
+    ]
+
+
+def _weapon_change(
+    rules: Ruleset, before: Any, after: Any, index: int, unit_name: str, words: list[str] | None
+) -> str:
+    """'changed 3" Cannon on Tank: Ammo X2 → X4'; a new type (``words`` None) names the
+    weapon it became: 'changed 3" Gun on Tank to 3" MachineGun'."""
+    head = f"changed {rules.weapon_name(before, index)} on {unit_name}"
+    if words is None:
+        return f"{head} to {rules.weapon_name(after, index)}"
+    return f"{head}: {', '.join(words) or 'no change'}"
 
 
 def _stored_weapon(

@@ -1,4 +1,4 @@
-"""Clubs: create, invite by link, join, roles, leave, remove, transfer ownership."""
+"""Clubs: create, invite by link, join, roles, leave, remove, transfer ownership, delete."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.rules.ruleset import read_options
 from app.services import quotas
 from app.services.errors import Forbidden, InvalidField, NotFound
-from app.services.permissions import club_for
+from app.services.permissions import club_for, club_role
 from app.services.tokens import digest, new_token
 
 INVITE_DAYS = 7
@@ -245,3 +245,72 @@ def effective_house_rules(club: Club, ruleset_id: str = DEFAULT_RULESET) -> dict
     """Every option of the ruleset as the club's new armies get it (defaults filled in)."""
     rules = get_ruleset(ruleset_id)
     return rules.encode_options(rules.decode_options(house_rules_of(club, ruleset_id)))
+
+
+@dataclass(frozen=True)
+class ClubContents:
+    """What deleting a club takes with it (its confirmation names them); the rosters shared
+    with it stay their owners', shared no more."""
+
+    club: Club
+    members: int
+    invitations: int
+    rosters: int
+
+
+def club_contents(session: Session, *, user: User, club_id: int) -> ClubContents:
+    """A club the user owns, with what deleting it would take (others: Forbidden/NotFound)."""
+    club = _owned(session, user=user, club_id=club_id)
+
+    def count(column: Any, where: Any) -> int:
+        return session.scalar(select(func.count(column)).where(where)) or 0
+
+    return ClubContents(
+        club,
+        members=count(ClubMember.id, ClubMember.club_id == club.id),
+        invitations=count(
+            ClubInvite.id,
+            (ClubInvite.club_id == club.id)
+            & ClubInvite.revoked_at.is_(None)
+            & (ClubInvite.expires_at > utcnow()),
+        ),
+        rosters=count(Army.id, Army.club_id == club.id),
+    )
+
+
+def _owned(session: Session, *, user: User, club_id: int) -> Club:
+    club, role = club_for(session, user=user, club_id=club_id)
+    if role != "owner":
+        raise Forbidden("only the club's owner may delete it")
+    return club
+
+
+def delete_club(session: Session, club: Club, user: User) -> None:
+    """Delete a club its owner (a club has one) asks to delete: every membership and
+    invitation goes, and the rosters shared with it stay their owners', shared no more
+    (with the edit rights members had on them). Anyone else: Forbidden."""
+    if club_role(session, user=user, club_id=club.id) != "owner":
+        raise Forbidden("only the club's owner may delete it")
+    club_armies = select(Army.id).where(Army.club_id == club.id)
+    session.execute(
+        delete(ArmyEditor)
+        .where(ArmyEditor.army_id.in_(club_armies))
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(update(Army).where(Army.club_id == club.id).values(club_id=None))
+    for table in (ClubInvite, ClubMember):
+        session.execute(
+            delete(table)
+            .where(table.club_id == club.id)
+            .execution_options(synchronize_session=False)
+        )
+    session.delete(club)
+    session.flush()
+
+
+def delete_club_by_id(session: Session, *, user: User, club_id: int) -> str:
+    """Delete a club of the user's by id (see ``delete_club``); its name."""
+    club = _owned(session, user=user, club_id=club_id)
+    name = club.name
+    delete_club(session, club, user)
+    return name

@@ -87,7 +87,7 @@ class InvalidCredentials(ServiceError):
     """Unknown email or wrong password (never says which)."""
 
     def __init__(self) -> None:
-        super().__init__("email or password is incorrect")
+        super().__init__("Email or password is incorrect.")
 
 
 class TooManyAttempts(ServiceError):

@@ -22,6 +22,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session, defer
 
 from app.db.models import Army, ArmyRevision, Unit, User
+from app.rules.errors import InvalidInput
+from app.rules.registry import get_ruleset
 from app.services.army_document import (
     add_units,
     doc_parts,
@@ -211,6 +213,21 @@ def _stored(session: Session, *, army: Army, revision_id: int) -> ArmyRevision:
     if rev is None or rev.army_id != army.id:
         raise NotFound("revision")
     return rev
+
+
+def weapon_names(ruleset_id: str, doc: dict[str, Any]) -> list[list[str]]:
+    """Each unit's weapons in a snapshot, named as everywhere else ('3" MachineGun'); a unit
+    the ruleset no longer reads keeps its stored types, in words."""
+    rules = get_ruleset(ruleset_id)
+    names = []
+    for data in doc.get("units", []):
+        weapons = data.get("weapons", [])
+        try:
+            unit = rules.decode_unit(data)
+            names.append([rules.weapon_name(unit, i) for i in range(len(weapons))])
+        except InvalidInput:
+            names.append([str(w.get("type", "?")).replace("_", " ") for w in weapons])
+    return names
 
 
 def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> Army:

@@ -52,7 +52,9 @@ def export_text(view: builder.ArmyView) -> str:
         head, *rest = rules.unit_lines(uv.spec, view.options)
         if uv.count != 1:  # several identical figures: how many, and what they cost together
             head = f"{uv.count} × {head} = {rules.format_cost(uv.total_cost)}"
-        lines += [f"{number}. {head}", *rest]
+        # what the unit is built with beyond its stat line (propulsion, Mind...), then weapons
+        built = [" · ".join(f"{label}: {value}" for label, value in uv.figures.profile)]
+        lines += [f"{number}. {head}", *(f"   {b}" for b in built if b), *rest]
     lines += ["", f"Total: {total}"]
     return "\n".join(lines) + "\n"
 

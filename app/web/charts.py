@@ -27,8 +27,49 @@ def _shown(distribution: Sequence[tuple[int, float]]) -> tuple[list[tuple[int, f
     return shown, max(0.0, 1.0 - total)
 
 
+CHART_MODES = {"exact": "exactly N", "at_least": "at least N", "at_most": "at most N"}
+"""What the bars of a damage chart show (the ``chart`` query parameter): P(= N), P(>= N) or
+P(<= N)."""
+
+
+def chart_mode(text: str) -> tuple[str, str | None]:
+    """The chart mode a query names (empty: exact), else exact and the reason."""
+    if not text:
+        return "exact", None
+    if text not in CHART_MODES:
+        return "exact", f"must be one of {', '.join(CHART_MODES)}"
+    return text, None
+
+
+def cumulative(distribution: Sequence[tuple[int, float]], mode: str) -> list[tuple[int, float]]:
+    """The distribution as ``mode`` shows it: P(= N), P(>= N) or P(<= N) for each N.
+
+    >>> cumulative([(0, 0.5), (1, 0.25), (2, 0.25)], "at_least")
+    [(0, 1.0), (1, 0.5), (2, 0.25)]
+    >>> cumulative([(0, 0.5), (1, 0.25), (2, 0.25)], "at_most")
+    [(0, 0.5), (1, 0.75), (2, 1.0)]
+    """
+    if mode == "exact":
+        return list(distribution)
+    out: list[tuple[int, float]] = []
+    total = 0.0
+    if mode == "at_most":
+        for value, p in distribution:
+            total += p
+            out.append((value, min(1.0, total)))
+        return out
+    for value, p in reversed(distribution):
+        total += p
+        out.append((value, min(1.0, total)))
+    return out[::-1]
+
+
 def damage_chart(
-    distribution: Sequence[tuple[int, float]], *, armour_hint: str = "", label: str = "Damage"
+    distribution: Sequence[tuple[int, float]],
+    *,
+    armour_hint: str = "",
+    label: str = "Damage",
+    mode: str = "exact",
 ) -> Markup:
     """An SVG bar chart of a damage distribution with its "at least N" line.
 
@@ -39,6 +80,8 @@ def damage_chart(
     shown, left_out = _shown(distribution)
     if not shown:
         return Markup('<p class="meta">No damage is rolled for this attack.</p>')
+    if mode != "exact":
+        return _cumulative_chart(distribution, shown, mode, armour_hint, label, left_out)
     plot_w = WIDTH - PAD_LEFT - PAD_RIGHT
     plot_h = HEIGHT - PAD_TOP - PAD_BOTTOM
     step = plot_w / len(shown)
@@ -89,6 +132,60 @@ def damage_chart(
         f'<p class="chart-legend meta"><span class="key bar"></span> P({label} = N) '
         f"(left scale, 0–{scale:.0%}) · "
         f'<span class="key at-least"></span> P({label} ≥ N) (right scale, 0–100%)'
+    )
+    if armour_hint:
+        legend += f" · against {escape(armour_hint)}"
+    if left_out > 0:
+        legend += f" · {left_out:.2%} beyond {shown[-1][0]} not drawn"
+    legend += "</p>"
+    return Markup("".join(parts) + legend)  # noqa: S704  (numbers and escaped text only)
+
+
+def _cumulative_chart(
+    distribution: Sequence[tuple[int, float]],
+    shown: list[tuple[int, float]],
+    mode: str,
+    armour_hint: str,
+    label: str,
+    left_out: float,
+) -> Markup:
+    """Bars of P(>= N) or P(<= N) on a 0-100% scale (the values drawn as the exact chart's)."""
+    values = cumulative(distribution, mode)[: len(shown)]
+    sign = "≥" if mode == "at_least" else "≤"
+    plot_w = WIDTH - PAD_LEFT - PAD_RIGHT
+    plot_h = HEIGHT - PAD_TOP - PAD_BOTTOM
+    step = plot_w / len(values)
+    title = f"{label} given a hit: bars P({label} {sign} N)"
+    parts = [
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'aria-label="{escape(title)}" preserveAspectRatio="xMidYMid meet" data-mode="{mode}">'
+        f"<title>{escape(title)}</title>"
+    ]
+    for frac in (0.0, 0.5, 1.0):
+        y = PAD_TOP + plot_h * (1 - frac)
+        parts.append(
+            f'<line class="grid" x1="{PAD_LEFT}" y1="{y:.1f}" '
+            f'x2="{WIDTH - PAD_RIGHT}" y2="{y:.1f}"/>'
+            f'<text class="tick" x="{PAD_LEFT - 4}" y="{y + 4:.1f}" text-anchor="end">'
+            f"{frac:.0%}</text>"
+        )
+    every = max(1, len(values) // 12)
+    for i, (value, p) in enumerate(values):
+        h = plot_h * min(1.0, p)
+        x = PAD_LEFT + i * step
+        parts.append(
+            f'<rect class="bar" x="{x + step * 0.12:.1f}" y="{PAD_TOP + plot_h - h:.1f}" '
+            f'width="{step * 0.76:.1f}" height="{h:.1f}" data-value="{value}" data-p="{p:.6f}">'
+            f"<title>{label} {sign} {value}: {p:.2%}</title></rect>"
+        )
+        if i % every == 0:
+            parts.append(
+                f'<text class="tick" x="{x + step / 2:.1f}" y="{HEIGHT - 8}" '
+                f'text-anchor="middle">{value}</text>'
+            )
+    parts.append("</svg>")
+    legend = (
+        f'<p class="chart-legend meta"><span class="key bar"></span> P({label} {sign} N) (0–100%)'
     )
     if armour_hint:
         legend += f" · against {escape(armour_hint)}"

@@ -84,6 +84,28 @@ class PasswordChange(StrictModel):
     new_password: Password
 
 
+class DisplayNameChange(StrictModel):
+    display_name: Name
+
+
+class AccountDelete(StrictModel):
+    password: Annotated[str, StringConstraints(min_length=1, max_length=128)] = Field(
+        description="Your password, to confirm"
+    )
+
+
+class DeletionPlanOut(BaseModel):
+    """What deleting the account deletes (``clubs_blocking`` non-empty: it is refused)."""
+
+    armies: list[str]
+    battles: list[str]
+    clubs_deleted: list[str] = Field(description="Clubs you own alone: deleted with you")
+    clubs_blocking: list[str] = Field(
+        description="Clubs you own with other members: hand them over (or delete them) first"
+    )
+    memberships: list[str] = Field(description="Clubs you belong to: you leave them")
+
+
 class UserOut(BaseModel):
     id: int
     email: str

@@ -3,9 +3,8 @@
 The pages load only our own scripts and styles (no inline script, handler or style
 attribute: the templates are kept that way, and htmx's own indicator style is off
 in its config), and no page may be framed: a framed, same-site page could be
-clicked through ("clickjacking" a Delete button). ``/docs`` (Swagger UI, loaded
-from a CDN with an inline start-up script) gets a looser policy of its own; it
-shows no user content.
+clicked through ("clickjacking" a Delete button). ``/docs`` is held to the same
+policy: Swagger UI is served from the app's own files and started by a script file.
 """
 
 from __future__ import annotations
@@ -15,13 +14,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
-DOCS_CDN = "https://cdn.jsdelivr.net"
-DOCS_POLICY = (
-    f"default-src 'self'; script-src 'self' 'unsafe-inline' {DOCS_CDN}; "
-    f"style-src 'self' 'unsafe-inline' {DOCS_CDN}; "
-    "img-src 'self' data: https://fastapi.tiangolo.com; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 HEADERS = {
@@ -35,20 +27,18 @@ HEADERS = {
 class SecurityHeadersMiddleware:
     """Adds the headers above to every HTTP answer (a route's own value wins)."""
 
-    def __init__(self, app: ASGIApp, *, docs_path: str | None = "/docs") -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.docs_path = docs_path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        policy = DOCS_POLICY if scope["path"] == self.docs_path else CONTENT_SECURITY_POLICY
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                headers.setdefault("Content-Security-Policy", policy)
+                headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
                 for name, value in HEADERS.items():
                     headers.setdefault(name, value)
             await send(message)

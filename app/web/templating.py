@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -17,6 +18,7 @@ from markupsafe import Markup
 from app.rules.memo import BoundedMemo
 from app.rules.numbers import one_decimal
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.rules.ruleset import Ruleset, glossary_term
 from app.services.army_rows import MAX_COUNT
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
@@ -34,6 +36,21 @@ env.auto_reload = False
 env.filters["num"] = one_decimal
 env.filters["urlencode_page"] = lambda params, page: urlencode({**params, "page": page})
 env.filters["weapon_values"] = lambda row: {"type": row.type, **flatten(row.spec)}
+
+# Reasons that read on from the field's label: "Name" + "is required" is a sentence.
+_VERB = re.compile(r"(is|are|must|may|needs?|has|have|cannot|can|takes?|should)\b")
+
+
+def field_error(reason: str, label: str) -> str:
+    """An inline field error as a sentence (``|field_error(label)``): 'Name is required',
+    'Size must be a number'; a reason that does not read on keeps a colon ('Ammo: X9 ...').
+    """
+    label = label.rstrip(": ")
+    text = f"{label} {reason}" if _VERB.match(reason) else f"{label}: {reason}"
+    return text[:1].upper() + text[1:]
+
+
+env.filters["field_error"] = field_error
 
 
 def ruleset_context(ruleset_id: str) -> Mapping[str, Any]:
@@ -59,6 +76,30 @@ def grouped_options(ruleset_id: str, key: str, selected: str = "") -> Markup:
     return Markup("").join(parts)
 
 
+def term(rules: Ruleset, word: str, shown: str = "") -> Markup:
+    """A rules word the ruleset's glossary knows, as a link to its entry on /glossary with
+    its explanation shown while hovered or focused (``term_tips`` names it for screen
+    readers); any other word as it is."""
+    entry = glossary_term(rules.glossary, word)
+    if entry is None:
+        return Markup("{}").format(shown or word)
+    anchor = f"{rules.id}-{entry.anchor}"
+    return Markup(
+        '<span class="term"><a class="term-word" href="/glossary#{}" aria-describedby="gloss-{}">'
+        '{}</a><span class="tip" aria-hidden="true">{}</span></span>'
+    ).format(anchor, anchor, shown or word, entry.explanation)
+
+
+def term_tips(rules: Ruleset) -> Markup:
+    """Once per page: the explanations the page's terms name (aria-describedby), so that a
+    heading repeated for every unit needs no id of its own."""
+    spans = Markup("").join(
+        Markup('<span id="gloss-{}-{}">{}</span>').format(rules.id, g.anchor, g.explanation)
+        for g in rules.glossary
+    )
+    return Markup('<div hidden class="term-tips">') + spans + Markup("</div>")
+
+
 @pass_context
 def cost_text(context: Context, cost: Any, ruleset_id: str | None = None) -> str:
     """A cost in its ruleset's points (``|cp``): those of ``ruleset_id``, else of the page's
@@ -69,6 +110,15 @@ def cost_text(context: Context, cost: Any, ruleset_id: str | None = None) -> str
     return get_ruleset(ruleset_id).format_cost(cost)
 
 
+def field_applies(ruleset_id: str, form: str, name: str, choice: object) -> bool:
+    """Whether a builder form's field applies to the kind (``form`` "unit") or weapon type
+    ("weapon") chosen: the ruleset's ``unit_form`` or ``weapon_form`` says."""
+    rules = get_ruleset(ruleset_id)
+    split = rules.unit_form if form == "unit" else rules.weapon_form
+    return split.applies(name, str(choice))
+
+
+env.globals["applies"] = field_applies
 env.filters["cp"] = cost_text
 env.globals["ruleset"] = get_ruleset
 env.globals["default_ruleset"] = DEFAULT_RULESET
@@ -76,6 +126,8 @@ env.globals["ruleset_context"] = ruleset_context
 env.globals["grouped_options"] = grouped_options
 env.globals["damage_chart"] = damage_chart
 env.globals["max_unit_count"] = MAX_COUNT
+env.globals["term"] = lambda rules, word, shown="": term(rules, word, shown)
+env.globals["term_tips"] = lambda rules: term_tips(rules)
 env.filters["battle_unit_option"] = lambda row: (str(row.id), f"{row.name} ({row.side})")
 
 _UNIT_BLOCKS: BoundedMemo[[], str] = BoundedMemo(
@@ -107,6 +159,9 @@ def unit_block(context: Context, uv: Any) -> Markup:
         view.army.id,
         view.can_edit,
         context.get("standalone", False),
+        # opened by a share link: no unit links; the open calculator's link if the page has one
+        bool(context.get("shared_token")),
+        context.get("open_calculator_url") is not None,
     )
     token = str(context.get("csrf_token") or "")
     html = None if editing else _UNIT_BLOCKS.get(key)

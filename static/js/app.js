@@ -1,4 +1,5 @@
-// BrikForge's only script of its own: tell the user when a request fails outright.
+// BrikForge's only script of its own: tell the user when a request fails outright, and which
+// button is at work.
 function showError(text) {
   const area = document.getElementById("flash");
   if (!area) return;
@@ -17,4 +18,94 @@ document.addEventListener("htmx:sendError", () => {
 // The print sheet's Print button (no inline handlers: the Content-Security-Policy forbids them).
 document.addEventListener("click", (event) => {
   if (event.target.closest("[data-print]")) window.print();
+});
+// Copy buttons beside shown-once links and tokens: the Clipboard API, and if that is refused
+// the text is selected so Ctrl+C (or the phone's Copy) takes it.
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest("[data-copy]");
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  const status = document.querySelector(`[data-copy-status="${button.dataset.copy}"]`);
+  if (!source) return;
+  let message = "Copied";
+  try {
+    await navigator.clipboard.writeText(source.textContent.trim());
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    message = "Selected: press Ctrl+C to copy";
+  }
+  if (status) status.textContent = message;
+});
+// A builder form's fields fetched again for the kind or type chosen (.form-fields): what was
+// typed while they were on their way is kept (the server had the values sent with the request).
+let typedFields = null;
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const old = event.detail.target;
+  if (!old.classList || !old.classList.contains("form-fields") || !event.detail.shouldSwap) return;
+  const typed = new Map();
+  for (const el of old.querySelectorAll("input[id], select[id], textarea[id]")) {
+    if (el.type !== "hidden") typed.set(el.id, el.type === "checkbox" ? el.checked : el.value);
+  }
+  typedFields = { id: old.id, typed };
+});
+document.addEventListener("htmx:afterSwap", () => {
+  if (!typedFields) return;
+  const fresh = document.getElementById(typedFields.id);
+  if (fresh) {
+    for (const [id, value] of typedFields.typed) {
+      const el = fresh.querySelector(`#${CSS.escape(id)}`);
+      if (!el || el.tagName === "SELECT") continue;  // a picker's options may have changed
+      if (el.type === "checkbox") el.checked = value;
+      else el.value = value;
+    }
+  }
+  typedFields = null;
+});
+// A button whose request is in flight is disabled and says so ("Saving…"), restored after the
+// answer, good or bad: a click is seen to be taken, and cannot be sent twice.
+const BUSY_WORDS = {
+  add: "Adding", save: "Saving", remove: "Removing", delete: "Deleting", duplicate: "Duplicating",
+  roll: "Rolling", update: "Updating", create: "Creating", make: "Making", fork: "Forking",
+  join: "Joining", undo: "Undoing", apply: "Applying", import: "Importing", invite: "Inviting",
+  leave: "Leaving", revoke: "Revoking", start: "Starting", end: "Ending", send: "Sending",
+  "↑": "Moving", "↓": "Moving",
+};
+const busy = new WeakMap(); // xhr -> {button, nodes, focused}
+function busyButton(detail) {
+  const elt = detail.elt;
+  if (elt instanceof HTMLButtonElement) return elt;
+  const event = detail.requestConfig && detail.requestConfig.triggeringEvent;
+  if (!event || event.type !== "submit") return null; // typing into a live form: no button pressed
+  if (event.submitter instanceof HTMLButtonElement) return event.submitter;
+  return elt.querySelector ? elt.querySelector("button[type=submit], button:not([type])") : null;
+}
+function busyText(button) {
+  if (button.dataset.busy) return button.dataset.busy;
+  const word = button.textContent.trim().split(/\s+/)[0].toLowerCase();
+  return `${BUSY_WORDS[word] || "Working"}…`;
+}
+document.addEventListener("htmx:beforeSend", (event) => {
+  const button = busyButton(event.detail);
+  if (!button || button.disabled) return;
+  const text = busyText(button);
+  busy.set(event.detail.xhr, {
+    button, nodes: Array.from(button.childNodes), focused: document.activeElement === button,
+  });
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  button.textContent = text;
+});
+document.addEventListener("htmx:afterRequest", (event) => {
+  const state = busy.get(event.detail.xhr);
+  if (!state) return;
+  busy.delete(event.detail.xhr);
+  const { button, nodes, focused } = state;
+  button.replaceChildren(...nodes);
+  button.removeAttribute("aria-busy");
+  button.disabled = false;
+  if (focused && button.isConnected && document.activeElement === document.body) button.focus();
 });

@@ -63,7 +63,7 @@ def test_attack_with_this_live_odds_and_chart(page: Page, base_url: str, shot) -
     assert page.locator("svg.chart rect.bar").first.get_attribute("data-p") != bars_near
     expect(results).to_contain_text("Out of Range")
     # Power: both weapons fit (3" + 2" of 8"); the page is one live state, never reloaded
-    page.get_by_role("checkbox", name=re.compile(r"^MachineGun")).check()
+    page.get_by_role("checkbox", name=re.compile(r"MachineGun")).check()
     expect(results.locator("section.line")).to_have_count(2)
     assert page.evaluate("window.__noReload") is True
     shot(page, "far-two-weapons")
@@ -72,7 +72,7 @@ def test_attack_with_this_live_odds_and_chart(page: Page, base_url: str, shot) -
     page.set_viewport_size({"width": 1280, "height": 900})
 
     # Roll it: close in with the Gun alone, roll in a new battle, then twice more there.
-    page.get_by_role("checkbox", name=re.compile(r"^MachineGun")).uncheck()
+    page.get_by_role("checkbox", name=re.compile(r"MachineGun")).uncheck()
     page.get_by_label('Distance (")', exact=True).fill("2")
     expect(page).to_have_url(re.compile(r"distance=2(&|$)"))
     expect(results.locator("section.line")).to_have_count(1)

@@ -37,7 +37,7 @@ def test_api_login_failures_are_401_then_429(app, member: Member) -> None:  # ty
     for _ in range(5):
         r = c.post("/api/v1/auth/login", json={"email": member.email, "password": "wrong!!!"})
         assert r.status_code == 401 and r.json() == {
-            "detail": [{"field": "password", "reason": "email or password is incorrect"}]
+            "detail": [{"field": "password", "reason": "Email or password is incorrect."}]
         }
     r = c.post("/api/v1/auth/login", json={"email": member.email, "password": PASSWORD})
     assert r.status_code == 429 and "Retry-After" in r.headers

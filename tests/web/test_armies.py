@@ -96,7 +96,9 @@ def test_stale_save_is_409_and_keeps_the_users_edits(member: Member) -> None:
         {"version": str(v), "name": "From tab two", "budget": "200", "notes": ""},
     )
     assert second.status_code == 409
-    assert "this army was changed elsewhere; reload" in second.text
+    banner = second.text.split('class="error banner" role="alert">')[1].split("</div>")[0]
+    assert "This army was changed in another tab or by someone else (latest change:" in banner
+    assert banner.count("reload") == 1  # said once (issue 14 item 14)
     assert 'value="From tab two"' in second.text  # the losing edit is not thrown away
     assert "From tab one" in member.client.get(f"/armies/{army_id}").text
     # The refused form now carries the current version: saving it again re-applies the edit.

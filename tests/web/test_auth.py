@@ -95,8 +95,8 @@ def test_wrong_password_says_so_without_saying_which(app, member: Member) -> Non
     wrong = _login(fresh, member.email, "wrong password")
     unknown = _login(fresh, "nobody@example.com", "wrong password")
     assert wrong.status_code == unknown.status_code == 401
-    assert "email or password is incorrect" in wrong.text
-    assert "email or password is incorrect" in unknown.text
+    assert "Email or password is incorrect." in wrong.text
+    assert "Email or password is incorrect." in unknown.text
 
 
 def test_login_redirects_only_to_local_paths(app, member: Member) -> None:  # type: ignore[no-untyped-def]

@@ -306,7 +306,10 @@ def test_stale_unit_edit_is_409_and_keeps_the_edit(member: Member) -> None:
     assert first.status_code == 200
     second = member.htmx(url, {"version": "1", "name": "Tank from tab two"})
     assert second.status_code == 409
-    assert "changed elsewhere" in second.text and 'value="Tank from tab two"' in second.text
+    assert (
+        "changed in another tab or by someone else" in second.text
+        and 'value="Tank from tab two"' in second.text
+    )
     r = api(
         member,
         "PATCH",
@@ -413,7 +416,8 @@ def test_cached_unit_rows_follow_every_change(member: Member) -> None:
         },
     )
     page = member.client.get(f"/armies/{army_id}").text
-    assert '<td class="num unit-cost">13CP</td>' in page  # 6 + gun 6 + Small Turret 1
+    cost = '<td class="num unit-cost" data-label="Cost">{}</td>'
+    assert cost.format("13CP") in page  # 6 + gun 6 + Small Turret 1
     member.client.get(f"/armies/{army_id}")  # now served from the memo
     api(
         member,
@@ -429,4 +433,4 @@ def test_cached_unit_rows_follow_every_change(member: Member) -> None:
         f"/api/v1/armies/{army_id}/house-rules",
         json={"version": army["version"], "options": {"turret_cost": "free"}},
     )
-    assert '<td class="num unit-cost">12CP</td>' in member.client.get(f"/armies/{army_id}").text
+    assert cost.format("12CP") in member.client.get(f"/armies/{army_id}").text

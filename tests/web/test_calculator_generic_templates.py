@@ -85,4 +85,4 @@ def test_the_generic_templates_show_a_problem_and_a_refusal() -> None:
     result.problems, result.odds = ("The blaster is out of charge.",), None
     page = _block(calc, request, {"cover": "must be on or off"})
     assert "This attack cannot be made." in page and "out of charge" in page
-    assert "Target in cover: must be on or off" in page
+    assert "Target in cover must be on or off" in page

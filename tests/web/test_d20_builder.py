@@ -186,13 +186,17 @@ def test_the_builder_page_shows_columns_findings_and_totals(member: Member) -> N
     plain = add_unit(member, army_id, {"name": "Rookie", "weapons": [{"type": "searing_grenade"}]})
     page = member.client.get(f"/armies/{army_id}").text
     for heading in ("Shot", "HtH", "PD", "Evasion", "Dex"):
-        assert f">{heading}</th>" in page, heading
-    assert ">CP</th>" in page and ">Own pts</th>" not in page  # in the cost, and the editor
-    assert "<td>SU</td>" in page and "<td>Figurine</td>" in page
-    assert '<td class="num unit-cost">17 pts</td>' in page
-    for heading in ("Reach (cm)", "Power", "Radius", "Notes"):
-        assert f">{heading}</th>" in page, heading
-    assert "<td>P25</td><td>r10</td><td>cover protects, SU only</td>" in page
+        assert f">{heading}</a>" in page, heading  # a rules word: a link to the glossary
+    assert ">CP</a>" in page and ">Own pts</th>" not in page  # in the cost, and the editor
+    assert '<td data-label="Kind">SU</td>' in page and '<td data-label="Kind">Figurine</td>' in page
+    assert '<td class="num unit-cost" data-label="Cost">17 pts</td>' in page
+    for heading in ("Reach (cm)", "Power", "Radius"):
+        assert f">{heading}</a>" in page, heading
+    assert ">Notes</th>" in page  # a plain word
+    assert (
+        '<td data-label="Power">P25</td><td data-label="Radius">r10</td>'
+        '<td data-label="Notes">cover protects, SU only</td>'
+    ) in page
     # a grenade on a non-SU: an error; a second ranged weapon: a warning; over budget
     assert 'data-code="su_only"' in page and "only SUs carry grenades" in page
     assert 'data-code="one_target"' in page and "shoots one target per turn" in page

@@ -230,9 +230,10 @@ def test_the_builder_page_shows_columns_findings_and_the_weapon_picker(member: M
     )
     page = member.client.get(f"/armies/{army_id}").text
     for heading in ("Degree", "Armour (front + back)", "HP", "AP per round", "OP"):
-        assert f">{heading}</th>" in page
-    assert "<td>Personnel · Human</td>" in page and "<td>Vehicular</td>" in page
-    assert '<td class="num unit-cost">12 DP</td>' in page
+        assert f">{heading}</a>" in page  # a rules word: a link to the glossary
+    kinds = ('<td data-label="Kind">Personnel · Human</td>', '<td data-label="Kind">Vehicular</td>')
+    assert all(kind in page for kind in kinds)
+    assert '<td class="num unit-cost" data-label="Cost">12 DP</td>' in page
     assert 'data-code="scale"' in page and "a Vehicular unit carries Vehicular weapons" in page
     assert 'data-code="over_budget"' in page  # 12 + 8 = 20 DP over 10
     assert '<strong id="total-cost">20 DP</strong> of 10 DP' in page

@@ -44,12 +44,12 @@ def test_every_change_is_a_revision_in_words(member: Member) -> None:
     revisions = api(member, "GET", f"/api/v1/armies/{army_id}/history").json()
     summaries = [r["summary"] for r in revisions]
     assert summaries[0] == "budget 100 → 120 CP"
-    assert summaries[1] == 'added Gun 3" to Tank, +9 CP'
+    assert summaries[1] == 'added 3" Gun to Tank, +9 CP'
     assert summaries[2].startswith("added Tank, +")
     assert summaries[-1] == "created the army"
     assert all(r["by"] == "Alice" for r in revisions)
     page = member.client.get(f"/armies/{army_id}/history")
-    assert "added Gun 3&#34; to Tank, +9 CP" in page.text or 'added Gun 3" to Tank' in page.text
+    assert "added 3&#34; Gun to Tank, +9 CP" in page.text
 
 
 def test_restore_an_old_revision_as_a_new_one(member: Member) -> None:
@@ -101,7 +101,7 @@ def test_export_import_round_trip_gives_an_equal_army(member: Member) -> None:
     assert strip(copy["units"]) == strip(original["units"])
     text = member.client.get(f"/armies/{army_id}/export.txt").text
     assert text.startswith("History — BrikWars — ")
-    assert '   - Gun 1.5" (coax): Use 4' in text and "Total: " in text
+    assert '   - 1.5" Gun (coax): Use 4' in text and "Total: " in text
 
 
 @pytest.mark.parametrize(
@@ -200,7 +200,7 @@ def test_print_sheet_has_every_stat_line(member: Member) -> None:
     army_id, _ = army_with_tank(member)
     sheet = member.client.get(f"/armies/{army_id}/print")
     assert sheet.status_code == 200 and "print.css" in sheet.text
-    assert "Tank" in sheet.text and "Cannon 3&#34;" in sheet.text and "Total" in sheet.text
+    assert "Tank" in sheet.text and "3&#34; Cannon" in sheet.text and "Total" in sheet.text
     cards = member.client.get(f"/armies/{army_id}/print", params={"cards": "true"})
     assert 'class="cards"' in cards.text
 

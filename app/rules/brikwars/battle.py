@@ -28,8 +28,7 @@ from app.rules.brikwars.catalogue import format_number
 from app.rules.brikwars.serialize import number_to_json
 from app.rules.brikwars.situation_fields import BATTLE_SITUATION_FIELDS
 from app.rules.brikwars.turn import Turn, TurnOdds, TurnRoll, TurnSituation
-from app.rules.brikwars.units import UnitSpec
-from app.rules.brikwars.validation import weapon_name
+from app.rules.brikwars.units import UnitSpec, weapon_name
 from app.rules.errors import InvalidInput
 from app.rules.ruleset import (
     ActionResult,

@@ -358,6 +358,16 @@ class WeaponType:
             data[name] = value
         return data
 
+    @property
+    def attacks(self) -> bool:
+        """True when it makes attacks of its own: damage, or Ammo or a Payload to fire.
+        Armour, shields, Bare Hands and turrets make none (they are not fired).
+
+        >>> weapon_type("cannon").attacks, weapon_type("armor_plating").attacks
+        (True, False)
+        """
+        return self._damage is not _no_damage or self.takes_ammo or self.takes_payload
+
     def ammo_max_xsize(self, size: Fraction | None = None) -> int | None:
         """Largest Ammo XSize this weapon fires (Cannon: X <= S), or None if it takes none."""
         if self._ammo_max is None:

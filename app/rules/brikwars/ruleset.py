@@ -26,7 +26,15 @@ from app.rules.brikwars.catalogue import (
     format_cp,
     format_number,
 )
-from app.rules.brikwars.figures import armour_text, inches, size_text, weapon_line, weapon_name
+from app.rules.brikwars.figures import (
+    armour_text,
+    field_words,
+    inches,
+    profile,
+    size_text,
+    weapon_line,
+)
+from app.rules.brikwars.glossary import GLOSSARY
 from app.rules.brikwars.options import (
     DEFAULT_OPTIONS,
     OPTION_INFO,
@@ -48,12 +56,20 @@ from app.rules.brikwars.turn import (
     TurnRoll,
     TurnSituation,
 )
-from app.rules.brikwars.units import KINDS, MOUNTS, PROPULSIONS, SPECIALTY_COSTS, Armour, UnitSpec
+from app.rules.brikwars.units import (
+    KINDS,
+    MOUNTS,
+    PROPULSIONS,
+    SPECIALTY_COSTS,
+    Armour,
+    UnitSpec,
+    weapon_name,
+)
 from app.rules.brikwars.validation import army_cost, budget_findings, validate_unit
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
-from app.rules.fields import FieldValue, InputField, parse_fields
+from app.rules.fields import FieldValue, FormSplit, InputField, parse_fields
 from app.rules.ruleset import (
     ActionResult,
     AllyInput,
@@ -76,6 +92,7 @@ from app.rules.ruleset import (
     UnitAction,
     UnitFigures,
     WeaponFigures,
+    catalogue_split,
 )
 
 RULES_VERSION = "BrikWars 2010"
@@ -480,6 +497,7 @@ def _weapon_figures(unit: UnitSpec, index: int, options: BrikWarsOptions) -> Wea
         label=weapon.label or "",
         note=line.extra,
         detail={"spec": weapon, "stats": stats, "hold": hold, "line": line},
+        fires=weapon.entry.attacks,
     )
 
 
@@ -505,8 +523,23 @@ class BrikWars:
     name = "BrikWars"
     summary = "BrikWars 2010: chapters 5 (Combat) and 8 (Weaponry)."
     rules_version = RULES_VERSION
+    glossary = GLOSSARY
     cost_unit = "CP"
     option_fields: tuple[InputField, ...] = _option_fields()
+    # A minifig's and a Hero's Size and flesh are the rules'; they walk and take no Size
+    # Damage (docs/rulings.md, BrikWars building ruling 20).
+    unit_form = FormSplit(
+        "kind",
+        {
+            name: frozenset({"creation"})
+            for name in ("size", "structure_level", "propulsion", "size_damage")
+        },
+    )
+
+    @property
+    def weapon_form(self) -> FormSplit:
+        return _WEAPON_FORM
+
     unit_columns: tuple[Column, ...] = (
         Column("size", "Size", numeric=True),
         Column("armour", "Armour"),
@@ -542,6 +575,13 @@ class BrikWars:
         power_needed = unit.power_needed_with(options)
         sets = tuple(activation_sets(unit, options=options))
         names = [weapon_name(w) for w in unit.weapons]
+        # What a turn chooses between: the weapons that attack or draw on the Power (a
+        # Melee Shield's Parry); armour and other free equipment are worn every turn.
+        chosen_from = {
+            i
+            for i, w in enumerate(unit.weapons)
+            if w.entry.attacks or w.power_need_with(options) > 0
+        }
         cost = unit.cost_with(options)
         cells = {
             "size": size_text(unit),
@@ -560,7 +600,8 @@ class BrikWars:
             "power_needed": power_needed,
             "activation_sets": sets,
             "activation_text": " · ".join(
-                " + ".join(names[i] for i in chosen) or "nothing" for chosen in sets
+                " + ".join(names[i] for i in chosen if i in chosen_from) or "nothing"
+                for chosen in sets
             ),
         }
         return UnitFigures(
@@ -571,8 +612,14 @@ class BrikWars:
             weapons,
             findings,
             kind_text=unit.kind.capitalize() + (" · flying" if unit.propulsion == "flying" else ""),
-            flagged=frozenset({"power"}) if power_needed > unit.power else frozenset(),
+            # Orange only with a finding that says why: a weapon Too Big for the Power on
+            # its own. Needing more than the Power for every weapon at once is what
+            # "Usable together in one turn" answers, not a problem.
+            flagged=frozenset({"power"})
+            if any(f.code == "too_big" for f in findings)
+            else frozenset(),
             detail=detail,
+            profile=profile(unit),
         )
 
     def army_findings(
@@ -599,6 +646,9 @@ class BrikWars:
 
     def weapon_name(self, unit: UnitSpec, index: int) -> str:
         return weapon_name(unit.weapons[index])
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        return field_words(data)
 
     def format_cost_change(self, change: Fraction) -> str:
         sign = "+" if change >= 0 else "-"
@@ -796,14 +846,36 @@ class BrikWars:
         lines = [head]
         for weapon in figures.weapons:
             line = weapon.detail["line"]
+            # the mount and the Ammo or Payload change the figures and the cost: say them
+            options_text = "".join(f" · {part}" for part in (line.mount_chosen, line.extra) if part)
             lines.append(
                 f"   - {line.name}: Use {line.use} · Range {line.range} · "
-                f"{line.damage} · Power {line.power} · {line.cost}"
+                f"{line.damage} · Power {line.power} · {line.cost}{options_text}"
             )
         return lines
 
 
 _CATALOGUE = tuple(_entry(e) for e in catalogue() if e.category != "turret")
+_AMMO = frozenset(e.id for e in catalogue() if e.takes_ammo)
+_PAYLOAD = frozenset(e.id for e in catalogue() if e.takes_payload)
+_WEAPON_FORM = catalogue_split(
+    _CATALOGUE,
+    {
+        **{f"ammo.{name}": _AMMO for name in ("xsize", "rounds", "variant")},
+        **{
+            f"payload.{name}": _PAYLOAD
+            for name in (
+                "explosive.xsize",
+                "explosive.rounds",
+                "explosive.variant",
+                "per_launch",
+                "object_size",
+            )
+        },
+    },
+)
+"""The weapon form's fields by type: the catalogue's, with a Cannon's Ammo and a
+Launcher's Payload."""
 PICKER_GROUPS = (
     ("close_combat", "Close combat"),
     ("ranged", "Ranged"),

@@ -12,7 +12,7 @@ built; legal-but-illegal builds (SL over Size, a Long Ranged weapon) are reporte
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -24,6 +24,7 @@ from app.rules.brikwars.catalogue import (
     WeaponType,
     brick_count,
     explosive_variant,
+    format_number,
     positive_size,
     to_fraction,
     weapon_size_of,
@@ -247,6 +248,25 @@ class WeaponSpec:
         return total
 
 
+def weapon_name(weapon: WeaponSpec) -> str:
+    """The one way a weapon is named everywhere (builder, print, forum text, history, battle
+    log, calculator): its size, its catalogue name, then its label.
+
+    >>> weapon_name(WeaponSpec("gun", size=3)), weapon_name(WeaponSpec("explosive", xsize=2))
+    ('3" Gun', 'X2 Explosive')
+    >>> weapon_name(WeaponSpec("melee_weapon", size=1, label="left claw"))
+    '1" Melee Weapon (left claw)'
+    """
+    entry = weapon.entry
+    if weapon.size is not None:
+        text = f'{format_number(weapon.size)}" {entry.name}'
+    elif weapon.xsize is not None:
+        text = f"X{weapon.xsize} {entry.name}"
+    else:
+        text = entry.name
+    return f"{text} ({weapon.label})" if weapon.label else text
+
+
 def weapon_stats_of(
     weapon: WeaponSpec,
     action_die: int | None = None,
@@ -419,6 +439,15 @@ class UnitSpec:
         for weapon in weapons:
             if not isinstance(weapon, WeaponSpec):
                 raise InvalidInput("weapons", "each weapon must be a WeaponSpec")
+        if self.kind in _KIND_DEFAULTS:
+            # A minifig or Hero has no body to mount a weapon on: what it carries is held
+            # (or sits on a turret it works), so "mounted" reads as hand-held (ruling 19).
+            weapons = tuple(
+                replace(w, mount="hand_held")
+                if w.mount == "mounted" and w.entry.can_be_hand_held
+                else w
+                for w in weapons
+            )
         set_(self, "weapons", weapons)
 
     # Sizes and mind -----------------------------------------------------------------

@@ -27,6 +27,7 @@ from app.rules.brikwars.units import (
     UnitSpec,
     WeaponSpec,
     hold_class,
+    weapon_name,
 )
 from app.rules.errors import InvalidInput
 from app.rules.ruleset import Finding, Severity  # one shape for every ruleset
@@ -64,17 +65,6 @@ def too_big(need: Fraction, power: Fraction) -> TooBig | None:
         teamwork_power=need,
         helpers_power=need - power,
     )
-
-
-def weapon_name(weapon: WeaponSpec) -> str:
-    entry = weapon.entry
-    if weapon.size is not None:
-        text = f'{format_number(weapon.size)}" {entry.name}'
-    elif weapon.xsize is not None:
-        text = f"X{weapon.xsize} {entry.name}"
-    else:
-        text = entry.name
-    return f"{text} ({weapon.label})" if weapon.label else text
 
 
 def _weapon_findings(
@@ -182,7 +172,8 @@ def _weapon_findings(
             if big.divert_turns is None:
                 how = "it cannot Divert All Power (no Power)"
             else:
-                how = f"it must Divert All Power for {big.divert_turns} turn(s) first"
+                turns = big.divert_turns
+                how = f"it must Divert All Power for {turns} turn{'s' * (turns != 1)} first"
             add(
                 "warning",
                 "too_big",

@@ -28,8 +28,16 @@ from app.rules.d20.units import (
     D20Figurine,
     D20Weapon,
 )
-from app.rules.fields import InputField
-from app.rules.ruleset import CatalogueEntry, Column, Finding, UnitFigures, WeaponFigures
+from app.rules.fields import FormSplit, InputField
+from app.rules.ruleset import (
+    CatalogueEntry,
+    Column,
+    Finding,
+    UnitFigures,
+    WeaponFigures,
+    catalogue_split,
+)
+from app.rules.text import plain_field_words
 
 OWN: Final = ("gun", "hth")  # the player's own weapons: name, Reach and Power given
 MAX_REUSE: Final = 24  # the army's own weapons the add-weapon form offers again, at most
@@ -230,6 +238,9 @@ def _kind_text(unit: D20Figurine) -> str:
 class D20Builder:
     """The builder's members of the D20 ruleset (see ``app.rules.ruleset.Ruleset``)."""
 
+    unit_form = FormSplit("kind", {})  # every kind takes every field
+    weapon_form = catalogue_split(_CATALOGUE)  # a type's fields are its catalogue entry's
+
     unit_columns: tuple[Column, ...] = (
         Column("shot", "Shot", numeric=True),
         Column("hth", "HtH", numeric=True),
@@ -300,6 +311,9 @@ class D20Builder:
 
     def format_cost(self, cost: int) -> str:
         return rules.format_pts(cost)
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        return plain_field_words(data)
 
     def format_cost_change(self, change: int) -> str:
         return rules.format_pts_change(change)

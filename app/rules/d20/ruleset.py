@@ -15,6 +15,7 @@ from app.rules.d20 import units
 from app.rules.d20.battles import D20Battles
 from app.rules.d20.builder import D20Builder
 from app.rules.d20.calculator import D20Calculator
+from app.rules.d20.glossary import GLOSSARY
 from app.rules.ruleset import JSON, Ruleset
 
 
@@ -26,6 +27,7 @@ class D20(D20Builder, D20Calculator, D20Battles):
         "hypersensor mines and demolition charges."
     )
     rules_version = "D20 weapons and equipment with BrikForge RULINGS §3 (2026-12)"
+    glossary = GLOSSARY
     cost_unit = "pts"
     option_fields = opts.OPTION_FIELDS
 

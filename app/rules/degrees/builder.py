@@ -23,7 +23,16 @@ from app.rules.degrees.units import (
     DegreesUnit,
     DegreesWeapon,
 )
-from app.rules.ruleset import CatalogueEntry, Column, Finding, UnitFigures, WeaponFigures
+from app.rules.fields import FormSplit
+from app.rules.ruleset import (
+    CatalogueEntry,
+    Column,
+    Finding,
+    UnitFigures,
+    WeaponFigures,
+    catalogue_split,
+)
+from app.rules.text import plain_field_words
 
 
 def _degree_text(weapon: DegreesWeapon) -> str:
@@ -149,6 +158,9 @@ _TEMPLATE_CONTEXT: Mapping[str, Any] = MappingProxyType(
 class DegreesBuilder:
     """The builder's members of the Degrees ruleset (see ``app.rules.ruleset.Ruleset``)."""
 
+    unit_form = FormSplit("kind", {})  # every kind takes every field
+    weapon_form = catalogue_split(_CATALOGUE)  # a type's fields are its catalogue entry's
+
     unit_columns: tuple[Column, ...] = (
         Column("degree", "Degree", numeric=True),
         Column("armour", "Armour", heading="Armour (front + back)"),
@@ -181,10 +193,11 @@ class DegreesBuilder:
             "op": str(unit.op),
         }
         custom_senses = unit.senses != tuple(SENSES)
+        senses_text = ", ".join(SENSES[s].name for s in unit.senses)
         detail = {
             "unit": unit,
             "scale_name": SCALES[unit.scale].name,
-            "senses_text": ", ".join(SENSES[s].name for s in unit.senses),
+            "senses_text": senses_text,
             "custom_senses": custom_senses,
         }
         return UnitFigures(
@@ -197,6 +210,9 @@ class DegreesBuilder:
             kind_text=SCALE_SHORT[unit.scale] + (" · Human" if unit.human else ""),
             flagged=frozenset(),
             detail=MappingProxyType(detail),
+            profile=(
+                ("Senses (dampener order)", senses_text if custom_senses else "the rules' order"),
+            ),
         )
 
     def army_findings(
@@ -227,6 +243,9 @@ class DegreesBuilder:
 
     def format_cost(self, cost: int) -> str:
         return rules.format_dp(cost)
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        return plain_field_words(data)
 
     def format_cost_change(self, change: int) -> str:
         return rules.format_dp_change(change)

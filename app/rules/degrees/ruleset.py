@@ -15,6 +15,7 @@ from app.rules.degrees import units
 from app.rules.degrees.battles import DegreesBattles
 from app.rules.degrees.builder import DegreesBuilder
 from app.rules.degrees.calculator import DegreesCalculator
+from app.rules.degrees.glossary import GLOSSARY
 from app.rules.ruleset import JSON, Ruleset
 
 
@@ -26,6 +27,7 @@ class Degrees(DegreesBuilder, DegreesCalculator, DegreesBattles):
         "the roll is the damage, front Armour first, then the back line."
     )
     rules_version = "Degrees ch. 9 with BrikForge RULINGS §2 (2026-12)"
+    glossary = GLOSSARY
     cost_unit = "DP"
     option_fields = opts.OPTION_FIELDS
 

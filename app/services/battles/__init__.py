@@ -10,9 +10,9 @@ restores exactly. Refused actions raise ``InvalidInput`` (a 422) and log
 nothing. Battles are their owner's (``permissions.battle_for``).
 
 The modules, one job each: ``views`` (a battle as shown, a unit's state on its row),
-``reading``, ``links`` (the read-only link), ``creating``, ``log`` (the lock and the entries),
-``attacks``, ``actions`` (the ruleset's named unit actions, and Undo), ``codec`` (an attack
-request's values as the log's JSON) and ``text`` (the log in words).
+``reading``, ``links`` (the read-only link), ``creating``, ``deleting``, ``log`` (the lock
+and the entries), ``attacks``, ``actions`` (the ruleset's named unit actions, and Undo),
+``codec`` (an attack request's values as the log's JSON) and ``text`` (the log in words).
 """
 
 from app.services.battles.actions import (
@@ -35,12 +35,14 @@ from app.services.battles.creating import (
     override_bonus_die,
     override_options,
 )
+from app.services.battles.deleting import BattleContents, battle_contents, delete_battle
 from app.services.battles.links import linked_view, revoke_link, share_link
 from app.services.battles.reading import battle_view, export_text, list_battles, ruleset_of
 from app.services.battles.views import BattleView, LogEntry, Side, UnitInBattle, WeaponInBattle
 
 __all__ = [
     "MAX_UNITS",
+    "BattleContents",
     "BattleView",
     "Follower",
     "LogEntry",
@@ -51,9 +53,11 @@ __all__ = [
     "WeaponInBattle",
     "armies_for_battle",
     "attack_odds",
+    "battle_contents",
     "battle_unit_ids",
     "battle_view",
     "create_battle",
+    "delete_battle",
     "export_text",
     "linked_view",
     "list_battles",

@@ -5,13 +5,16 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.services import accounts, sessions
+from app.services import account_deletion, accounts, sessions
 from app.services.errors import NotAuthenticated
 from app.web.csrf import csrf_token
 from app.web.deps import ApiUser, LoginDep, SessionDep, SessionRoute, client_address
 from app.web.inputs import Id
 from app.web.routes.auth import end_session, start_session
 from app.web.schemas import (
+    AccountDelete,
+    DeletionPlanOut,
+    DisplayNameChange,
     LoginIn,
     LoginOut,
     PasswordChange,
@@ -124,6 +127,40 @@ def sessions_end_all(request: Request, session: SessionDep, user: ApiUser) -> Re
 def me(user: ApiUser) -> UserOut:
     """The caller's account."""
     return _user_out(user)
+
+
+@router.patch("/me")
+def me_update(session: SessionDep, user: ApiUser, body: DisplayNameChange) -> UserOut:
+    """Change your display name."""
+    accounts.change_display_name(session, user=user, display_name=body.display_name)
+    return _user_out(user)
+
+
+@router.get("/me/deletion")
+def me_deletion(session: SessionDep, user: ApiUser) -> DeletionPlanOut:
+    """What deleting your account would delete (``clubs_blocking``: why it is refused)."""
+    what = account_deletion.plan(session, user=user)
+    return DeletionPlanOut(
+        armies=what.armies,
+        battles=what.battles,
+        clubs_deleted=[c.name for c in what.clubs_deleted],
+        clubs_blocking=[c.name for c in what.clubs_blocking],
+        memberships=[c.name for c in what.memberships],
+    )
+
+
+@router.post("/me/delete", status_code=204)
+def me_delete(
+    request: Request, session: SessionDep, user: ApiUser, body: AccountDelete
+) -> Response:
+    """Delete your account and everything it owns (see ``/me/deletion``); 422 while you own a
+    club with other members."""
+    account_deletion.delete_account(
+        session, user=user, password=body.password, client_address=client_address(request)
+    )
+    request.state.login = None
+    clear_login_cookie(request)
+    return Response(status_code=204)
 
 
 @router.get("/tokens")

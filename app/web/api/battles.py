@@ -144,6 +144,13 @@ def battle_export(session: SessionDep, user: ApiUser, battle_id: Id) -> PlainTex
     return PlainTextResponse(battles.export_text(view))
 
 
+@router.delete(B, status_code=204)
+def battle_delete(session: SessionDep, user: ApiUser, battle_id: Id) -> Response:
+    """Delete the battle for good, with its units and its log."""
+    battles.delete_battle(session, user=user, battle_id=battle_id)
+    return Response(status_code=204)
+
+
 @router.post(B + "/share-link", status_code=201)
 def battle_share(
     request: Request, session: SessionDep, user: ApiUser, battle_id: Id

@@ -205,6 +205,14 @@ def club_join(session: SessionDep, user: ApiUser, body: JoinIn) -> ClubOut:
     )
 
 
+@router.delete("/clubs/{club_id:int}", status_code=204)
+def club_delete(session: SessionDep, user: ApiUser, club_id: Id) -> Response:
+    """Delete the club (its owner only): memberships and invitations go; the rosters shared
+    with it stay their owners', shared no more."""
+    clubs.delete_club_by_id(session, user=user, club_id=club_id)
+    return Response(status_code=204)
+
+
 @router.post("/clubs/{club_id:int}/leave", status_code=204)
 def club_leave(session: SessionDep, user: ApiUser, club_id: Id) -> Response:
     """Leave a club."""
@@ -345,6 +353,17 @@ def army_export(
     if format == "text":
         return PlainTextResponse(transfer.export_text(view))
     return JSONResponse(transfer.export_doc(view.army, builder.load_rows(session, army_id)))
+
+
+@router.get("/shared/{token}/export", response_model=None, responses=EXPORT_RESPONSES)
+def shared_export(
+    session: SessionDep, token: Line, format: Literal["json", "text"] = "json"
+) -> Response:
+    """A linked army as a versioned JSON document, or as forum text (``?format=text``)."""
+    if format == "text":
+        return PlainTextResponse(transfer.export_text(sharing.linked_view(session, token=token)))
+    army = sharing.army_for_link(session, token=token)
+    return JSONResponse(transfer.export_doc(army, builder.load_rows(session, army.id)))
 
 
 async def _body_limited(request: Request) -> bytes:

@@ -17,7 +17,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.rules.errors import InvalidInput, UnknownRuleset
-from app.rules.fields import InputField, describe
+from app.rules.fields import FormSplit, InputField, describe
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import Attack, Ruleset
 from app.services import compute
@@ -56,6 +56,15 @@ class RulesetOut(BaseModel):
     options: list[FieldOut] = []
     situation_fields: list[FieldOut] = []
     catalogue: str = Field("", description="Where its weapon and equipment types are")
+    unit_fields_by_kind: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="A unit's fields that only some kinds take: field -> those kinds "
+        "(a field not listed is every kind's)",
+    )
+    weapon_fields_by_type: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="A weapon's fields that only some types take: field -> those types",
+    )
 
 
 class CatalogueEntryOut(BaseModel):
@@ -158,7 +167,13 @@ def ruleset_out(ruleset: Ruleset) -> RulesetOut:
         options=_fields(ruleset.option_fields),
         situation_fields=_fields(ruleset.situation_fields),
         catalogue=f"/api/v1/rulesets/{ruleset.id}/catalogue",
+        unit_fields_by_kind=_split(ruleset.unit_form),
+        weapon_fields_by_type=_split(ruleset.weapon_form),
     )
+
+
+def _split(form: FormSplit) -> dict[str, list[str]]:
+    return {name: sorted(choices) for name, choices in form.applies_to.items()}
 
 
 @router.get("/rulesets")
@@ -171,6 +186,32 @@ def ruleset_list() -> list[RulesetOut]:
 def ruleset_one(ruleset: RulesetId) -> RulesetOut:
     """One rule system."""
     return ruleset_out(_ruleset(ruleset))
+
+
+class GlossaryTermOut(BaseModel):
+    """A rules word: its explanation, where the rules say it, and its place on /glossary."""
+
+    term: str
+    explanation: str
+    rule: str
+    aliases: list[str]
+    url: str
+
+
+@router.get("/rulesets/{ruleset}/glossary")
+def ruleset_glossary(ruleset: RulesetId) -> list[GlossaryTermOut]:
+    """The rules words the pages explain (the glossary page's twin)."""
+    rules = _ruleset(ruleset)
+    return [
+        GlossaryTermOut(
+            term=g.term,
+            explanation=g.explanation,
+            rule=g.rule,
+            aliases=list(g.aliases),
+            url=f"/glossary#{rules.id}-{g.anchor}",
+        )
+        for g in rules.glossary
+    ]
 
 
 @router.get("/rulesets/{ruleset}/catalogue")

@@ -8,14 +8,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.db.models import User
-from app.services import accounts, sessions
+from app.services import account_deletion, accounts, sessions
 from app.services.errors import InvalidField, TooManyAttempts
 from app.web.deps import CurrentUser, FormDep, LoginDep, SessionDep, SessionRoute, client_address
 from app.web.forms import validate_form
 from app.web.htmx import redirect
 from app.web.inputs import Id
 from app.web.routes.auth import end_session
-from app.web.schemas import PasswordChange, TokenCreate
+from app.web.schemas import AccountDelete, DisplayNameChange, PasswordChange, TokenCreate
 from app.web.session_cookie import clear_login_cookie
 from app.web.templating import flash, render
 
@@ -30,10 +30,12 @@ def _page(
     block: str = "tokens",
     new_token: str | None = None,
     errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
     status_code: int = 200,
 ) -> Response:
     login = getattr(request.state, "login", None)
     context: dict[str, Any] = {
+        "values": values or {},
         "tokens": accounts.list_api_tokens(session, user=user),
         "sessions": sessions.list_sessions(session, user=user),
         "current_session_id": login.id if login is not None else None,
@@ -47,6 +49,72 @@ def _page(
 def account(request: Request, session: SessionDep, user: CurrentUser) -> Response:
     """Account details, password, sessions and API tokens."""
     return _page(request, session, user)
+
+
+@router.post("/account/name")
+def display_name_change(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep
+) -> Response:
+    """Change the display name (the name other players see)."""
+    data, errors = validate_form(DisplayNameChange, form)
+    if data is None:
+        values = {"display_name": form.get("display_name", "")}
+        return _page(
+            request, session, user, block="profile", errors=errors, values=values, status_code=422
+        )
+    accounts.change_display_name(session, user=user, display_name=data.display_name)
+    flash(request, f"Your display name is now {data.display_name}.", "success")
+    return redirect(request, "/account")
+
+
+def _deletion_page(
+    request: Request,
+    session: SessionDep,
+    user: User,
+    *,
+    errors: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> Response:
+    what = account_deletion.plan(session, user=user)
+    return render(
+        request,
+        "account/delete.html",
+        {"plan": what, "errors": errors or {}, "values": {}},
+        status_code=status_code,
+    )
+
+
+@router.get("/account/delete")
+def account_delete_page(request: Request, session: SessionDep, user: CurrentUser) -> Response:
+    """What deleting the account deletes, and the form that confirms it."""
+    return _deletion_page(request, session, user)
+
+
+@router.post("/account/delete")
+def account_delete(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep
+) -> Response:
+    """Delete the account and everything it owns (the password confirms it)."""
+    data, errors = validate_form(AccountDelete, form)
+    if data is not None:
+        try:
+            account_deletion.delete_account(
+                session, user=user, password=data.password, client_address=client_address(request)
+            )
+        except InvalidField as exc:
+            errors = {exc.field: exc.reason}
+        except TooManyAttempts as exc:
+            response = _deletion_page(
+                request, session, user, errors={exc.field: str(exc)}, status_code=429
+            )
+            response.headers["Retry-After"] = str(exc.retry_after_seconds)
+            return response
+        else:
+            request.state.login = None
+            clear_login_cookie(request)
+            flash(request, "Your account and everything it owned are deleted.", "success")
+            return redirect(request, "/")
+    return _deletion_page(request, session, user, errors=errors, status_code=422)
 
 
 @router.post("/account/tokens")

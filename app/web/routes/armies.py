@@ -140,7 +140,8 @@ def army_update(
             user,
             army_id,
             values=form,
-            conflict=str(exc),
+            conflict="This army was changed in another tab or by someone else"
+            + (f" (latest change: {exc.latest_change})" if exc.latest_change else ""),
             conflicts=exc.conflicts if isinstance(exc, EditConflict) else (),
             status_code=409,
         )

@@ -70,17 +70,25 @@ def end_session(request: Request, session: Session) -> None:
 
 
 @router.get("/register")
-def register_page(request: Request, user: OptionalUser) -> Response:
-    """The sign-up form."""
+def register_page(request: Request, user: OptionalUser, next: str | None = None) -> Response:
+    """The sign-up form (``next``: where to go once signed up, e.g. an invitation)."""
     if user is not None:
-        return redirect(request, "/armies")
-    return render(request, "auth/register.html", {"values": {}, "errors": {}})
+        return redirect(request, safe_next(next))
+    return render(
+        request, "auth/register.html", {"values": {}, "errors": {}, "next": _kept_next(next)}
+    )
+
+
+def _kept_next(target: str | None) -> str:
+    """``next`` as carried between the log-in and sign-up forms: a safe path, or nothing."""
+    return target if target and safe_next(target) == target else ""
 
 
 @router.post("/register")
 def register(request: Request, session: SessionDep, form: FormDep) -> Response:
-    """Create the account and log in."""
-    data, errors = validate_form(RegisterIn, form)
+    """Create the account and log in, then go on to ``next`` (an invitation, say)."""
+    next_url = _kept_next(form.get("next"))
+    data, errors = validate_form(RegisterIn, {k: v for k, v in form.items() if k != "next"})
     error, status, headers = None, 422, {}
     if data is not None:
         try:
@@ -99,12 +107,12 @@ def register(request: Request, session: SessionDep, form: FormDep) -> Response:
         else:
             start_session(request, session, user)
             flash(request, f"Welcome to BrikForge, {user.display_name}!", "success")
-            return redirect(request, "/armies")
-    values = {k: v for k, v in form.items() if k != "password"}
+            return redirect(request, safe_next(next_url))
+    values = {k: v for k, v in form.items() if k not in ("password", "next")}
     return render(
         request,
         "auth/register.html",
-        {"values": values, "errors": errors, "error": error},
+        {"values": values, "errors": errors, "error": error, "next": next_url},
         block="form",
         status_code=status,
         headers=headers,
@@ -116,7 +124,9 @@ def login_page(request: Request, user: OptionalUser, next: str | None = None) ->
     """The log-in form."""
     if user is not None:
         return redirect(request, safe_next(next))
-    return render(request, "auth/login.html", {"values": {}, "error": None, "next": next or ""})
+    return render(
+        request, "auth/login.html", {"values": {}, "error": None, "next": _kept_next(next)}
+    )
 
 
 @router.post("/login")

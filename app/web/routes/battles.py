@@ -128,10 +128,24 @@ def default_values(view: battles.BattleView, query: Mapping[str, str]) -> dict[s
     return values
 
 
+def follow_state(view: battles.BattleView, values: Mapping[str, str]) -> dict[str, str]:
+    """The form's values with a destroyed attacker or target let go: the pickers offer only
+    the units still fighting, so a choice the state has taken away is no choice."""
+    out = dict(values)
+    for key in ("attacker_id", "target_id"):
+        chosen = parse_id(out.get(key))
+        if chosen is not None and any(u.row.id == chosen and u.out for u in view.units):
+            out[key] = ""
+    return out
+
+
 def odds_for(
     session: SessionDep, user: CurrentUser, battle_id: Id, values: Mapping[str, str]
 ) -> tuple[battles.OddsPreview | None, str | None]:
     """The odds of the attack the form describes, or why it cannot be rolled."""
+    for key, word in (("attacker_id", "attacker"), ("target_id", "target")):
+        if not values.get(key, "").strip():
+            return None, f"choose the {word}"
     ruleset = battles.ruleset_of(session, user=user, battle_id=battle_id)
     attack, errors = attack_from_form(values, ruleset)
     if attack is None:
@@ -172,6 +186,7 @@ def battle_page(
 ) -> Response:
     """The battle page, or its blocks for htmx (``odds``: already computed for ``values``)."""
     view = battles.battle_view(session, user=user, battle_id=battle_id)
+    values = follow_state(view, values)
     preview, odds_error = odds or odds_for(session, user, battle_id, values)
     return render(
         request,
@@ -298,7 +313,7 @@ def battle_roll(
         values=form,
         result=battles.LogEntry(entry, user.display_name),
         block="result",
-        oob=("units", "log", "odds"),
+        oob=("units", "log", "attack_form"),
     )
 
 
@@ -323,7 +338,7 @@ def _after_action(
         battle_id,
         values=values or default_values(view, {}),
         block="units",
-        oob=("log", "odds", "result"),
+        oob=("log", "attack_form", "result"),
     )
 
 
@@ -379,6 +394,25 @@ def unit_action(
     except InvalidInput as exc:
         return _action_refused(request, session, user, battle_id, exc)
     return _after_action(request, session, user, battle_id, form, entry.summary)
+
+
+@router.get("/battles/{battle_id:int}/delete")
+def battle_delete_confirm(
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
+) -> Response:
+    """Ask before deleting, naming the battle and what goes with it."""
+    contents = battles.battle_contents(session, user=user, battle_id=battle_id)
+    return render(request, "battles/delete.html", {"contents": contents})
+
+
+@router.post("/battles/{battle_id:int}/delete")
+def battle_delete(
+    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
+) -> Response:
+    """Delete the battle for good, with its units and its log."""
+    name = battles.delete_battle(session, user=user, battle_id=battle_id)
+    flash(request, f"Battle “{name}” deleted.", "success")
+    return redirect(request, "/battles")
 
 
 @router.get("/battles/{battle_id:int}/export.txt")

@@ -37,6 +37,7 @@ class FormState:
     values: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     conflict: str | None = None
+    latest_change: str | None = None  # who made the change that won, when, and what
     # Fields changed both here and elsewhere: the form shows both values to choose from.
     conflicts: tuple[FieldConflict, ...] = ()
 
@@ -105,7 +106,13 @@ def _refused(
     view = builder.army_view(session, user=user, army_id=army_id)
     if isinstance(exc, StaleVersion):
         conflicts = exc.conflicts if isinstance(exc, EditConflict) else ()
-        state = FormState(scope, dict(form), conflict=str(exc), conflicts=conflicts)
+        state = FormState(
+            scope,
+            dict(form),
+            conflict=str(exc),
+            latest_change=exc.latest_change,
+            conflicts=conflicts,
+        )
         status = 409
     else:
         state = FormState(scope, dict(form), {exc.field: exc.reason})
@@ -156,13 +163,48 @@ def unit_page(
     return render(request, UNIT_PAGE, context)
 
 
+def _typed(request: Request, scopes: tuple[str, ...]) -> FormState:
+    """A form's values as typed, sent by its kind or type picker when it changes (the query
+    string's ``form`` names the form, one of ``scopes``): the form is shown again with them,
+    and with the fields of the kind or type now chosen."""
+    query = dict(request.query_params)
+    scope = query.pop("form", "")
+    if scope not in scopes or len(query) > MAX_FORM_FIELDS:
+        return FormState()
+    return FormState(scope, query)
+
+
+MAX_FORM_FIELDS = 60
+"""More values than any builder form has: a longer query is not one of its forms."""
+
+
+@router.get("/armies/{army_id:int}/units/new")
+def unit_new(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
+    """The add-a-unit form with the values typed and the fields of the kind chosen (what
+    its Kind picker fetches on a change); the army page around it without htmx."""
+    view = builder.edit_view(session, user=user, army_id=army_id)
+    values = {k: v for k, v in request.query_params.items() if k != "form"}
+    state = FormState("add-unit-form", values) if len(values) <= MAX_FORM_FIELDS else FormState()
+    block = "add_unit_form" if is_htmx(request) else None
+    return builder_page(request, view, block=block, form=state)
+
+
 @router.get("/armies/{army_id:int}/units/{unit_id:int}/editor")
 def unit_editor(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, unit_id: Id
 ) -> Response:
-    """A unit's editor, fetched when its panel is first opened (the unit page without htmx)."""
+    """A unit's editor, fetched when its panel is first opened (the unit page without htmx);
+    with ``form``, one of its forms again with the values typed and the fields of the kind
+    or type chosen (what the form's picker fetches on a change)."""
     view = builder.army_view(session, user=user, army_id=army_id)
-    context = {"army": view.army, "view": view, "uv": view.unit(unit_id), "form": FormState()}
+    uv = view.unit(unit_id)
+    scopes = (
+        f"unit-form-{unit_id}",
+        f"add-weapon-{unit_id}",
+        *(f"weapon-form-{w.row.id}" for w in uv.weapons),
+    )
+    form = _typed(request, scopes)
+    context = {"army": view.army, "view": view, "uv": uv, "form": form}
     if not is_htmx(request):
         return Response(status_code=303, headers={"Location": f"/armies/{army_id}/units/{unit_id}"})
     return render(request, "armies/unit_editor.html", context)

@@ -22,6 +22,7 @@ from app.rules.ruleset import Ruleset
 from app.services import calculator
 from app.services.calculator import BONUS_DIE, CalcRequest
 from app.web.calculator_query import FOLLOWER, Params, optional_id, parse, to_pairs, to_query
+from app.web.charts import CHART_MODES, chart_mode, damage_chart
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.htmx import redirect
 from app.web.ratelimit import calculator_rate_limit
@@ -90,6 +91,20 @@ def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -
     }
 
 
+def with_chart(context: dict[str, Any], params: Params) -> None:
+    """The damage charts' mode (``chart``: exact, at least, at most) in the context and the
+    query; a bad one is refused as the other fields are."""
+    mode, reason = chart_mode(params.get("chart"))
+    if reason:
+        context["errors"]["chart"] = reason
+    context["chart"] = mode
+    context["chart_modes"] = CHART_MODES
+    context["damage_chart"] = functools.partial(damage_chart, mode=mode)
+    if mode != "exact":
+        extra = urlencode([("chart", mode)])
+        context["query"] = f"{context['query']}&{extra}" if context["query"] else extra
+
+
 def _situation_text(ruleset: Ruleset, situation: Any) -> dict[str, str]:
     """Every situation field's value as the form shows it."""
     values = ruleset.encode_situation(situation)
@@ -99,7 +114,9 @@ def _situation_text(ruleset: Ruleset, situation: Any) -> dict[str, str]:
 @router.get("/calculator", dependencies=RATE_LIMITED)
 def calculator_page(request: Request, session: SessionDep, user: CurrentUser) -> Response:
     """The calculator; for htmx just its block, with the URL to push."""
-    context = calculator_context(session, user, Params(list(request.query_params.multi_items())))
+    params = Params(list(request.query_params.multi_items()))
+    context = calculator_context(session, user, params)
+    with_chart(context, params)
     url = "/calculator" + (f"?{context['query']}" if context["query"] else "")
     status = 422 if context["errors"] else 200
     # A unit picker asks for the whole calculator (``full``); other inputs for the results.
@@ -153,6 +170,7 @@ def calculator_roll(
         )
     except InvalidInput as err:  # the 422 rolls back: no battle, no log
         context = calculator_context(session, user, params)
+        with_chart(context, params)
         context["roll_error"] = f"{err.field.replace('_', ' ')}: {err.reason}"
         return render(request, PAGE, context, block="calculator", status_code=422)
     return redirect(request, battle_url(rolled, calc_request, ruleset))

@@ -158,6 +158,23 @@ def _club_action(request: Request, club_id: Id, message: str) -> Response:
     return redirect(request, f"/clubs/{club_id}")
 
 
+@router.get("/clubs/{club_id:int}/delete")
+def club_delete_confirm(
+    request: Request, session: SessionDep, user: CurrentUser, club_id: Id
+) -> Response:
+    """Ask the owner before deleting, naming the club and what goes with it."""
+    contents = clubs.club_contents(session, user=user, club_id=club_id)
+    return render(request, "clubs/delete.html", {"contents": contents})
+
+
+@router.post("/clubs/{club_id:int}/delete")
+def club_delete(request: Request, session: SessionDep, user: CurrentUser, club_id: Id) -> Response:
+    """Delete the club for good (its owner only); the rosters stay with their owners."""
+    name = clubs.delete_club_by_id(session, user=user, club_id=club_id)
+    flash(request, f"Club “{name}” deleted.", "success")
+    return redirect(request, "/clubs")
+
+
 @router.post("/clubs/{club_id:int}/leave")
 def leave(request: Request, session: SessionDep, user: CurrentUser, club_id: Id) -> Response:
     """Leave the club (your rosters stop being shared with it)."""

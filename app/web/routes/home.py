@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
+from app.rules.registry import RULESETS
 from app.web.deps import OptionalUser, SessionRoute
 from app.web.htmx import redirect
 from app.web.templating import render
@@ -20,6 +21,12 @@ def home(request: Request, user: OptionalUser) -> Response:
     if user is not None:
         return redirect(request, "/armies")
     return render(request, "home.html")
+
+
+@router.get("/glossary")
+def glossary(request: Request) -> Response:
+    """Every ruleset's rules words, each explained and pointing to its rule (public)."""
+    return render(request, "glossary.html", {"rulesets": list(RULESETS.values())})
 
 
 @router.api_route("/healthz", methods=["GET", "HEAD"], include_in_schema=False)

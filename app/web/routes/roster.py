@@ -76,7 +76,12 @@ def revision_page(
     """The army as it stood at one revision."""
     view = builder.army_view(session, user=user, army_id=army_id)
     rev = history.revision(session, user=user, army_id=army_id, revision_id=revision_id)
-    return render(request, "armies/revision.html", {"army": view.army, "view": view, "rev": rev})
+    names = history.weapon_names(view.army.ruleset_id, rev.snapshot)
+    return render(
+        request,
+        "armies/revision.html",
+        {"army": view.army, "view": view, "rev": rev, "weapon_names": names},
+    )
 
 
 @router.post("/armies/{army_id:int}/history/{revision_id:int}/restore")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from fastapi.responses import Response
+import functools
 
-from app.services import clubs, sharing
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+
+from app.services import builder, clubs, open_calculator, sharing, transfer
 from app.services.errors import InvalidField
 from app.services.permissions import Access, army_for
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
@@ -110,7 +112,38 @@ def shared_page(request: Request, session: SessionDep, user: OptionalUser, token
             "errors": {},
             "conflict": None,
             "shared_token": token,
+            # each unit opens in the open calculator (no account, no saved army needed)
+            "open_calculator_url": functools.partial(
+                open_calculator.open_calculator_url, view.army.ruleset_id
+            ),
         },
+    )
+
+
+@router.get("/shared/{token}/print")
+def shared_print(
+    request: Request, session: SessionDep, token: Line, cards: bool = False
+) -> Response:
+    """The roster sheet of a linked army (no account needed)."""
+    view = sharing.linked_view(session, token=token)
+    context = {"army": view.army, "view": view, "cards": cards, "back_url": f"/shared/{token}"}
+    return render(request, "armies/print.html", context)
+
+
+@router.get("/shared/{token}/export.txt")
+def shared_export_text(session: SessionDep, token: Line) -> Response:
+    """A linked army as plain text for a forum post."""
+    return PlainTextResponse(transfer.export_text(sharing.linked_view(session, token=token)))
+
+
+@router.get("/shared/{token}/export.json")
+def shared_export_json(session: SessionDep, token: Line) -> Response:
+    """A linked army as a versioned JSON document (a download, to import or keep)."""
+    army = sharing.army_for_link(session, token=token)
+    filename = transfer.export_filename(army, "json")
+    return JSONResponse(
+        transfer.export_doc(army, builder.load_rows(session, army.id)),
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
 
 

@@ -132,3 +132,45 @@ def test_too_many_combinations(monkeypatch):
     unit = unit_with(*(WeaponSpec("gun", size=1) for _ in range(8)), size=2)
     with pytest.raises(TooMuchWork):
         activation_sets(unit)
+
+
+def test_armour_is_not_offered_as_a_weapon_to_fire():
+    """Armor Plating makes no attack: the ruleset does not offer it as a weapon to fire
+    (``fires``) and "Usable together in one turn" names only what a turn chooses between."""
+    from app.rules.brikwars import DEFAULT_OPTIONS
+    from app.rules.registry import get_ruleset
+
+    rules = get_ruleset("brikwars")
+    tank = UnitSpec(
+        name="Tank",
+        size=3,
+        structure_level=2,
+        weapons=(
+            WeaponSpec("gun", size=3),
+            WeaponSpec("armor_plating", size=1),
+            WeaponSpec("melee_shield", size=1),
+        ),
+    )
+    figures = rules.unit_figures(tank, DEFAULT_OPTIONS)
+    assert [w.fires for w in figures.weapons] == [True, False, False]
+    assert figures.detail["activation_text"] == 'Gun 3" + Melee Shield 1"'
+
+
+def test_power_is_orange_only_with_a_finding_that_explains_it():
+    """A Hero carrying 3" of minifig items has Power 2": it cannot use them all in one turn,
+    which "Usable together" says; no weapon is Too Big, so Power is not flagged. A weapon
+    Too Big on its own flags Power, and its ``too_big`` finding says why."""
+    from app.rules.brikwars import DEFAULT_OPTIONS, hero
+    from app.rules.registry import get_ruleset
+
+    rules = get_ruleset("brikwars")
+    h = hero(weapons=(WeaponSpec("long_ranged_weapon"), WeaponSpec("heavy_weapon")))
+    figures = rules.unit_figures(h, DEFAULT_OPTIONS)
+    assert figures.cells["power"] == '3/2"' and figures.flagged == frozenset()
+    assert not figures.findings
+    rex = UnitSpec(
+        name="Rex", size=2, structure_level=1, weapons=(WeaponSpec("melee_weapon", size=5),)
+    )
+    figures = rules.unit_figures(rex, DEFAULT_OPTIONS)
+    assert figures.flagged == {"power"}
+    assert [f.code for f in figures.findings] == ["too_big"]

@@ -130,7 +130,9 @@ def test_a_single_weapon_line_is_the_engines_attack():
     assert line.damage == expected.damage_distribution
     steps = dict((s.label, s.value) for s in line.steps)
     assert steps["Gunnery Support"] == "+1" and steps["Homing In"] == "+2"
-    assert steps['Out of Range (3")'] == "-3"  # 18" against 14" Range + 1" height
+    assert (
+        steps['Out of Range: at 18", 3" beyond its Range'] == "-3"
+    )  # 18" against 14" Range + 1" height
 
 
 def test_burst_line_keeps_the_jam_odds():

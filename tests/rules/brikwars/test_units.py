@@ -315,3 +315,27 @@ def test_power_needed_counts_only_weapons_on_the_units_own_power():
     )
     assert tank.power_needed_with() == 5
     assert tank.power == 8 + 2  # 2 × Size, plus the Small Turret's 2"
+
+
+@pytest.mark.parametrize("make", [minifig, hero])
+@pytest.mark.parametrize("mount", [None, "mounted"])
+def test_a_minifigs_weapons_are_held_not_mounted(make, mount):
+    """Ruling 19: a minifig or Hero has no body to mount a weapon on; a Gun 1" and a Melee
+    Weapon 1" it carries are hand-held (Short: S up to its Size 1"), a turret stays a turret,
+    and worn armour stays worn. A Creation's weapons are still mounted by default."""
+    unit = make(
+        weapons=(
+            WeaponSpec("gun", size=1, mount=mount),
+            WeaponSpec("melee_weapon", size=1, mount=mount),
+            WeaponSpec("gun", size=1, mount="small_turret"),
+            WeaponSpec("body_armor"),
+        )
+    )
+    assert [w.mount for w in unit.weapons] == [
+        "hand_held",
+        "hand_held",
+        "small_turret",
+        "mounted",
+    ]
+    assert [unit.hold_class(i) for i in range(2)] == ["short", "short"]
+    assert creation(weapons=(WeaponSpec("gun", size=1),)).weapons[0].mount == "mounted"

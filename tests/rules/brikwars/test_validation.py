@@ -343,7 +343,11 @@ def test_heavy_swings_a_4_inch_melee_weapon_standing_still():
 
 def test_heavy_5_inch_weapon_is_too_big_even_standing():
     heavy = minifig(specialties=("compensating",), weapons=(WeaponSpec("melee_weapon", size=5),))
-    assert [(f.code, f.weapon) for f in validate_unit(heavy)] == [("too_big", 0)]
+    # A minifig holds what it carries (ruling 19): 5" is more than twice its Size (+1").
+    assert [(f.code, f.weapon) for f in validate_unit(heavy)] == [
+        ("too_big_to_hold", 0),
+        ("too_big", 0),
+    ]
 
 
 def test_launchers_and_cannons_count_as_ranged_when_held():

@@ -42,6 +42,7 @@ from app.rules.ruleset import (
     UnitFigures,
     WeaponFigures,
 )
+from app.rules.text import plain_field_words
 
 OPTION_FIELDS = (
     InputField("hit_on", "Dice hit on", "choice", "4", choices=(("4", "4+"), ("5", "5+"))),
@@ -163,6 +164,7 @@ class CoinWar:
     name = "Coin War"
     summary = "A test rule system: d6s against Hits."
     rules_version = "Coin War 1"
+    glossary = ()
     cost_unit = "pts"
     option_fields = OPTION_FIELDS
     unit_columns = (Column("hits", "Hits"),)
@@ -277,6 +279,9 @@ class CoinWar:
 
     def format_cost_change(self, change: float) -> str:
         return f"{change:+g} pts"
+
+    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
+        return plain_field_words(data)
 
     def unit_json(self, figures: UnitFigures) -> dict[str, Any]:
         return {"hits": int(figures.cells["hits"])}

@@ -29,6 +29,9 @@ def ruleset(request: pytest.FixtureRequest) -> Ruleset:
     return request.param  # type: ignore[no-any-return]
 
 
+SUMMARY_NAMED = ("name", "kind", "weapons")  # named by the summary itself
+
+
 def _attack(ruleset: Ruleset, sample: SampleAttack) -> Attack:
     options = ruleset.decode_options(None)
     targets = [TargetInput(ruleset.decode_unit(t)) for t in sample.targets]
@@ -122,6 +125,9 @@ def test_the_builders_members_agree_with_the_figures(ruleset: Ruleset) -> None:
             own = [f for f in figures.findings + weapon.findings if f.weapon == i]
             assert list(alone.findings) == own
             json.dumps(ruleset.weapon_json(weapon))
+        own = {k: v for k, v in ruleset.encode_unit(unit).items() if k not in SUMMARY_NAMED}
+        words = ruleset.field_words(own)
+        assert all(isinstance(k, str) and isinstance(v, str) for k, v in words.items())
         change = ruleset.format_cost_change(figures.cost)
         assert change.startswith("+") and ruleset.format_cost_change(-figures.cost) != change
         total = figures.cost + figures.cost

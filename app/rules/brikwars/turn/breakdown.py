@@ -4,6 +4,7 @@ Armour, in words and figures."""
 from __future__ import annotations
 
 from app.rules.brikwars.attacks import ActionRoll, Attack, Target
+from app.rules.brikwars.figures import inches
 from app.rules.brikwars.turn.results import Step
 from app.rules.brikwars.turn.situation import TurnSituation
 from app.rules.dice import Pool
@@ -32,10 +33,15 @@ def action_steps(action: ActionRoll | None, parts: list[tuple[str, int]]) -> lis
 def modifier_parts(
     situation: TurnSituation, target: Target | None, out_of_range: int
 ) -> list[tuple[str, int]]:
-    """The named Action modifiers of the situation (zero ones are left out of the steps)."""
+    """The named Action modifiers of the situation (zero ones are left out of the steps).
+
+    Out of Range names how far beyond its Range the target stands, not the Range itself:
+    'Out of Range: at 20", 8" beyond its Range' (a started inch counts, ruling A1).
+    """
+    at = "" if situation.distance is None else f"at {inches(situation.distance)}, "
     return [
         ("target size and visibility", 0 if target is None else target.size_modifier),
-        (f'Out of Range ({out_of_range}")', -out_of_range),
+        (f"Out of Range: {at}{inches(out_of_range)} beyond its Range", -out_of_range),
         ("Firing Blind", -5 * situation.firing_blind),
         ("Outnumbered", -situation.outnumbered),
         ("Gunnery Support", situation.gunnery_support),

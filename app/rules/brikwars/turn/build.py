@@ -33,8 +33,7 @@ from app.rules.brikwars.turn.lines import (
     volley_line,
 )
 from app.rules.brikwars.turn.situation import TurnSituation
-from app.rules.brikwars.units import UnitSpec, WeaponSpec, weapon_stats_of
-from app.rules.brikwars.validation import weapon_name
+from app.rules.brikwars.units import UnitSpec, WeaponSpec, weapon_name, weapon_stats_of
 from app.rules.errors import InvalidInput
 
 if TYPE_CHECKING:  # the Turn calls this module to build its lines

@@ -8,8 +8,7 @@ from fractions import Fraction
 from app.rules.brikwars.catalogue import format_number
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.brikwars.turn.situation import DEFAULT_SITUATION, TurnSituation
-from app.rules.brikwars.units import TURRET_OF_MOUNT, UnitSpec
-from app.rules.brikwars.validation import weapon_name
+from app.rules.brikwars.units import TURRET_OF_MOUNT, UnitSpec, weapon_name
 
 
 def _inches(value: Fraction | int) -> str:

@@ -19,8 +19,7 @@ from app.rules.brikwars.turn.situation import (
     ArcFollower,
     TurnSituation,
 )
-from app.rules.brikwars.units import UnitSpec
-from app.rules.brikwars.validation import weapon_name
+from app.rules.brikwars.units import UnitSpec, weapon_name
 from app.rules.errors import InvalidInput
 
 

@@ -1,0 +1,103 @@
+"""The open calculator over JSON: the twin of ``/calculator/open``, no account needed.
+
+``GET /calculator/open`` takes the page's own query string (``rules``, ``a.<field>``,
+``t.<field>``, ``weapons``, the situation fields, ``chart`` ignored) and answers the same
+odds the page shows; ``POST /calculator/open/save`` (logged in) adds the two typed-in units
+to one of the caller's armies or to a new one, in one transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.rules.errors import InvalidInput
+from app.services import open_calculator as oc
+from app.web.api.calculator import LineOut, _line_out
+from app.web.calculator_query import Params
+from app.web.deps import ApiUser, SessionDep, SessionRoute
+from app.web.inputs import Id, Line
+from app.web.ratelimit import calculator_rate_limit
+from app.web.routes.open_calculator import read_open, save_from_query
+
+RATE_LIMITED = [Depends(calculator_rate_limit)]
+router = APIRouter(route_class=SessionRoute, tags=["calculator"])
+
+
+class OpenOddsOut(BaseModel):
+    """The odds of the typed-in attacker's turn against the typed-in target."""
+
+    url: str = Field(description="the open calculator's page of this calculation")
+    ruleset: str
+    attacker: str
+    target: str
+    weapons: list[str] = Field(description="the weapons fired, by name")
+    decisive: float = Field(description="P(a decisive result this turn on the main target)")
+    expected: float = Field(description="expected decisive results this turn")
+    per_10_points: float | None
+    truncation_bound: float
+    lines: list[LineOut] = Field(description="weapons numbered from 1 (the query's)")
+    detail: dict[str, Any] = Field(description="the ruleset's own figures of the turn")
+
+
+@router.get("/calculator/open", dependencies=RATE_LIMITED)
+def open_odds(
+    request: Request,
+    rules: str = Query("", max_length=40, description="the ruleset (default: brikwars)"),
+) -> OpenOddsOut:
+    """Exact odds of a turn between units typed in the query: ``a.<field>`` the attacker's
+    and ``t.<field>`` the target's fields as the ruleset's export document writes them
+    (``a.weapons.0.type=gun&a.weapons.0.size=3``), ``weapons`` the attacker's weapons fired
+    (1 for its first), the situation fields by name. A field it refuses is a 422 naming it."""
+    got = read_open(Params(list(request.query_params.multi_items())))
+    if got.errors:
+        field, reason = next(iter(got.errors.items()))
+        raise InvalidInput(field, reason)
+    main, target = got.calc.main, got.calc.target
+    if main is None or target is None:
+        raise InvalidInput("a" if main is None else "t", "needs a unit")
+    if main.error is not None:
+        raise InvalidInput(main.error.field, main.error.reason)
+    if main.problems or main.message:
+        raise InvalidInput("weapons", " ".join(main.problems) or main.message)
+    assert main.odds is not None
+    ids = [w.row.id for w in main.unit.weapons]
+    return OpenOddsOut(
+        url=f"{oc.PATH}?{got.query}",
+        ruleset=got.ruleset.id,
+        attacker=main.unit.row.name,
+        target=target.row.name,
+        weapons=main.weapon_names,
+        decisive=main.odds.decisive,
+        expected=main.expected or 0.0,
+        per_10_points=main.per_10_points,
+        truncation_bound=main.odds.truncation_bound,
+        lines=[_line_out(line, ids) for line in main.odds.lines],
+        detail=dict(main.odds.detail),
+    )
+
+
+class SaveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(max_length=8000, description="the open calculator's query string")
+    army_id: Id | None = Field(default=None, description="one of your armies (its ruleset)")
+    army_name: Line = Field(default="", max_length=100, description="else a new army")
+
+
+class SavedOut(BaseModel):
+    army_id: int
+    unit_ids: list[int] = Field(description="the attacker's, then the target's")
+    url: str = Field(description="the army's page")
+
+
+@router.post("/calculator/open/save", dependencies=RATE_LIMITED, status_code=201)
+def open_save(session: SessionDep, user: ApiUser, body: SaveIn) -> SavedOut:
+    """Save the two typed-in units to an army (yours, or a new one named ``army_name``)."""
+    if len(parse_qsl(body.query)) > oc.MAX_PARAMS:
+        raise InvalidInput("query", f"at most {oc.MAX_PARAMS} fields")
+    army, ids = save_from_query(session, user, body.query, body.army_id, body.army_name)
+    return SavedOut(army_id=army.id, unit_ids=ids, url=f"/armies/{army.id}")
