@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, defer
 
 from app.db.models import Army, ArmyRevision, Unit, User
 from app.rules.errors import InvalidInput
+from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
 from app.services.army_document import (
     add_units,
@@ -218,16 +219,24 @@ def _stored(session: Session, *, army: Army, revision_id: int) -> ArmyRevision:
 def weapon_names(ruleset_id: str, doc: dict[str, Any]) -> list[list[str]]:
     """Each unit's weapons in a snapshot, named as everywhere else ('3" MachineGun'); a unit
     the ruleset no longer reads keeps its stored types, in words."""
+    return [
+        list(_unit_weapon_names(ruleset_id, json.dumps(data, sort_keys=True)))
+        for data in doc.get("units", [])
+    ]
+
+
+# Memoised on the unit's JSON: reading a unit is the slow part of a revision's page, and
+# most units are the same from one revision to the next.
+@bounded_cache(4096, max_bytes=8 << 20, size=lambda names: 100 + sum(len(n) for n in names))
+def _unit_weapon_names(ruleset_id: str, unit_json: str) -> tuple[str, ...]:
     rules = get_ruleset(ruleset_id)
-    names = []
-    for data in doc.get("units", []):
-        weapons = data.get("weapons", [])
-        try:
-            unit = rules.decode_unit(data)
-            names.append([rules.weapon_name(unit, i) for i in range(len(weapons))])
-        except InvalidInput:
-            names.append([str(w.get("type", "?")).replace("_", " ") for w in weapons])
-    return names
+    data = json.loads(unit_json)
+    weapons = data.get("weapons", [])
+    try:
+        unit = rules.decode_unit(data)
+        return tuple(rules.weapon_name(unit, i) for i in range(len(weapons)))
+    except InvalidInput:
+        return tuple(str(w.get("type", "?")).replace("_", " ") for w in weapons)
 
 
 def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> Army:
