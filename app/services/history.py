@@ -1,40 +1,185 @@
 """Revisions: every saved change to an army, in words, with the army as it then stood.
 
-A revision's snapshot is the export document (``army_document.export_doc``), so viewing
+A revision's document is the export document (``army_document.export_json``), so viewing
 an old revision, restoring it and exporting share one format.
+
+Stored as changes, so that history grows with the change and not with the army: an army's
+first revision holds the whole document, and each later one the change from its parent (its
+settings if they changed, and the one run of units replaced: a rename stores one unit).
+A whole document is stored again once the chain since the last grows to ``CHAIN`` changes,
+or to more bytes of changes than the document itself, so that rebuilding any revision reads
+one whole document and at most ``CHAIN - 1`` changes.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from app.db.models import Army, ArmyRevision, Unit, User
 from app.rules.errors import InvalidInput
+from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
-from app.services.army_document import add_units, export_json
+from app.services.army_document import (
+    add_units,
+    doc_parts,
+    join_doc,
+    split_doc,
+    split_joined,
+    unit_texts,
+)
 from app.services.army_rows import load_rows, lock_army
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for
+
+# The most revisions a chain holds, its whole document included.
+CHAIN = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """A revision with the army as it then stood (the export document's JSON text)."""
+
+    id: int
+    army_id: int
+    created_at: datetime
+    summary: str
+    document_json: str
+
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        return json.loads(self.document_json)  # type: ignore[no-any-return]
+
+
+@dataclass(slots=True)
+class _Rebuilt:
+    """A revision's document in parts, and the chain of changes it was rebuilt through."""
+
+    revision_id: int
+    base_id: int
+    head: str
+    units: list[str]
+    changes: int
+    change_bytes: int
 
 
 def record(session: Session, *, army: Army, user: User | None, summary: str) -> ArmyRevision:
     """Save a revision of the army as it stands now (after this action's changes)."""
     session.flush()
-    rows = load_rows(session, army.id)
+    head, units = doc_parts(army, load_rows(session, army.id))
     revision = ArmyRevision(
         army_id=army.id,
         user_id=user.id if user else None,
         summary=summary[:500],
-        snapshot_json=export_json(army, rows),
         army_version=army.version,
     )
+    parent = _newest(session, army.id)
+    change = None
+    if parent is not None and parent.changes + 1 < CHAIN:
+        change = _change(parent, head, units)
+        whole = len(head) + sum(len(u) + 1 for u in units)
+        if parent.change_bytes + len(change) > whole:
+            change = None  # rebuilding would read more than the document: store it whole
+    if change is None or parent is None:
+        revision.snapshot_json = join_doc(head, units)
+        revision.unit_lengths = json.dumps([len(u) for u in units], separators=(",", ":"))
+    else:
+        revision.delta_json = change
+        revision.parent_id = parent.revision_id
+        revision.base_id = parent.base_id
     session.add(revision)
     session.flush()
     return revision
+
+
+def _change(parent: _Rebuilt, head: str, units: list[str]) -> str:
+    """The change from the parent's document: the head if it changed, and the one run of
+    units replaced (``[at, how many removed, [the units put there]]``), or none."""
+    old = parent.units
+    lo, old_hi, new_hi = 0, len(old), len(units)
+    while lo < old_hi and lo < new_hi and old[lo] == units[lo]:
+        lo += 1
+    while old_hi > lo and new_hi > lo and old[old_hi - 1] == units[new_hi - 1]:
+        old_hi -= 1
+        new_hi -= 1
+    change: dict[str, Any] = {}
+    if head != parent.head:
+        change["head"] = head
+    if (lo, lo) != (old_hi, new_hi):
+        change["units"] = [lo, old_hi - lo, units[lo:new_hi]]
+    return json.dumps(change, ensure_ascii=False, separators=(",", ":"))
+
+
+def _apply(change_json: str, rebuilt: _Rebuilt) -> None:
+    change = json.loads(change_json)
+    rebuilt.head = change.get("head", rebuilt.head)
+    if "units" in change:
+        at, removed, added = change["units"]
+        rebuilt.units[at : at + removed] = added
+    rebuilt.changes += 1
+    rebuilt.change_bytes += len(change_json)
+
+
+def _newest(session: Session, army_id: int) -> _Rebuilt | None:
+    newest = session.execute(
+        select(ArmyRevision.id, ArmyRevision.base_id)
+        .where(ArmyRevision.army_id == army_id)
+        .order_by(ArmyRevision.id.desc())
+        .limit(1)
+    ).first()
+    return None if newest is None else _rebuild(session, army_id, *newest)
+
+
+def _rebuild(session: Session, army_id: int, revision_id: int, base_id: int | None) -> _Rebuilt:
+    """A revision's document, from the whole one its chain starts at (one query)."""
+    stored = {
+        row.id: row
+        for row in session.execute(
+            select(
+                ArmyRevision.id,
+                ArmyRevision.parent_id,
+                ArmyRevision.snapshot_json,
+                ArmyRevision.delta_json,
+                ArmyRevision.unit_lengths,
+            ).where(
+                ArmyRevision.army_id == army_id,
+                ArmyRevision.id >= (base_id or revision_id),
+                ArmyRevision.id <= revision_id,
+            )
+        )
+    }
+    chain = []
+    row = stored[revision_id]
+    while row.snapshot_json is None:
+        chain.append(row.delta_json)
+        row = stored[row.parent_id]  # type: ignore[index]
+    head, units = _split(row.snapshot_json, row.unit_lengths)
+    rebuilt = _Rebuilt(revision_id, row.id, head, units, 0, 0)
+    for change_json in reversed(chain):
+        _apply(change_json, rebuilt)  # type: ignore[arg-type]
+    return rebuilt
+
+
+def _split(snapshot_json: str, unit_lengths: str | None) -> tuple[str, list[str]]:
+    """A whole document's head and units: sliced by the lengths stored with it, or else
+    (a revision stored before them) found by parsing it."""
+    if unit_lengths is not None:
+        parts = split_joined(snapshot_json, json.loads(unit_lengths))
+        if parts is not None:
+            return parts
+    return split_doc(snapshot_json)
+
+
+def _document(session: Session, rev: ArmyRevision) -> str:
+    if rev.snapshot_json is not None:
+        return rev.snapshot_json
+    rebuilt = _rebuild(session, rev.army_id, rev.id, rev.base_id)
+    return join_doc(rebuilt.head, rebuilt.units)
 
 
 def revisions(session: Session, *, user: User, army_id: int) -> list[tuple[ArmyRevision, str]]:
@@ -45,12 +190,26 @@ def revisions(session: Session, *, user: User, army_id: int) -> list[tuple[ArmyR
         .outerjoin(User, User.id == ArmyRevision.user_id)
         .where(ArmyRevision.army_id == army.id)
         .order_by(ArmyRevision.id.desc())
+        .options(*_WITHOUT_DOCUMENT)
     ).all()
     return [(rev, name or "someone") for rev, name in rows]
 
 
-def revision(session: Session, *, user: User, army_id: int, revision_id: int) -> ArmyRevision:
+# A list of revisions reads neither form of their documents.
+_WITHOUT_DOCUMENT = (
+    defer(ArmyRevision.snapshot_json, raiseload=True),
+    defer(ArmyRevision.delta_json, raiseload=True),
+)
+
+
+def revision(session: Session, *, user: User, army_id: int, revision_id: int) -> Revision:
+    """One revision of the army, with the army as it then stood."""
     army = army_for(session, user=user, army_id=army_id, access=Access.READ)
+    rev = _stored(session, army=army, revision_id=revision_id)
+    return Revision(rev.id, rev.army_id, rev.created_at, rev.summary, _document(session, rev))
+
+
+def _stored(session: Session, *, army: Army, revision_id: int) -> ArmyRevision:
     rev = session.get(ArmyRevision, revision_id)
     if rev is None or rev.army_id != army.id:
         raise NotFound("revision")
@@ -60,28 +219,41 @@ def revision(session: Session, *, user: User, army_id: int, revision_id: int) ->
 def weapon_names(ruleset_id: str, doc: dict[str, Any]) -> list[list[str]]:
     """Each unit's weapons in a snapshot, named as everywhere else ('3" MachineGun'); a unit
     the ruleset no longer reads keeps its stored types, in words."""
+    return [
+        list(_unit_weapon_names(ruleset_id, json.dumps(data, sort_keys=True)))
+        for data in doc.get("units", [])
+    ]
+
+
+# Memoised on the unit's JSON: reading a unit is the slow part of a revision's page, and
+# most units are the same from one revision to the next.
+@bounded_cache(4096, max_bytes=8 << 20, size=lambda names: 100 + sum(len(n) for n in names))
+def _unit_weapon_names(ruleset_id: str, unit_json: str) -> tuple[str, ...]:
     rules = get_ruleset(ruleset_id)
-    names = []
-    for data in doc.get("units", []):
-        weapons = data.get("weapons", [])
-        try:
-            unit = rules.decode_unit(data)
-            names.append([rules.weapon_name(unit, i) for i in range(len(weapons))])
-        except InvalidInput:
-            names.append([str(w.get("type", "?")).replace("_", " ") for w in weapons])
-    return names
+    data = json.loads(unit_json)
+    weapons = data.get("weapons", [])
+    try:
+        unit = rules.decode_unit(data)
+        return tuple(rules.weapon_name(unit, i) for i in range(len(weapons)))
+    except InvalidInput:
+        return tuple(str(w.get("type", "?")).replace("_", " ") for w in weapons)
 
 
 def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> Army:
     """Make the army what it was at a revision again, recorded as a new revision."""
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
-    rev = revision(session, user=user, army_id=army_id, revision_id=revision_id)
+    rev = _stored(session, army=army, revision_id=revision_id)
     number = session.scalar(
         select(ArmyRevision.id)
         .where(ArmyRevision.army_id == army.id, ArmyRevision.id <= rev.id)
         .order_by(ArmyRevision.id.desc())
     )
-    replace_contents(session, army=army, doc=rev.snapshot)
+    if rev.snapshot_json is not None:
+        head, units = _split(rev.snapshot_json, rev.unit_lengths)
+    else:
+        rebuilt = _rebuild(session, army.id, rev.id, rev.base_id)
+        head, units = rebuilt.head, rebuilt.units
+    replace_contents(session, army=army, head=head, units=units)
     record(
         session,
         army=army,
@@ -91,28 +263,53 @@ def restore(session: Session, *, user: User, army_id: int, revision_id: int) -> 
     return army
 
 
-def replace_contents(session: Session, *, army: Army, doc: dict[str, Any]) -> None:
-    """Set an army's settings and units to those of an export document."""
-    lock_army(session, army.id)  # racing adds wait: positions restart at 0
-    army.name = doc["name"]
-    army.budget = doc["budget"]
-    army.notes = doc.get("notes", "")
-    army.house_rules = doc.get("house_rules", {})
-    session.execute(delete(Unit).where(Unit.army_id == army.id))
-    add_units(session, army_id=army.id, units=doc["units"])
+def replace_contents(session: Session, *, army: Army, head: str, units: list[str]) -> None:
+    """Set an army's settings and units to those of an export document (its head and its
+    units' JSON texts, as ``split_doc`` gives them).
+
+    Only the units that differ are written again: a unit whose text is the same at the same
+    place keeps its row (and its id, so a form open on it still saves).
+    """
+    lock_army(session, army.id)  # racing adds wait for the positions
+    settings = json.loads(head)
+    army.name = settings["name"]
+    army.budget = settings["budget"]
+    army.notes = settings.get("notes", "")
+    army.house_rules = settings.get("house_rules", {})
+    rows = load_rows(session, army.id)
+    now = unit_texts(rows)
+    if any(row.position != place for place, row in enumerate(rows)):
+        now = []  # gaps in the positions: write every unit again, from 0
+    places = [p for p in range(len(units)) if p >= len(now) or units[p] != now[p]]
+    gone = [
+        row.id for p, row in enumerate(rows) if p >= len(units) or not now or units[p] != now[p]
+    ]
+    if gone:
+        session.execute(
+            delete(Unit).where(Unit.id.in_(gone)).execution_options(synchronize_session=False)
+        )
+    add_units(
+        session,
+        army_id=army.id,
+        units=[json.loads(units[p]) for p in places],
+        positions=places,
+    )
 
 
 def settings_at(session: Session, army_id: int, version: int) -> dict[str, Any] | None:
     """The army's name, budget and notes as they stood at ``version`` (None if unrecorded)."""
-    snapshot = session.scalar(
-        select(ArmyRevision.snapshot_json)
+    rev = session.scalar(
+        select(ArmyRevision)
         .where(ArmyRevision.army_id == army_id, ArmyRevision.army_version == version)
         .order_by(ArmyRevision.id.desc())
         .limit(1)
     )
-    if snapshot is None:
+    if rev is None:
         return None
-    doc = json.loads(snapshot)
+    if rev.snapshot_json is not None:
+        doc = json.loads(rev.snapshot_json)
+    else:
+        doc = json.loads(_rebuild(session, army_id, rev.id, rev.base_id).head)
     return {"name": doc["name"], "budget": doc["budget"], "notes": doc.get("notes", "")}
 
 
@@ -124,6 +321,7 @@ def latest_change(session: Session, army_id: int) -> str | None:
         .where(ArmyRevision.army_id == army_id)
         .order_by(ArmyRevision.id.desc())
         .limit(1)
+        .options(*_WITHOUT_DOCUMENT)
     ).first()
     if row is None:
         return None

@@ -317,3 +317,126 @@ def test_unit_count_migration_gives_existing_units_one_figure() -> None:
     command.downgrade(cfg, "7b2d4e6f8a10")
     assert "count" not in {c["name"] for c in inspect(engine).get_columns("unit")}
     engine.dispose()
+
+
+BEFORE_REVISION_CHANGES = "4e8c2a7d9b31"  # the revision before revisions as changes
+
+
+def test_revisions_as_changes_migration_carries_old_revisions_across() -> None:
+    """Issue 15 item 1: revisions stored whole before the change read back exactly, the
+    next change is stored as a change against the newest of them, and a downgrade turns
+    every change back into the whole document."""
+    import json
+
+    from sqlalchemy import select, text
+    from sqlalchemy.orm import Session
+
+    from app.db.models import ArmyRevision, User
+    from app.services import builder, history
+
+    url = another_database_url()
+    cfg = alembic_config(url)
+    command.upgrade(cfg, BEFORE_REVISION_CHANGES)
+    engine = make_engine(url)
+    stamps = {"created_at": NOW, "updated_at": NOW}
+    head = {
+        "format": "brikforge-army", "version": 1, "ruleset": "brikwars", "rules_version": 1,
+        "name": "Red", "budget": 100, "notes": "", "house_rules": {},
+    }  # fmt: skip
+    trooper = {"name": "Trooper", "kind": "minifig", "weapons": [{"type": "gun", "size": 1}]}
+    scout = {"name": "Scout", "kind": "minifig", "weapons": []}
+    spy = {**scout, "name": "Spy"}
+    documents = [
+        json.dumps({**head, "units": []}),
+        json.dumps({**head, "notes": "line\nbreak", "units": [trooper]}, indent=2),
+        # the layout the app writes (units joined by "," alone), then one change of it
+        json.dumps(head)[:-1] + f', "units": [{json.dumps(trooper)},{json.dumps(scout)}]}}',
+        json.dumps(head)[:-1] + f', "units": [{json.dumps(trooper)},{json.dumps(spy)}]}}',
+    ]
+    with engine.begin() as conn:
+        user = _insert(
+            conn, "user_account", email="h@example.com", display_name="H", password_hash="x",
+            **stamps,
+        )  # fmt: skip
+        army = _insert(
+            conn, "army", owner_id=user, name="Red", ruleset_id="brikwars", budget=100,
+            notes="", house_rules={}, version=3, **stamps,
+        )  # fmt: skip
+        for position, unit in enumerate([trooper, scout]):
+            unit_id = _insert(
+                conn, "unit", army_id=army, position=position, name=unit["name"],
+                kind="minifig", spec={}, version=1, **stamps,
+            )  # fmt: skip
+            for w_position, weapon in enumerate(unit["weapons"]):  # type: ignore[arg-type]
+                _insert(
+                    conn, "weapon", unit_id=unit_id, position=w_position, type=weapon["type"],
+                    spec={"size": weapon["size"]}, version=1, **stamps,
+                )  # fmt: skip
+        old = [
+            _insert(
+                conn,
+                "army_revision",
+                army_id=army,
+                user_id=user,
+                created_at=NOW,
+                summary=f"step {i}",
+                snapshot_json=doc,
+                army_version=i + 1,
+            )
+            for i, doc in enumerate(documents)
+        ]
+    engine.dispose()
+
+    command.upgrade(cfg, "head")
+    engine = make_engine(url)
+    with Session(engine) as session:
+        owner = session.get_one(User, user)
+        for revision_id, doc in zip(old, documents, strict=True):
+            rev = history.revision(session, user=owner, army_id=army, revision_id=revision_id)
+            assert rev.document_json == doc
+        # Stored as changes where that reads back exactly: the indented one stays whole, the
+        # next starts a chain, the last is a change of it (one unit).
+        stored = [session.get_one(ArmyRevision, r) for r in old]
+        assert [r.snapshot_json is None for r in stored] == [False, False, False, True]
+        assert stored[3].parent_id == old[2] and stored[3].base_id == old[2]
+        assert json.loads(stored[3].delta_json or "") == {"units": [1, 1, [json.dumps(spy)]]}
+        lengths = f"[{len(json.dumps(trooper))},{len(json.dumps(scout))}]"
+        assert [r.unit_lengths for r in stored] == ["[]", None, lengths, None]
+        settings = {"name": "Red", "budget": 100, "notes": "line\nbreak"}
+        assert history.settings_at(session, army, 2) == settings
+        # The next changes chain on: the first stored whole (the old documents lack the
+        # defaults the builder writes), the second as a change against it.
+        unit_id = session.scalar(text("SELECT id FROM unit WHERE name = 'Scout'"))
+        for version, name in enumerate(["Agent", "Sniper"], start=1):
+            builder.update_unit(
+                session, user=owner, army_id=army, unit_id=unit_id, data={"name": name},
+                expected_version=version,
+            )  # fmt: skip
+            session.commit()
+        renamed, agent = session.scalars(
+            select(ArmyRevision)
+            .where(ArmyRevision.army_id == army)
+            .order_by(ArmyRevision.id.desc())
+        ).all()[:2]
+        assert renamed.snapshot_json is None and renamed.parent_id == agent.id
+        rebuilt = history.revision(session, user=owner, army_id=army, revision_id=renamed.id)
+        assert [u["name"] for u in rebuilt.snapshot["units"]] == ["Trooper", "Sniper"]
+        assert rebuilt.document_json == agent.snapshot_json.replace('"Agent"', '"Sniper"')  # type: ignore[union-attr]
+        sniper = rebuilt.document_json
+        with pytest.raises(Exception, match=r"(?i)check|constraint"):  # one form, never neither
+            session.execute(
+                text("UPDATE army_revision SET delta_json = NULL WHERE id = :id"),
+                {"id": renamed.id},
+            )
+            session.flush()
+        session.rollback()
+    engine.dispose()
+
+    command.downgrade(cfg, BEFORE_REVISION_CHANGES)
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        stored = conn.execute(text("SELECT snapshot_json FROM army_revision ORDER BY id")).all()
+    assert [row[0] for row in stored[:4]] == documents
+    assert stored[5][0] == sniper
+    assert "delta_json" not in {c["name"] for c in inspect(engine).get_columns("army_revision")}
+    engine.dispose()

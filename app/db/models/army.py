@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.db.base import Base, TimestampMixin, UTCDateTime, utcnow
@@ -77,19 +85,31 @@ class ArmyRevision(Base):
     """One saved change: who, when, what in words, and the army as it then stood."""
 
     __tablename__ = "army_revision"
+    __table_args__ = (
+        # Stored one way or the other, never both or neither.
+        CheckConstraint("(snapshot_json IS NULL) <> (delta_json IS NULL)", name="one_form"),
+        # An army's revisions in order: its newest, and a chain of changes, by range.
+        Index("ix_army_revision_army_id_id", "army_id", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    army_id: Mapped[int] = mapped_column(ForeignKey("army.id", ondelete="CASCADE"), index=True)
+    army_id: Mapped[int] = mapped_column(ForeignKey("army.id", ondelete="CASCADE"))
     user_id: Mapped[int | None] = mapped_column(ForeignKey("user_account.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     summary: Mapped[str] = mapped_column(String(500))
     # The army's version after this change: a stale edit finds the settings it was made
     # against here (its three-way merge base). None on revisions older than the column.
     army_version: Mapped[int | None] = mapped_column(Integer, default=None)
-    # The export document as JSON text: assembled from the rows' stored JSON without
-    # parsing it, since a change to a 200-unit army must stay fast.
-    snapshot_json: Mapped[str] = mapped_column(Text)
-
-    @property
-    def snapshot(self) -> dict[str, Any]:
-        return json.loads(self.snapshot_json)  # type: ignore[no-any-return]
+    # The army as it stood, stored as one of (``app.services.history`` rebuilds either):
+    # - the whole export document as JSON text (an army's first revision, and again
+    #   whenever the chain of changes since the last whole one grows long or heavy);
+    # - the change from the revision ``parent_id`` (the settings if they changed, and the
+    #   run of units replaced), on a chain that starts at the whole document of ``base_id``.
+    # Plain ids, not foreign keys: a revision only ever goes with its whole army.
+    snapshot_json: Mapped[str | None] = mapped_column(Text)
+    delta_json: Mapped[str | None] = mapped_column(Text)
+    # With a whole document written since: its units' lengths in characters, a JSON list,
+    # so that a chain splits it into units without parsing it.
+    unit_lengths: Mapped[str | None] = mapped_column(Text)
+    parent_id: Mapped[int | None] = mapped_column(Integer)
+    base_id: Mapped[int | None] = mapped_column(Integer)
