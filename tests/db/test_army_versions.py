@@ -86,6 +86,6 @@ def test_two_members_editing_one_unit_never_lose_an_edit_silently(app) -> None: 
         second.close()
     assert refused.value.current_version == 2
     assert refused.value.latest_change is not None
-    assert "Alice" in refused.value.latest_change and "changed Tank (name)" in (
+    assert "Alice" in refused.value.latest_change and "renamed 'Tank' to 'Tank Mk II'" in (
         refused.value.latest_change
     )
