@@ -351,12 +351,14 @@ class Fighter:
 @dataclass(frozen=True, slots=True)
 class BattleWeapon:
     """A weapon of a unit in a battle as pages show it: cells by the ruleset's own keys;
-    ``ready``: it may fire now (False: it needs an action first, a Reload say)."""
+    ``ready``: it may fire now (False: it needs an action first, a Reload say); ``fires``:
+    it is a weapon to attack with at all (not armour or a shield)."""
 
     index: int
     name: str
     cells: Mapping[str, str]
     ready: bool = True
+    fires: bool = True
 
 
 @dataclass(frozen=True, slots=True)

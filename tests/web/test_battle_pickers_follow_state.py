@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from tests.web.conftest import Member
-from tests.web.test_battles import _form, battle  # noqa: F401  (the fixture)
+from tests.web.test_battles import _form, api, battle  # noqa: F401  (the fixture)
 
 MAX_ROLLS = 60
 
@@ -83,3 +83,32 @@ def test_a_refused_turn_disables_roll_it_on_the_page(member: Member, battle) -> 
     button = _roll_button(odds.text)
     assert " disabled" in button and 'aria-describedby="roll-refused"' in button
     assert 'id="roll-refused">Cannot roll this: weapons' in odds.text
+
+
+def test_armour_is_not_offered_as_a_weapon_to_fire_in_a_battle(member: Member) -> None:
+    """Issue 14 item 9, on the battle page as in the calculator: Armor Plating is worn, not
+    fired, so the attack form offers only the Gun."""
+    armies = []
+    for name, unit in (
+        (
+            "Plated",
+            {
+                "name": "Hauler",
+                "size": 3,
+                "structure_level": 2,
+                "weapons": [{"type": "gun", "size": 2}, {"type": "armor_plating", "size": 1}],
+            },
+        ),
+        ("Other", {"name": "Walker", "size": 2, "structure_level": 2}),
+    ):
+        army = api(member, "POST", "/api/v1/armies", json={"name": name, "budget": 200}).json()
+        r = api(member, "POST", f"/api/v1/armies/{army['id']}/units", json=unit)
+        assert r.status_code == 201, r.text
+        armies.append(army["id"])
+    r = api(member, "POST", "/api/v1/battles", json={"name": "Plates", "army_ids": armies})
+    body = r.json()
+    hauler = next(u["id"] for u in body["units"] if u["name"] == "Hauler")
+    page = member.client.get(f"/battles/{body['id']}", params={"attacker_id": hauler}).text
+    picks = re.search(r'<fieldset class="weapons-pick.*?</fieldset>', page, re.S)
+    assert picks and 'name="weapon.0"' in picks.group(0), page
+    assert "Armor Plating" not in picks.group(0) and 'name="weapon.1"' not in picks.group(0)

@@ -107,7 +107,8 @@ def standing(fighter: Fighter) -> Standing:
             "range": "CC" if stats.range_inches is None else inches(stats.range_inches),
             "damage": "–" if stats.damage is None else str(stats.damage),
         }
-        weapons.append(BattleWeapon(i, weapon_name(weapon), cells, i not in state.inoperative))
+        ready = i not in state.inoperative
+        weapons.append(BattleWeapon(i, weapon_name(weapon), cells, ready, weapon.entry.attacks))
     armour = spec.armour
     cells = {
         "size": inches(spec.built_size),

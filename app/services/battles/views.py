@@ -21,12 +21,14 @@ from app.services.errors import NotFound
 @dataclass(frozen=True)
 class WeaponInBattle:
     """A weapon as pages show it: its cells by the ruleset's keys (``w.cells.use``);
-    ``inoperative``: it cannot fire until an action readies it."""
+    ``inoperative``: it cannot fire until an action readies it; ``fires``: it attacks at all
+    (armour does not: the attack form leaves it out)."""
 
     index: int
     name: str
     cells: Mapping[str, str]
     inoperative: bool
+    fires: bool = True
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,8 @@ class UnitInBattle:
     @cached_property
     def weapons(self) -> list[WeaponInBattle]:
         return [
-            WeaponInBattle(w.index, w.name, w.cells, not w.ready) for w in self.standing.weapons
+            WeaponInBattle(w.index, w.name, w.cells, not w.ready, w.fires)
+            for w in self.standing.weapons
         ]
 
     @property
