@@ -101,3 +101,18 @@ def test_a_logged_in_player_following_an_invitation_sees_join_the_club(app, memb
         assert page.status_code == 200
         assert "Join “Brick Club”?" in page.text
         assert 'action="/clubs/join/' in page.text
+
+
+def test_the_navigations_sign_up_and_log_in_carry_the_invitation_too(app, member: Member) -> None:  # type: ignore[no-untyped-def]
+    join_path = _invite(member, "Nav Club")
+    with TestClient(app) as visitor:
+        login = visitor.get(join_path)
+        nav = re.search(r'(?s)<nav class="wrap nav".*?</nav>', login.text)
+        assert nav, login.text
+        links = {unescape(h) for h in re.findall(r'href="([^"]*)"', nav.group(0))}
+        assert {f"/register?next={join_path}", f"/login?next={join_path}"} <= {
+            unquote(h) for h in links
+        }, links
+    with TestClient(app) as visitor:  # plain pages keep plain links
+        nav = re.search(r'(?s)<nav class="wrap nav".*?</nav>', visitor.get("/").text)
+        assert nav and 'href="/register"' in nav.group(0) and 'href="/login"' in nav.group(0)
