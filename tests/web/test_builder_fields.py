@@ -201,3 +201,21 @@ def test_the_api_says_which_fields_each_kind_and_type_takes(client) -> None:  # 
     assert brikwars["unit_fields_by_kind"]["size"] == ["creation"]
     assert brikwars["weapon_fields_by_type"]["ammo.xsize"] == ["bazooka", "cannon"]
     assert "gun" in brikwars["weapon_fields_by_type"]["size"]
+
+
+def test_a_minifigs_weapon_form_does_not_offer_mounted(member: Member) -> None:
+    """Ruling 19: a minifig holds its weapons, so its Mount picker leaves "mounted" to
+    Creations (hand-held and the turrets it may work stay)."""
+    army_id = create(member)
+    pvt = add_unit(member, army_id, {"name": "Pvt", "kind": "minifig"})
+    tank = add_unit(member, army_id, {"name": "Tank", "size": 3, "structure_level": 2})
+
+    def mounts(unit_id: int) -> list[str]:
+        page = member.client.get(f"/armies/{army_id}/units/{unit_id}").text
+        form = _form(page, f"add-weapon-{unit_id}")
+        picker = re.search(r'<select id="add-weapon-\d+-mount".*?</select>', form, re.S)
+        assert picker, form
+        return re.findall(r'<option value="([^"]*)"', picker.group(0))
+
+    assert "mounted" not in mounts(pvt["id"]) and "hand_held" in mounts(pvt["id"])
+    assert "mounted" in mounts(tank["id"])
