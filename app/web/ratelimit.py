@@ -2,13 +2,16 @@
 held in the database so that every app server (and every worker) draws on the same bucket.
 
 A database round trip per request would cost the hottest API more than its own work, so each
-process takes tokens a few at a time (a tenth of the burst) and spends them locally for up
-to ``LEASE_SECONDS``; what it has not spent by then is dropped. The shared bucket never gives
-out more than its limit: a client may see one lease's worth (and one lease time's refill) out
-of step, never more than the limit over time. An empty bucket's answer (how long until a
-token is back) is remembered too, so a flood from one address is refused without a database
-round trip. The per-process table is bounded: past ``MAX_CLIENTS`` addresses the least
-recently seen is forgotten (its lease dropped, its next request asks the database).
+process takes tokens a few at a time (a tenth of the burst, and of a second's refill) and
+spends them locally for up to ``LEASE_SECONDS``; what it has not spent by then is dropped.
+The shared bucket never gives out more than its limit, and a token is spent at most
+``LEASE_SECONDS`` after it was taken: over any span a client gets at most what the limit
+allows over that span and one second more (two requests at the default rate). Below 20
+tokens a second (the default is 2) a lease is one token: exact. An empty bucket's answer (how
+long until a token is back) is remembered too, so a flood from one address is refused
+without a database round trip. The per-process table is bounded: past ``MAX_CLIENTS``
+addresses the least recently seen is forgotten (its lease dropped, its next request asks the
+database).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from app.services.errors import RateLimited
 
 MAX_CLIENTS = 10_000
 LEASE_SECONDS = 1.0
-LEASE_SHARE = 10  # a lease is this fraction of the burst
+LEASE_SHARE = 10  # a lease is this fraction of the burst and of a second's refill
 PRUNE_EVERY_SECONDS = 60.0
 
 
@@ -49,7 +52,11 @@ class SharedLimit:
         self.name = name
         self.per_minute = per_minute
         self.burst = max(1, burst)
-        self.lease = max(1, self.burst // LEASE_SHARE)
+        # A tenth of the burst, and of what comes back while a lease is held: several
+        # processes' leases (dropped unspent after a second) never drain the bucket faster
+        # than it refills.
+        refill = per_minute / 60.0 * LEASE_SECONDS
+        self.lease = max(1, min(self.burst // LEASE_SHARE, int(refill // LEASE_SHARE)))
         self.max_clients = max_clients
         # client -> (tokens in hand, until when); no tokens: refused until then
         self._local: OrderedDict[str, tuple[int, float]] = OrderedDict()
@@ -104,7 +111,7 @@ class SharedLimit:
         with self.engine.connect() as connection:
             draw = rate_limits.take(
                 connection,
-                key=f"{self.name} {client}",
+                key=f"{self.name} {client}"[:100],
                 per_minute=self.per_minute,
                 burst=self.burst,
                 want=self.lease,
