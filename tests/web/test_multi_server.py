@@ -174,6 +174,19 @@ def test_login_throttling_counts_failures_on_both_servers(servers: tuple[str, st
         assert int(r.headers["Retry-After"]) >= 1
 
 
+def test_wrong_passwords_racing_through_both_servers_get_only_the_free_tries(
+    servers: tuple[str, str],
+) -> None:
+    a, b = servers
+    email, _ = _register(a)
+
+    def guess(url: str) -> Callable[[], httpx.Response]:
+        return lambda: _log_in(url, email, "wrong password")
+
+    codes = _race(*(guess(url) for url in (a, b) * 3))
+    assert codes == [401, 401, 401, 429, 429, 429]  # LOGIN_MAX_FAILURES: 3
+
+
 def test_the_calculator_rate_limit_is_one_bucket_across_both_servers(
     servers: tuple[str, str],
 ) -> None:
