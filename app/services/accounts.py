@@ -88,7 +88,7 @@ def log_in(session: Session, *, email: str, password: str, client_address: str) 
     Returns the error instead of raising it, as the request's own changes roll back.
     """
     email = email.strip().lower()
-    wait = _claim_try(session, email=email, client_address=client_address)
+    wait, _ = _claim_try(session, email=email, client_address=client_address)
     if wait > 0:
         return LoginResult(None, TooManyAttempts(wait))
 
@@ -105,8 +105,9 @@ def log_in(session: Session, *, email: str, password: str, client_address: str) 
     return LoginResult(None, InvalidCredentials())
 
 
-def _claim_try(session: Session, *, email: str, client_address: str) -> int:
-    """Record a try as a failure, committed at once, unless it must wait: the seconds to wait.
+def _claim_try(session: Session, *, email: str, client_address: str) -> tuple[int, int]:
+    """Record a try as a failure, committed at once, unless it must wait: the seconds to wait
+    (0: go ahead) and the record's id.
 
     Only the failures recorded before it count, and the record and the count are one step
     (PostgreSQL: a transaction lock on the address; SQLite: the insert takes the one write
@@ -129,7 +130,7 @@ def _claim_try(session: Session, *, email: str, client_address: str) -> int:
             own.rollback()
         else:
             own.commit()
-    return wait
+        return wait, claim.id
 
 
 def login_wait(
@@ -205,25 +206,17 @@ def check_password(
     A wrong password counts as a failed login of the account from this address, with the
     same backoff: a stolen session cannot be used to guess the password at speed.
     """
-    wait = login_wait(session, email=user.email, client_address=client_address, now=utcnow())
+    wait, claim = _claim_try(session, email=user.email, client_address=client_address)
     if wait > 0:
         raise TooManyAttempts(wait, f"too many wrong passwords; try again in {wait} s", field)
     if not verify_password(user.password_hash, password):
-        _record_failure(session, email=user.email, client_address=client_address)
-        raise InvalidField(field, "is not your password")
+        raise InvalidField(field, "is not your password")  # the claimed try stays a failure
+    session.execute(delete(LoginFailure).where(LoginFailure.id == claim))
 
 
 def change_display_name(session: Session, *, user: User, display_name: str) -> None:
     """Rename the account (the name other players see in clubs and battles)."""
     user.display_name = display_name.strip()
-
-
-def _record_failure(session: Session, *, email: str, client_address: str) -> None:
-    """Save a failed password check in a transaction of its own: the request that made it
-    fails, and its own transaction rolls back."""
-    with Session(bind=session.get_bind()) as own:
-        own.add(LoginFailure(email=email, client_address=client_address, created_at=utcnow()))
-        own.commit()
 
 
 def get_user(session: Session, user_id: int) -> User | None:

@@ -187,6 +187,20 @@ def test_wrong_passwords_racing_through_both_servers_get_only_the_free_tries(
     assert codes == [401, 401, 401, 429, 429, 429]  # LOGIN_MAX_FAILURES: 3
 
 
+def test_wrong_current_passwords_racing_through_both_servers_are_throttled_too(
+    servers: tuple[str, str],
+) -> None:
+    a, b = servers
+    player = _player(a)
+    body = {"current_password": "wrong password", "new_password": "a new long password"}
+
+    def change(url: str) -> Callable[[], httpx.Response]:
+        return lambda: player.call("POST", f"{url}/api/v1/auth/password", json=body)
+
+    assert _race(*(change(url) for url in (a, b) * 3)) == [422, 422, 422, 429, 429, 429]
+    assert player.call("GET", f"{b}/api/v1/me").status_code == 200  # the session is kept
+
+
 def test_the_calculator_rate_limit_is_one_bucket_across_both_servers(
     servers: tuple[str, str],
 ) -> None:
