@@ -56,6 +56,12 @@ def register(
 def _throttle_signups(session: Session, *, client_address: str) -> None:
     settings = get_settings()
     now = utcnow()
+    if session.get_bind().dialect.name == "postgresql":
+        # Sign-ups from one address queue here until the request commits, so two racing
+        # through two servers count each other (on SQLite the delete below takes the one
+        # write lock first).
+        lock = func.pg_advisory_xact_lock(func.hashtext("signup " + client_address))
+        session.execute(select(lock))
     window = timedelta(seconds=settings.signup_window_seconds)
     session.execute(delete(SignupAttempt).where(SignupAttempt.created_at < now - window))
     count, oldest = session.execute(

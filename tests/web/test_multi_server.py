@@ -33,6 +33,10 @@ SETTINGS = {
     "MAX_ARMIES_PER_USER": "4",
     "LOGIN_MAX_FAILURES": "3",
     "CALC_WORKERS": "1",
+    "SIGNUP_MAX_PER_ADDRESS": "3",
+    # X-Forwarded-For from the test's own address is believed: each check that counts per
+    # client address claims one of its own (the throttles would otherwise add up).
+    "TRUSTED_PROXIES": "127.0.0.1",
 }
 
 
@@ -99,12 +103,14 @@ class Player:
 
 
 _emails = iter(f"far{n}@example.com" for n in range(1000))
+_hosts = iter(range(1, 255))
 
 
 def _register(url: str) -> tuple[str, str]:
     email = next(_emails)
     body = {"email": email, "password": PASSWORD, "display_name": "Far"}
-    r = httpx.post(f"{url}/api/v1/auth/register", json=body)
+    address = {"X-Forwarded-For": f"10.1.0.{next(_hosts)}"}  # not the sign-up race's
+    r = httpx.post(f"{url}/api/v1/auth/register", json=body, headers=address)
     assert r.status_code == 201, r.text
     return email, r.json()["csrf_token"]
 
@@ -199,6 +205,17 @@ def test_wrong_current_passwords_racing_through_both_servers_are_throttled_too(
 
     assert _race(*(change(url) for url in (a, b) * 3)) == [422, 422, 422, 429, 429, 429]
     assert player.call("GET", f"{b}/api/v1/me").status_code == 200  # the session is kept
+
+
+def test_sign_ups_racing_through_both_servers_stop_at_the_limit(servers: tuple[str, str]) -> None:
+    a, b = servers
+    headers = {"X-Forwarded-For": "10.9.9.9"}  # an address of its own
+
+    def sign_up(url: str) -> Callable[[], httpx.Response]:
+        body = {"email": next(_emails), "password": PASSWORD, "display_name": "Far"}
+        return lambda: httpx.post(f"{url}/api/v1/auth/register", json=body, headers=headers)
+
+    assert _race(*(sign_up(url) for url in (a, b) * 3)) == [201, 201, 201, 429, 429, 429]
 
 
 def test_the_calculator_rate_limit_is_one_bucket_across_both_servers(
