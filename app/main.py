@@ -114,7 +114,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,  # our own /docs (app/web/routes/docs.py): Swagger UI served by the app
         redoc_url=None,
     )
-    engine = make_engine(settings.database_url)
+    engine = make_engine(
+        settings.database_url, prepared_statements=settings.database_prepared_statements
+    )
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)

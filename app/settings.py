@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
     database_url: str = Field(default=f"sqlite:///{VAR_DIR / 'brikforge.db'}")
+    # Off behind a transaction-mode pooler that cannot keep them (PgBouncer before 1.21).
+    database_prepared_statements: bool = True
     secret_key: str = ""
     # Cookies marked Secure only when served over HTTPS (docker behind a proxy sets this).
     secure_cookies: bool = False
@@ -64,7 +66,8 @@ class Settings(BaseSettings):
     calc_workers: int = 2
     calc_queue: int = 4
     calc_deadline_seconds: float = 3.0
-    # Public calculators: a token bucket per client address (in process; one per server).
+    # Public calculators: a token bucket per client address, in the database (one limit
+    # across every server and worker).
     calc_rate_per_minute: int = 120
     calc_rate_burst: int = 30
 

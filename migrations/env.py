@@ -35,7 +35,7 @@ def run_migrations_online() -> None:
     if connection is not None:
         _run(connection)
         return
-    engine = make_engine(_url())
+    engine = make_engine(_url(), prepared_statements=get_settings().database_prepared_statements)
     with engine.connect() as conn:
         _run(conn)
     engine.dispose()

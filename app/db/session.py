@@ -8,8 +8,13 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 
-def make_engine(database_url: str, **kwargs: Any) -> Engine:
-    """Create the engine for a URL; a SQLite file's folder is created if missing."""
+def make_engine(database_url: str, *, prepared_statements: bool = True, **kwargs: Any) -> Engine:
+    """Create the engine for a URL; a SQLite file's folder is created if missing.
+
+    ``prepared_statements=False`` stops psycopg preparing the queries it runs often, for a
+    pooler that hands each transaction a different server connection (PgBouncer before
+    1.21, or without ``max_prepared_statements``); SQLite ignores it.
+    """
     if database_url.startswith("sqlite"):
         from pathlib import Path
 
@@ -25,6 +30,8 @@ def make_engine(database_url: str, **kwargs: Any) -> Engine:
         return engine
     if database_url.startswith("postgresql://"):
         database_url = database_url.replace("postgresql://", "postgresql+psycopg://", 1)
+    if not prepared_statements:
+        kwargs["connect_args"] = {**kwargs.get("connect_args", {}), "prepare_threshold": None}
     return create_engine(database_url, pool_pre_ping=True, **kwargs)
 
 

@@ -8,7 +8,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -56,6 +56,12 @@ def register(
 def _throttle_signups(session: Session, *, client_address: str) -> None:
     settings = get_settings()
     now = utcnow()
+    if session.get_bind().dialect.name == "postgresql":
+        # Sign-ups from one address queue here until the request commits, so two racing
+        # through two servers count each other (on SQLite the delete below takes the one
+        # write lock first).
+        lock = func.pg_advisory_xact_lock(func.hashtext("signup " + client_address))
+        session.execute(select(lock))
     window = timedelta(seconds=settings.signup_window_seconds)
     session.execute(delete(SignupAttempt).where(SignupAttempt.created_at < now - window))
     count, oldest = session.execute(
@@ -83,17 +89,12 @@ def log_in(session: Session, *, email: str, password: str, client_address: str) 
     times in the window, over any accounts, waits for the window. Nobody is throttled
     by failures from other addresses: an attacker cannot lock a player out.
 
-    Returns the error instead of raising it: a failed attempt must still be saved
-    (it is this action's only effect), so the caller commits and then reports it.
+    Each try is recorded as a failure before the password is checked (``_claim_try``), so
+    tries racing it, on this server or another, count it; a right password deletes it.
+    Returns the error instead of raising it, as the request's own changes roll back.
     """
-    settings = get_settings()
     email = email.strip().lower()
-    now = utcnow()
-    memory = max(settings.login_window_seconds, settings.login_address_window_seconds)
-    session.execute(
-        delete(LoginFailure).where(LoginFailure.created_at < now - timedelta(seconds=memory))
-    )
-    wait = login_wait(session, email=email, client_address=client_address, now=now)
+    wait, _ = _claim_try(session, email=email, client_address=client_address)
     if wait > 0:
         return LoginResult(None, TooManyAttempts(wait))
 
@@ -107,14 +108,46 @@ def log_in(session: Session, *, email: str, password: str, client_address: str) 
             )
         )
         return LoginResult(user, None)
-    session.add(LoginFailure(email=email, client_address=client_address, created_at=now))
     return LoginResult(None, InvalidCredentials())
 
 
-def login_wait(session: Session, *, email: str, client_address: str, now: datetime) -> int:
-    """Seconds this address must wait, at ``now``, before trying this account (0: go ahead)."""
+def _claim_try(session: Session, *, email: str, client_address: str) -> tuple[int, int]:
+    """Record a try as a failure, committed at once, unless it must wait: the seconds to wait
+    (0: go ahead) and the record's id.
+
+    Only the failures recorded before it count, and the record and the count are one step
+    (PostgreSQL: a transaction lock on the address; SQLite: the insert takes the one write
+    lock), so of two tries racing past the last free one exactly one goes ahead.
+    """
+    settings = get_settings()
+    now = utcnow()
+    memory = max(settings.login_window_seconds, settings.login_address_window_seconds)
+    with Session(bind=session.get_bind()) as own:
+        if own.get_bind().dialect.name == "postgresql":
+            own.execute(select(func.pg_advisory_xact_lock(func.hashtext(client_address))))
+        own.execute(
+            delete(LoginFailure).where(LoginFailure.created_at < now - timedelta(seconds=memory))
+        )
+        claim = LoginFailure(email=email, client_address=client_address, created_at=now)
+        own.add(claim)
+        own.flush()
+        wait = login_wait(own, email=email, client_address=client_address, now=now, before=claim.id)
+        if wait > 0:
+            own.rollback()
+        else:
+            own.commit()
+        return wait, claim.id
+
+
+def login_wait(
+    session: Session, *, email: str, client_address: str, now: datetime, before: int | None = None
+) -> int:
+    """Seconds this address must wait, at ``now``, before trying this account (0: go ahead);
+    ``before``: count only the failures recorded before that one."""
     settings = get_settings()
     from_address = LoginFailure.client_address == client_address
+    if before is not None:
+        from_address = and_(from_address, LoginFailure.id < before)
     spray_window = timedelta(seconds=settings.login_address_window_seconds)
     spray_count, spray_oldest = session.execute(
         select(func.count(LoginFailure.id), func.min(LoginFailure.created_at)).where(
@@ -179,25 +212,17 @@ def check_password(
     A wrong password counts as a failed login of the account from this address, with the
     same backoff: a stolen session cannot be used to guess the password at speed.
     """
-    wait = login_wait(session, email=user.email, client_address=client_address, now=utcnow())
+    wait, claim = _claim_try(session, email=user.email, client_address=client_address)
     if wait > 0:
         raise TooManyAttempts(wait, f"too many wrong passwords; try again in {wait} s", field)
     if not verify_password(user.password_hash, password):
-        _record_failure(session, email=user.email, client_address=client_address)
-        raise InvalidField(field, "is not your password")
+        raise InvalidField(field, "is not your password")  # the claimed try stays a failure
+    session.execute(delete(LoginFailure).where(LoginFailure.id == claim))
 
 
 def change_display_name(session: Session, *, user: User, display_name: str) -> None:
     """Rename the account (the name other players see in clubs and battles)."""
     user.display_name = display_name.strip()
-
-
-def _record_failure(session: Session, *, email: str, client_address: str) -> None:
-    """Save a failed password check in a transaction of its own: the request that made it
-    fails, and its own transaction rolls back."""
-    with Session(bind=session.get_bind()) as own:
-        own.add(LoginFailure(email=email, client_address=client_address, created_at=utcnow()))
-        own.commit()
 
 
 def get_user(session: Session, user_id: int) -> User | None:

@@ -3,16 +3,18 @@ processes with a deadline, refused when the workers are full, rate-limited per a
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
-from app.services import compute
+from app.services import compute, rate_limits
 from app.services.errors import CalculationTimeout, RateLimited
 from app.settings import get_settings
-from app.web.ratelimit import TokenBuckets
+from app.web.ratelimit import SharedLimit
 from tests.web.conftest import Member
 from tests.web.test_calculator_api import _body, api, duel  # noqa: F401  (the fixture)
 
@@ -109,22 +111,78 @@ def test_the_client_is_told_when_the_deadline_stops_its_calculation(
         pool.close()
 
 
-def test_the_rate_limit_trips_per_address_and_recovers() -> None:
-    buckets = TokenBuckets(per_minute=60, burst=3)
-    for _ in range(3):
-        buckets.take("10.0.0.1", now=100.0)
+def _take(engine, key: str, *, want: int = 1) -> rate_limits.Draw:  # type: ignore[no-untyped-def]
+    with engine.connect() as conn, conn.begin():
+        return rate_limits.take(conn, key=key, per_minute=60, burst=3, want=want)
+
+
+def _tokens(engine, key: str) -> float:  # type: ignore[no-untyped-def]
+    with engine.connect() as conn:
+        return float(
+            conn.scalar(text("SELECT tokens FROM rate_limit_bucket WHERE key = :k"), {"k": key})
+        )
+
+
+def test_the_shared_rate_limit_trips_per_address_and_recovers(app) -> None:  # type: ignore[no-untyped-def]
+    engine = app.state.engine
+    assert [_take(engine, "calc 10.0.0.1").taken for _ in range(3)] == [1, 1, 1]
+    refused = _take(engine, "calc 10.0.0.1")
+    assert refused.taken == 0 and 0.9 < refused.wait <= 1.0  # a token a second
+    assert _take(engine, "calc 10.0.0.2").taken == 1  # another address has its own bucket
+    with engine.begin() as conn:  # a second passes (by the database's clock)
+        conn.execute(text("UPDATE rate_limit_bucket SET drawn_at = drawn_at - 1"))
+    assert _take(engine, "calc 10.0.0.1").taken == 1
+    assert _take(engine, "calc 10.0.0.1").taken == 0
+
+
+def test_a_draw_takes_at_most_what_the_bucket_holds(app) -> None:  # type: ignore[no-untyped-def]
+    engine = app.state.engine
+    assert _take(engine, "calc 10.0.0.3", want=2).taken == 2
+    assert _take(engine, "calc 10.0.0.3", want=2).taken == 1
+    assert _take(engine, "calc 10.0.0.3", want=2).taken == 0
+
+
+def _takes(limit: SharedLimit, n: int) -> None:
+    async def takes() -> None:
+        for _ in range(n):
+            await limit.take("10.0.0.4")
+
+    asyncio.run(takes())
+
+
+def test_a_server_takes_tokens_a_few_at_a_time_and_spends_them_locally(app) -> None:  # type: ignore[no-untyped-def]
+    engine = app.state.engine
+    limit = SharedLimit(engine, name="t", per_minute=1200, burst=20)  # 20/s: leases of 2
+    _takes(limit, 1)
+    assert _tokens(engine, "t 10.0.0.4") == 18  # two taken, one spent
+    _takes(limit, 1)
+    assert _tokens(engine, "t 10.0.0.4") == 18  # the other spent here, no database trip
+    _takes(limit, 1)
+    assert _tokens(engine, "t 10.0.0.4") < 17
+
+
+def test_a_server_remembers_a_refusal(app) -> None:  # type: ignore[no-untyped-def]
+    engine = app.state.engine
+    limit = SharedLimit(engine, name="t", per_minute=1, burst=2)
+    _takes(limit, 2)
     with pytest.raises(RateLimited) as err:
-        buckets.take("10.0.0.1", now=100.0)
-    assert err.value.retry_after_seconds == 1
-    buckets.take("10.0.0.2", now=100.0)  # another address has its own bucket
-    buckets.take("10.0.0.1", now=101.0)  # one token back a second later
+        _takes(limit, 1)
+    assert err.value.retry_after_seconds >= 30
+    with engine.begin() as conn:  # the database would give a token again...
+        conn.execute(text("DELETE FROM rate_limit_bucket"))
+    with pytest.raises(RateLimited):  # ...but the server remembers the refusal
+        _takes(limit, 1)
 
 
-def test_the_rate_limit_table_is_bounded() -> None:
-    buckets = TokenBuckets(per_minute=60, burst=3, max_keys=100)
-    for i in range(1000):
-        buckets.take(f"10.0.{i // 256}.{i % 256}", now=0.0)
-    assert len(buckets) == 100
+def test_a_servers_table_of_clients_is_bounded(app) -> None:  # type: ignore[no-untyped-def]
+    limit = SharedLimit(app.state.engine, name="t", per_minute=12000, burst=30, max_clients=20)
+
+    async def many() -> None:
+        for i in range(100):
+            await limit.take(f"10.0.1.{i}")
+
+    asyncio.run(many())
+    assert len(limit) == 20
 
 
 def test_the_public_calculators_answer_429_past_the_limit(migrated: str) -> None:

@@ -3,6 +3,7 @@
 from app.db.models.army import Army, ArmyEditor, ArmyRevision, ShareLink
 from app.db.models.battle import Battle, BattleEntry, BattleUnit
 from app.db.models.club import Club, ClubInvite, ClubMember
+from app.db.models.rate_limit import RateLimitBucket
 from app.db.models.unit import Unit, Weapon
 from app.db.models.user import ApiToken, LoginFailure, SignupAttempt, User, UserSession
 
@@ -18,6 +19,7 @@ __all__ = [
     "ClubInvite",
     "ClubMember",
     "LoginFailure",
+    "RateLimitBucket",
     "ShareLink",
     "SignupAttempt",
     "Unit",

@@ -55,8 +55,7 @@ def login(request: Request, session: SessionDep, body: LoginIn) -> LoginOut:
         session, email=body.email, password=body.password, client_address=client_address(request)
     )
     if result.user is None:
-        # The failure row must be kept: commit it, since the error rolls the session back.
-        session.commit()
+        # (the failure is already recorded, committed apart: it throttles the next tries)
         raise result.error or NotAuthenticated()
     start_session(request, session, result.user)
     return LoginOut(user=_user_out(result.user), csrf_token=csrf_token(request))

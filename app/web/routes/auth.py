@@ -145,9 +145,7 @@ def login(request: Request, session: SessionDep, form: FormDep) -> Response:
         if result.user is not None:
             start_session(request, session, result.user)
             return redirect(request, safe_next(next_url))
-        # The failure is recorded (it throttles the next tries): commit it, since the
-        # error answer rolls the request's session back.
-        session.commit()
+        # (the failure is already recorded, committed apart: it throttles the next tries)
         error, status = str(result.error), 401
         if isinstance(result.error, TooManyAttempts):
             status = 429
