@@ -1,7 +1,7 @@
 """Rate-limit token buckets in the database, shared by every app server.
 
 Revision ID: 5a9d3c7e1f42
-Revises: 4e8c2a7d9b31
+Revises: 9d3b6f1c2e47
 Create Date: 2026-12-01 20:00:00
 
 """
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "5a9d3c7e1f42"
-down_revision: str | Sequence[str] | None = "4e8c2a7d9b31"
+down_revision: str | Sequence[str] | None = "9d3b6f1c2e47"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
