@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.rules.errors import InvalidInput
+from app.rules.registry import DEFAULT_RULESET
 from app.services import open_calculator as oc
 from app.web.api.calculator import LineOut, _line_out
 from app.web.calculator_query import Params
@@ -46,7 +47,7 @@ class OpenOddsOut(BaseModel):
 @router.get("/calculator/open", dependencies=RATE_LIMITED)
 def open_odds(
     request: Request,
-    rules: str = Query("", max_length=40, description="the ruleset (default: brikwars)"),
+    rules: str = Query("", max_length=40, description=f"the ruleset (default: {DEFAULT_RULESET})"),
 ) -> OpenOddsOut:
     """Exact odds of a turn between units typed in the query: ``a.<field>`` the attacker's
     and ``t.<field>`` the target's fields as the ruleset's export document writes them

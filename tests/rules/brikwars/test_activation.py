@@ -153,7 +153,7 @@ def test_armour_is_not_offered_as_a_weapon_to_fire():
     )
     figures = rules.unit_figures(tank, DEFAULT_OPTIONS)
     assert [w.fires for w in figures.weapons] == [True, False, False]
-    assert figures.detail["activation_text"] == 'Gun 3" + Melee Shield 1"'
+    assert figures.detail["activation_text"] == '3" Gun + 1" Melee Shield'
 
 
 def test_power_is_orange_only_with_a_finding_that_explains_it():
