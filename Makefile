@@ -6,7 +6,7 @@ MYPY_CACHE ?= .mypy_cache
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck format migrate bench clean
+.PHONY: run test lint typecheck format migrate bench load clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ test: $(VENV)/.dev-installed
 # Speed targets: writes bench/results.md (exit 1 if a target is missed).
 bench: $(VENV)/.dev-installed
 	$(BIN)/python -m bench
+
+# Production-shaped load (PostgreSQL on 127.0.0.1, 4 workers, a seeded throw-away database,
+# short bounded phases): the "## Load" section of bench/results.md. Not part of `make test`.
+load: $(VENV)/.dev-installed
+	$(BIN)/python -m bench.load $(LOAD_ARGS)
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .

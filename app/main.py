@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 
 from fastapi import APIRouter, Depends, FastAPI
@@ -160,7 +161,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     build_routes(app.router.routes)
+    settle_heap()
     return app
+
+
+_settled = False
+
+
+def settle_heap() -> None:
+    """Move what start-up made (modules, templates, catalogues, routes: some 200,000 objects)
+    out of the garbage collector's reach, once per process.
+
+    They live as long as the process, yet every full collection walked them all: a pause of
+    tens of milliseconds (hundreds on a busy machine) for every request in flight on that
+    worker, the slowest percent of the army page under load. Frozen, a full collection walks
+    only what requests left behind. Garbage made later is collected as before.
+    """
+    global _settled
+    if not _settled:
+        _settled = True
+        gc.collect()
+        gc.freeze()
 
 
 def build_routes(routes: Sequence[BaseRoute]) -> None:

@@ -21,6 +21,8 @@ from bench import (
 )
 from bench.common import Row
 
+LOAD_SECTION = "## Load"  # written by `make load` (bench/load.py)
+
 SUITES = {
     "builder": builder.run,
     "degrees_builder": degrees_builder.run,
@@ -45,6 +47,13 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def kept_load_section(path: Path) -> str:
+    """The ``## Load`` section ``make load`` wrote (bench/load.py), kept across runs."""
+    old = path.read_text() if path.exists() else ""
+    at = old.find(f"\n{LOAD_SECTION}\n")
+    return "\n" + old[at + 1 :] if at >= 0 else ""
+
+
 def main(argv: list[str]) -> int:
     chosen = argv or list(SUITES)
     rows: list[Row] = []
@@ -57,7 +66,7 @@ def main(argv: list[str]) -> int:
     )
     text = header + table(rows) + "\n"
     out = Path(__file__).resolve().parent / "results.md"
-    out.write_text(text)
+    out.write_text(text + kept_load_section(out))
     print(text)
     return 0 if all(r.ok for r in rows) else 1
 

@@ -184,6 +184,36 @@ def unit_block(context: Context, uv: Any) -> Markup:
 
 env.globals["unit_block"] = unit_block
 
+_FRAGMENTS: BoundedMemo[[], str] = BoundedMemo(
+    lambda: "", maxsize=2000, max_bytes=16 << 20, size=lambda html: 200 + len(html)
+)
+"""Rendered forms that every viewer of a page sees alike (``fragment``): at most 2000."""
+
+
+@pass_context
+def fragment(context: Context, *key: Any, cache: bool = True, caller: Any = None) -> Markup:
+    """The HTML of a ``{% call fragment(...) %}`` block, memoised on ``key``.
+
+    ``key`` names everything the block shows but the CSRF token, which is kept as a slot and
+    filled in per request (one entry serves every viewer). ``cache=false`` (a form showing
+    what the user typed, or its errors) renders it afresh. The army page's add-unit and
+    house-rules forms were a third of its rendering, the same on every view.
+    """
+    if not cache:
+        return Markup(caller())  # noqa: S704  (our own rendered, escaped HTML)
+    token = str(context.get("csrf_token") or "")
+    html = _FRAGMENTS.get(key)
+    if html is None:
+        html = str(caller())
+        if token:  # (always, on a page: stored without it, a viewer would get no token)
+            _FRAGMENTS.put(key, html.replace(token, _TOKEN_SLOT))
+        return Markup(html)  # noqa: S704
+    # the token is URL-safe base64: nothing to escape
+    return Markup(html.replace(_TOKEN_SLOT, token))  # noqa: S704
+
+
+env.globals["fragment"] = fragment
+
 # The form macros, imported once for every template (an import per include is slow).
 _forms = env.get_template("partials/forms.html").module
 env.globals.update(

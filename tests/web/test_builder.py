@@ -434,3 +434,47 @@ def test_cached_unit_rows_follow_every_change(member: Member) -> None:
         json={"version": army["version"], "options": {"turret_cost": "free"}},
     )
     assert cost.format("12CP") in member.client.get(f"/armies/{army_id}").text
+
+
+def _form_html(page: str, marker: str) -> str:
+    start = page.index(marker)
+    return page[start : page.index("</form>", start)]
+
+
+def test_shared_forms_carry_each_viewers_own_token_and_the_current_version(
+    app,
+    member: Member,  # type: ignore[no-untyped-def]
+) -> None:
+    """The add-unit and house-rules forms are rendered once per army (and version) and
+    shared by every view: each page still carries its own session's CSRF token, and a
+    change to the house rules shows at once."""
+    from fastapi.testclient import TestClient
+
+    from tests.web.conftest import PASSWORD, page_csrf
+
+    army_id = create(member, budget="100")
+    add_unit(member, army_id, TANK)
+    with TestClient(app) as laptop:  # the same account's second session
+        r = laptop.post(
+            "/login",
+            data={"csrf_token": page_csrf(laptop), "email": member.email, "password": PASSWORD},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303
+        token = page_csrf(laptop, "/account")
+        assert token != member.csrf
+        views = ((member.client, member.csrf, token), (laptop, token, member.csrf))
+        for client, mine, theirs in views:
+            page = client.get(f"/armies/{army_id}").text
+            for marker in ('id="add-unit-form"', 'id="house-rules-form"'):
+                form = _form_html(page, marker)
+                assert f'value="{mine}"' in form and theirs not in form
+    version = api(member, "GET", f"/api/v1/armies/{army_id}").json()["version"]
+    r = member.htmx(
+        f"/armies/{army_id}/house-rules",
+        {"version": str(version), "allow_over_budget": "on", "bonus_die": "same"},
+    )
+    assert r.status_code == 200, r.text
+    form = _form_html(member.client.get(f"/armies/{army_id}").text, 'id="house-rules-form"')
+    assert f'name="version" value="{version + 1}"' in form
+    assert 'name="allow_over_budget" checked' in form

@@ -72,9 +72,29 @@ def test_a_full_pool_is_refused_with_retry_after_while_healthz_answers(
         assert int(r.headers["Retry-After"]) >= 1
         (detail,) = r.json()["detail"]
         assert detail["field"] == "body" and "busy" in detail["reason"]
-        # the saved-unit calculator goes through the same pool
-        r = api(member, "POST", "/api/v1/calculator/odds", json=_body(duel, distance=2))
+        # the saved-unit calculator sends a volley through the same pool...
+        gunner = api(
+            member,
+            "POST",
+            f"/api/v1/armies/{duel['army']}/units",
+            json={
+                "name": "Gunner",
+                "size": 3,
+                "structure_level": 2,
+                "weapons": [{"type": "machinegun", "size": 2}],
+            },
+        ).json()
+        volley = _body(duel, distance=2, burst=3)
+        volley["attacker"] = {
+            "army_id": duel["army"],
+            "unit_id": gunner["id"],
+            "weapon_id": gunner["weapons"][0]["id"],
+        }
+        r = api(member, "POST", "/api/v1/calculator/odds", json=volley)
         assert r.status_code == 503 and "Retry-After" in r.headers
+        # ...but computes a single small attack itself: a full pool does not refuse it
+        r = api(member, "POST", "/api/v1/calculator/odds", json=_body(duel, distance=2))
+        assert r.status_code == 200, r.text
         assert client.get("/healthz").status_code == 200
     finally:
         small_pool.release()

@@ -268,3 +268,21 @@ def test_a_club_members_pickers_offer_the_club_rosters(
     api(member, "PUT", f"/api/v1/armies/{army_id}/sharing", json={"club_id": club_id})
     page = stranger.client.get("/calculator").text
     assert '<optgroup label="Monsters">' in page and "Scorpiosaurus Rex (creation)" in page
+
+
+def test_an_input_change_reads_no_picker_units(app, member: Member, armies) -> None:  # type: ignore[no-untyped-def]
+    """htmx asks for the results alone as an input changes: the pickers' units (all the
+    offered armies' units) are read only when the pickers are drawn."""
+    from tests.web.test_builder import count_queries
+
+    tank, target = armies["tank"], armies["rex"]
+    url = f"/calculator?attacker={tank['id']}&target={target['id']}&distance=4"
+    pickers = "unit.army_id, unit.id, unit.name, unit.kind"
+    with count_queries(app) as statements:
+        r = member.client.get(url, headers={"HX-Request": "true"})
+    assert r.status_code == 200 and "data-p" in r.text
+    assert not [s for s in statements if pickers in s]
+    with count_queries(app) as statements:
+        page = member.client.get(url)
+    assert page.status_code == 200 and "Rex" in page.text
+    assert [s for s in statements if pickers in s]

@@ -177,7 +177,7 @@ class BattleTurn:
     roll_of: Callable[[TurnRoll], AttackRoll]
 
     def inline(self) -> bool:
-        return False  # a turn may hold many lines: always the calculation workers
+        return self.turn.inline()
 
     def odds(self) -> AttackOdds:
         return self.odds_of(self.turn.odds())

@@ -15,6 +15,8 @@ from typing import Any
 from app.rules.brikwars import attacks as atk
 from app.rules.brikwars import battle
 from app.rules.brikwars.activation import activation_sets
+from app.rules.brikwars.attacks.single import INLINE_DICE as INLINE_DICE
+from app.rules.brikwars.attacks.single import INLINE_WORK as INLINE_WORK
 from app.rules.brikwars.battle_state import UnitState
 from app.rules.brikwars.catalogue import (
     ACTION_DICE,
@@ -66,8 +68,6 @@ from app.rules.brikwars.units import (
     weapon_name,
 )
 from app.rules.brikwars.validation import army_cost, budget_findings, validate_unit
-from app.rules.dice import Pool
-from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
 from app.rules.fields import FieldValue, FormSplit, InputField, parse_fields
 from app.rules.ruleset import (
@@ -340,10 +340,6 @@ def raw_attack(body: Mapping[str, Any]) -> atk.Attack:
     return atk.Attack(damage, target, action, per_die=per_die, options=options)
 
 
-INLINE_WORK = 2e5
-"""Raw attacks whose estimated work (``work_bound``: multiply-adds) is below this are computed
-where the request is handled: well under a millisecond, less than a hand-off costs."""
-INLINE_DICE = 30
 RAW_FIELDS = {"per_die": "damage.per_die_modifier", "count": "damage.dice", "layers": "deflection"}
 """The engine's names of what to reduce, as the raw attack body names them."""
 
@@ -354,22 +350,11 @@ class RawAttack:
 
     attack: atk.Attack
 
-    def pools(self) -> list[tuple[Pool, int]]:
-        """The pools the odds sum (with the Deflection dropped from the damage)."""
-        plain = self.attack.pool()
-        layers = self.attack.layers()
-        pools = [(plain, layers), (atk.over_the_top(plain, self.attack.damage), layers)]
-        armour = self.attack.target.armour_value(self.attack.options)
-        return pools + ([(armour, 0)] if isinstance(armour, Pool) else [])
-
     def problems(self) -> tuple[str, ...]:
         return ()  # no unit, no Power to check
 
     def inline(self) -> bool:
-        pools = self.pools()
-        if sum(pool.dice_count for pool, _ in pools) > INLINE_DICE:
-            return False  # not even worth estimating where the request is handled
-        return sum(work_bound(pool, layers) for pool, layers in pools) < INLINE_WORK
+        return atk.cheap([self.attack])
 
     def odds(self) -> AttackOdds:
         try:
@@ -419,7 +404,7 @@ class TurnAttack:
     turn: Turn
 
     def inline(self) -> bool:
-        return False  # a turn may hold many lines: always the calculation workers
+        return self.turn.inline()
 
     def problems(self) -> tuple[str, ...]:
         return self.turn.power().problems

@@ -84,7 +84,8 @@ def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -
         "req": request,
         "errors": errors,
         "query": query,
-        "choices": calculator.unit_choices(session, [a.id for a in calc.armies]),
+        # read only if the pickers are drawn: not for the results an input change asks for
+        "choices": _Choices(session, [a.id for a in calc.armies]),
         # the generic situation inputs' text, for a ruleset without its own (called there)
         "parts": calculator_parts(ruleset.id),
         "situation_text": functools.partial(_situation_text, ruleset, request.situation),
@@ -103,6 +104,19 @@ def with_chart(context: dict[str, Any], params: Params) -> None:
     if mode != "exact":
         extra = urlencode([("chart", mode)])
         context["query"] = f"{context['query']}&{extra}" if context["query"] else extra
+
+
+class _Choices:
+    """The pickers' units of each offered army (``choices[army_id]``), read on first use."""
+
+    def __init__(self, session: SessionDep, army_ids: list[int]) -> None:
+        self._session, self._army_ids = session, army_ids
+        self._read: dict[int, list[calculator.UnitChoice]] | None = None
+
+    def __getitem__(self, army_id: int) -> list[calculator.UnitChoice]:
+        if self._read is None:
+            self._read = calculator.unit_choices(self._session, self._army_ids)
+        return self._read[army_id]
 
 
 def _situation_text(ruleset: Ruleset, situation: Any) -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 import random
 from collections import Counter
 from fractions import Fraction
@@ -151,6 +152,20 @@ def test_arc_fire_line_covers_every_target_in_order():
     assert line.kind == "arc" and [t.index for t in line.targets] == [0, 1, 2]
     # the third target is Out of Range: it is hit less often
     assert line.targets[2].miss > line.targets[1].miss
+
+
+def test_small_single_attacks_are_computed_inline_the_rest_by_the_workers():
+    """Inline (where the request is handled): single attacks with few dice. A volley, a
+    Combined Attack or a large Damage pool goes to the calculation workers."""
+    assert Turn(tank(), (0,), minifig()).inline()
+    assert Turn(tank(), (0, 3), minifig()).inline()  # two single attacks, small dice
+    burst = Turn(tank(), (1,), minifig(), TurnSituation(burst=3))
+    assert not burst.inline()
+    assert pickle.loads(pickle.dumps(burst)) == burst  # noqa: S301  (still fit for a worker)
+    combined = TurnSituation(combined=True, distance=Fraction(1))
+    assert not Turn(tank(), (0, 2), minifig(), combined).inline()
+    giant = tank(size=40, weapons=(WeaponSpec("gun", size=20),))
+    assert not Turn(giant, (0,), tank(size=20, structure_level=3)).inline()
 
 
 def _frequencies(turn: Turn, n: int, seed: int) -> Counter:

@@ -60,6 +60,7 @@ from app.rules.brikwars.attacks.single import (
     CombinedAttack,
     FaceOutcomes,
     Parry,
+    cheap,
     parry_modifier,
 )
 
@@ -101,6 +102,7 @@ __all__ = [
     "arc_fire_of",
     "attack_of",
     "burst_of",
+    "cheap",
     "crash_damage",
     "damage_pool",
     "explosion_of",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,6 +38,7 @@ from app.rules.dice import (
     deflect_with_over_the_top,
     total_distribution,
 )
+from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
 
 MAX_COMBINED = 6
@@ -334,6 +336,15 @@ class Attack:
         """Deflection layers left after Armor Piercing dice cancel theirs."""
         piercing = self.damage.dice if self.damage.armor_piercing else 0
         return max(0, self.target.armour.deflection + self.extra_deflection + shield - piercing)
+
+    def work_pools(self) -> list[tuple[Pool, int]]:
+        """The pools the odds sum, each with its Deflection layers (what ``work_bound``
+        estimates): the plain hit's Damage, Over the Top's, and rolled Armour."""
+        plain = self.pool()
+        layers = self.layers()
+        pools = [(plain, layers), (over_the_top(plain, self.damage), layers)]
+        armour = self.target.armour_value(self.options)
+        return pools + ([(armour, 0)] if isinstance(armour, Pool) else [])
 
     # odds -----------------------------------------------------------------------------
 
@@ -689,3 +700,18 @@ class CombinedAttack:
             critical_failure=cf,
             on_fire=fire and not cf and total >= 1,
         )
+
+
+INLINE_WORK = 2e5
+"""Attacks whose estimated work (``work_bound``: multiply-adds) is below this are computed
+where the request is handled: well under a millisecond, less than a hand-off costs."""
+INLINE_DICE = 30
+
+
+def cheap(attacks: Sequence[Attack]) -> bool:
+    """Whether these attacks' odds together are small enough to compute inline (estimated
+    from the pools' sizes alone: nothing is summed)."""
+    pools = [p for attack in attacks for p in attack.work_pools()]
+    if sum(pool.dice_count for pool, _ in pools) > INLINE_DICE:
+        return False  # not even worth estimating where the request is handled
+    return sum(work_bound(pool, layers) for pool, layers in pools) < INLINE_WORK

@@ -42,6 +42,8 @@ class Line:
     steps: tuple[Step, ...]
     odds: Callable[[], LineOdds]
     roll: Callable[[random.Random], LineRoll]
+    # A single weapon's own attack (the other kinds: None), whose work can be estimated.
+    attack: Attack | None = None
 
 
 def _effect_of(target_index: int, outcome: Outcome, on_fire: bool, damage: int | None) -> Effect:
@@ -86,7 +88,7 @@ def single_line(
             natural_action=natural,
         )
 
-    return Line((index,), "single", name, steps, odds, roll)
+    return Line((index,), "single", name, steps, odds, roll, attack)
 
 
 def combined_line(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
+from app.rules.brikwars.attacks import cheap
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.brikwars.turn.build import build_lines
 from app.rules.brikwars.turn.lines import Line
@@ -83,6 +84,18 @@ class Turn:
         if not self._built:
             self._built.append(build_lines(self, self.target))
         return self._built[0]
+
+    def inline(self) -> bool:
+        """Small enough to compute where the request is handled: single attacks only (a
+        Combined Attack, a volley or an Explosive goes to the calculation workers), with
+        few dice between them."""
+        lines = self._built[0] if self._built else build_lines(self, self.target)
+        attacks = [line.attack for line in lines if line.attack is not None]
+        small = len(attacks) == len(lines) and cheap(attacks)
+        if small and not self._built:
+            self._built.append(lines)  # computed here, so built once; kept out of a turn
+            # sent to a worker, which must pickle (the lines hold closures)
+        return small
 
     def _require_power(self) -> None:
         check = self.power()
