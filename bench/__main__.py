@@ -8,7 +8,17 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import attacks, builder, calculator, d20, d20_builder, degrees, degrees_builder, limits
+from bench import (
+    attacks,
+    bigdata,
+    builder,
+    calculator,
+    d20,
+    d20_builder,
+    degrees,
+    degrees_builder,
+    limits,
+)
 from bench.common import Row
 
 SUITES = {
@@ -20,6 +30,7 @@ SUITES = {
     "d20": d20.run,
     "calculator": calculator.run,
     "limits": limits.run,
+    "bigdata": bigdata.run,
 }
 
 
