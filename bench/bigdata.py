@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -80,11 +81,13 @@ def _document(name: str, units: int, seed: int) -> dict[str, Any]:
 
 def _seed_club(owner_email: str) -> int:
     """10,000 rosters shared with one club of 40 members; returns the club's id."""
-    from sqlalchemy import insert, select
+    from sqlalchemy import bindparam, insert, select, update
 
     from app.db.models import Army, Club, ClubMember, Unit, User, Weapon
     from app.db.session import make_engine, make_sessionmaker
     from app.rules.registry import get_ruleset
+    from app.services.army_figures import cost_value, total_cost
+    from app.services.army_rows import load_rows_of
 
     rules = get_ruleset("brikwars")
     rng = random.Random(15)  # noqa: S311 (data, not secrets)
@@ -162,6 +165,14 @@ def _seed_club(owner_email: str) -> int:
                 unit_id += 1
         session.execute(insert(Unit), units)
         session.execute(insert(Weapon), weapons)
+        # Each army's cost as history.record keeps it after every change.
+        armies = session.scalars(select(Army).where(Army.club_id == club.id)).all()
+        rows = load_rows_of(session, army_ids)
+        table = Army.__table__
+        session.connection().execute(
+            update(table).where(table.c.id == bindparam("army")).values(cost=bindparam("cost")),
+            [{"army": a.id, "cost": cost_value(total_cost(a, rows[a.id]))} for a in armies],
+        )
         club_id = club.id
     engine.dispose()
     return club_id
@@ -174,6 +185,8 @@ def _club_rows(client: httpx.Client, club_id: int) -> list[Row]:
         ("club roster search by cost range, 10,000 rosters", "?min_cost=20&max_cost=60"),
         ("club roster search, page 50 of the name-less list", "?page=50"),
     ]
+    found = client.get(f"/clubs/{club_id}?min_cost=20&max_cost=60").text
+    assert re.search(r"[1-9]\d* rosters · page 1 of", found), "the cost range finds rosters"
     rows = []
     for label, query in cases:
 

@@ -176,8 +176,15 @@ def _forget_if_rows_flushed(session: Session, _context: object) -> None:
         _forget(session)
 
 
+# A write that says it leaves units and weapons be (the army's stored cost, written from
+# the rows just read) keeps them too.
+KEEPS_ROWS = {"brikforge_keeps_rows": True}
+
+
 def _forget_unless_read(state: ORMExecuteState) -> None:
-    if not state.is_select and state.statement not in (_UNIT_ROWS, _WEAPON_ROWS):
+    if state.is_select or state.statement in (_UNIT_ROWS, _WEAPON_ROWS):
+        return
+    if not state.execution_options.get("brikforge_keeps_rows"):
         _forget(state.session)
 
 
