@@ -22,6 +22,9 @@ from app.rules.errors import InvalidInput
 # identical minifigs a table fields, and keeps one line of the builder from taking a
 # quarter of a battle's 200 units (``battles.creating.MAX_UNITS``) by itself.
 MAX_COUNT = 50
+# An army holds at most this many units, however made (the builder, an import, a fork): the
+# issue-15 scale whose pages, exports and imports are benchmarked (bench/bigdata.py).
+MAX_UNITS = 1000
 COUNT_REASON = f"must be a whole number from 1 to {MAX_COUNT}"
 
 

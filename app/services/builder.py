@@ -25,7 +25,7 @@ from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import Finding, Ruleset, UnitFigures, WeaponFigures, read_options
-from app.services import history, merge
+from app.services import history, merge, quotas
 
 # The figures memo lives in army_figures, the rows are read in army_rows; their names stay
 # importable from here.
@@ -331,6 +331,7 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     spec = _check_unit(rules, data)
     name, kind, fields, weapons = _split_unit(rules, spec)
     lock_army(session, army.id)
+    quotas.units(session, army_id=army.id)
     last = session.scalar(select(func.max(Unit.position)).where(Unit.army_id == army.id))
     unit = Unit(
         army_id=army.id,
@@ -472,6 +473,7 @@ def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) 
     """A copy of the unit with its weapons, placed right after it."""
     army, original = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     _shift_units(session, army.id, original.position, 1)
+    quotas.units(session, army_id=army.id)
     copy = Unit(
         army_id=army.id,
         name=f"{original.name} (copy)"[:120],

@@ -84,3 +84,26 @@ def test_the_cost_filter_sees_an_edit_at_once_and_pages_bound(app, member: Membe
     assert names(page=10**15) == []  # far past the end: empty, not a database error
     page = member.client.get(f"/clubs/{club_id}", params={"page": 99})
     assert page.status_code == 200 and "No rosters on page 99: there is 1 page" in page.text
+
+
+def test_an_army_holds_at_most_as_many_units_as_an_import_takes(member: Member) -> None:
+    """1,000 units, the import's bound, is the builder's too: the benchmarked scale."""
+    from app.services.army_rows import MAX_UNITS
+
+    doc = {
+        "format": "brikforge-army",
+        "version": 1,
+        "ruleset": "brikwars",
+        "name": "Full",
+        "budget": 1_000_000,
+        "units": [{"name": f"T{i}", "kind": "minifig"} for i in range(MAX_UNITS)],
+    }
+    r = api(member, "POST", "/api/v1/armies/import", content=json.dumps(doc))
+    assert r.status_code == 201, r.text[:300]
+    army = r.json()
+    base = f"/api/v1/armies/{army['id']}"
+    more = api(member, "POST", f"{base}/units", json=TROOPER)
+    assert more.status_code == 422 and "1000 units in this army" in more.text
+    copy = api(member, "POST", f"{base}/units/{army['units'][0]['id']}/duplicate")
+    assert copy.status_code == 422
+    assert len(api(member, "GET", base).json()["units"]) == MAX_UNITS
