@@ -2,12 +2,14 @@
 
 - a club with 10,000 rosters (3 to 8 units each, 40 members): its page, a name search and
   a cost-range search;
-- an army of 1,000 units: its builder page, its JSON export, and importing that export;
+- an army of 1,000 units (the most an army holds): importing it (POST /armies/import, a
+  112 kB document), its builder page and its JSON export;
 - a battle with 5,000 log entries: its page and its JSON twin.
 
 The club's rosters are written straight into the database in one transaction (10,000 armies
 through the HTTP API would take minutes); each unit is first read and normalised by its
-ruleset, as an import does, so the rows are those the builder writes. The battle's log is
+ruleset, as an import does, so the rows are those the builder writes, and each army's
+stored cost is computed from them as ``history.record`` keeps it. The battle's log is
 real rolls: 40 rolled through the API, then 4,960 copies of those rows put before them (as
 if rolled earlier), so the newest entries, the ones Undo reads, are the real ones.
 """
@@ -21,6 +23,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -419,4 +422,6 @@ def run() -> list[Row]:
             rows += _army_rows(client, headers)
         if "battle" in parts:
             rows += _battle_rows(client, headers)
-    return rows
+    # Wall-clock figures on a shared 2-core machine: say how busy it was.
+    load = f"load average {os.getloadavg()[0]:.1f} after"
+    return [replace(row, note=f"{row.note}; {load}") for row in rows]
