@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, Unit, Weapon
@@ -67,23 +68,35 @@ def _unit_json(content: tuple[Any, ...], count: int) -> str:
 
 def add_units(session: Session, *, army_id: int, units: list[dict[str, Any]]) -> None:
     """Create the document's units (and their weapons) in the army, in order (a unit
-    without a count stands for one figure)."""
+    without a count stands for one figure): two multi-row INSERTs however many units, so a
+    1,000-unit import or restore does not build 2,500 ORM objects."""
+    if not units:
+        return
+    rows, weapons = [], []
     for position, data in enumerate(units):
         data = dict(data)
-        weapons = data.pop("weapons", [])
-        unit = Unit(
-            army_id=army_id,
-            name=data.pop("name"),
-            kind=data.pop("kind"),
-            count=data.pop("count", 1),
-            spec=data,
-            position=position,
-            weapons=[],
+        weapons.append(data.pop("weapons", []))
+        name, kind, count = data.pop("name"), data.pop("kind"), data.pop("count", 1)
+        rows.append(
+            {
+                "army_id": army_id,
+                "name": name,
+                "kind": kind,
+                "count": count,
+                "spec": data,
+                "position": position,
+            }
         )
-        session.add(unit)
-        for w_position, weapon in enumerate(weapons):
-            weapon = dict(weapon)
-            session.add(
-                Weapon(unit=unit, type=weapon.pop("type"), spec=weapon, position=w_position)
-            )
-    session.flush()
+    ids = session.scalars(insert(Unit).returning(Unit.id, sort_by_parameter_order=True), rows)
+    weapon_rows = [
+        {
+            "unit_id": unit_id,
+            "type": weapon["type"],
+            "spec": {k: v for k, v in weapon.items() if k != "type"},
+            "position": w_position,
+        }
+        for unit_id, unit_weapons in zip(ids.all(), weapons, strict=True)
+        for w_position, weapon in enumerate(unit_weapons)
+    ]
+    if weapon_rows:
+        session.execute(insert(Weapon), weapon_rows)
