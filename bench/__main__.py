@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bench import (
     attacks,
+    bigdata,
     builder,
     calculator,
     d20,
@@ -33,6 +34,7 @@ SUITES = {
     "calculator": calculator.run,
     "limits": limits.run,
     "history": history.run,
+    "bigdata": bigdata.run,
 }
 
 

@@ -22,6 +22,9 @@ from app.rules.errors import InvalidInput
 # identical minifigs a table fields, and keeps one line of the builder from taking a
 # quarter of a battle's 200 units (``battles.creating.MAX_UNITS``) by itself.
 MAX_COUNT = 50
+# An army holds at most this many units, however made (the builder, an import, a fork): the
+# issue-15 scale whose pages, exports and imports are benchmarked (bench/bigdata.py).
+MAX_UNITS = 1000
 COUNT_REASON = f"must be a whole number from 1 to {MAX_COUNT}"
 
 
@@ -176,8 +179,15 @@ def _forget_if_rows_flushed(session: Session, _context: object) -> None:
         _forget(session)
 
 
+# A write that says it leaves units and weapons be (the army's stored cost, written from
+# the rows just read) keeps them too.
+KEEPS_ROWS = {"brikforge_keeps_rows": True}
+
+
 def _forget_unless_read(state: ORMExecuteState) -> None:
-    if not state.is_select and state.statement not in (_UNIT_ROWS, _WEAPON_ROWS):
+    if state.is_select or state.statement in (_UNIT_ROWS, _WEAPON_ROWS):
+        return
+    if not state.execution_options.get("brikforge_keeps_rows"):
         _forget(state.session)
 
 

@@ -25,9 +25,13 @@ from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import Finding, Ruleset, UnitFigures, WeaponFigures, read_options
-from app.services import history, merge
+from app.services import history, merge, quotas
 
-# The rows are read in army_rows; their names stay importable from here.
+# The figures memo lives in army_figures, the rows are read in army_rows; their names stay
+# importable from here.
+from app.services.army_figures import Figures as Figures
+from app.services.army_figures import _Detail
+from app.services.army_figures import unit_figures as unit_figures
 from app.services.army_rows import UnitRow as UnitRow
 from app.services.army_rows import WeaponRow as WeaponRow
 from app.services.army_rows import load_rows as load_rows
@@ -40,79 +44,6 @@ from app.services.permissions import Access, army_for, can
 
 def _row_dict(row: Unit) -> dict[str, Any]:
     return unit_dict(row.name, row.kind, row.spec, [(w.type, w.spec) for w in row.weapons])
-
-
-class _Detail:
-    """A ruleset's own figures (``figures.detail``) read as attributes: its templates, and
-    the pages written before the interface, say ``uv.fig.size_text`` and ``wv.line``."""
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str) -> Any:
-        figures = vars(self).get("figures")  # absent while a copy is being built
-        if figures is None or name.startswith("_"):
-            raise AttributeError(name)
-        try:
-            return figures.detail[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-# ------------------------------------------------------------------------------ figures
-
-
-@dataclass(frozen=True, eq=False)  # compared and hashed by identity: memoised, one per content
-class Figures(_Detail):
-    """A stored unit as its ruleset reads it (``unit``) and everything the ruleset shows of
-    it under one set of house rules (``figures``)."""
-
-    unit: Any
-    figures: UnitFigures
-
-    @property
-    def cost(self) -> Any:
-        return self.figures.cost
-
-    @property
-    def cost_text(self) -> str:
-        return self.figures.cost_text
-
-
-class _Content:
-    """A memo key that compares by a unit's stored content and carries the unit along."""
-
-    __slots__ = ("_hash", "key", "row")
-
-    def __init__(self, row: UnitRow) -> None:
-        self.key = row.content
-        self.row = row
-        self._hash = hash(self.key)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Content) and self.key == other.key
-
-
-def unit_figures(rules: Ruleset, row: UnitRow, options: Any) -> Figures:
-    """A stored unit's figures, memoised on its content, the ruleset and the house rules."""
-    return _figures(_Content(row), rules.id, options)
-
-
-def _figures_size(fig: Figures) -> int:
-    """About the bytes one unit's figures hold: measured ~6 KB plus ~3 KB a weapon (its stats,
-    line and findings), and 100 bytes an item of the sequences its detail keeps (BrikWars'
-    activation sets)."""
-    items = sum(len(v) for v in fig.figures.detail.values() if isinstance(v, tuple))
-    return 6144 + 3072 * len(fig.figures.weapons) + 100 * items
-
-
-@bounded_cache(4096, max_bytes=64 << 20, size=_figures_size)
-def _figures(content: _Content, ruleset_id: str, options: Any) -> Figures:
-    rules = get_ruleset(ruleset_id)
-    unit = rules.decode_unit(content.row.as_dict())
-    return Figures(unit, rules.unit_figures(unit, options))
 
 
 # ------------------------------------------------------------------------------ views
@@ -406,6 +337,7 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     spec = _check_unit(rules, data)
     name, kind, fields, weapons = _split_unit(rules, spec)
     lock_army(session, army.id)
+    quotas.units(session, army_id=army.id)
     last = session.scalar(select(func.max(Unit.position)).where(Unit.army_id == army.id))
     unit = Unit(
         army_id=army.id,
@@ -549,6 +481,7 @@ def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) 
     """A copy of the unit with its weapons, placed right after it."""
     army, original = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     _shift_units(session, army.id, original.position, 1)
+    quotas.units(session, army_id=army.id)
     copy = Unit(
         army_id=army.id,
         name=f"{original.name} (copy)"[:120],

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, defer
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app.db.models import Army, ArmyRevision, Unit, User
 from app.rules.errors import InvalidInput
@@ -33,7 +34,8 @@ from app.services.army_document import (
     split_joined,
     unit_texts,
 )
-from app.services.army_rows import load_rows, lock_army
+from app.services.army_figures import cost_value, total_cost
+from app.services.army_rows import KEEPS_ROWS, load_rows, lock_army
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for
 
@@ -71,7 +73,18 @@ class _Rebuilt:
 def record(session: Session, *, army: Army, user: User | None, summary: str) -> ArmyRevision:
     """Save a revision of the army as it stands now (after this action's changes)."""
     session.flush()
-    head, units = doc_parts(army, load_rows(session, army.id))
+    rows = load_rows(session, army.id)
+    # The cost the club search filters on, written as a plain UPDATE: the army's version
+    # (its optimistic lock) counts its settings' edits, and a unit change is not one.
+    cost = cost_value(total_cost(army, rows))
+    session.execute(
+        update(Army)
+        .where(Army.id == army.id)
+        .values(cost=cost)
+        .execution_options(synchronize_session=False, **KEEPS_ROWS)
+    )
+    set_committed_value(army, "cost", cost)
+    head, units = doc_parts(army, rows)
     revision = ArmyRevision(
         army_id=army.id,
         user_id=user.id if user else None,

@@ -1,4 +1,5 @@
-"""How much one account may create: armies, battles, clubs, API tokens, links, invitations.
+"""How much one account may create: armies, battles, clubs, API tokens, links, invitations,
+units in an army.
 
 Each create use case asks ``ensure_room`` first; past the limit it raises
 ``QuotaExceeded`` (a 422 naming the limit, shown in place like any field error).
@@ -16,7 +17,18 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
 from app.db.base import utcnow
-from app.db.models import ApiToken, Army, Battle, Club, ClubInvite, ClubMember, ShareLink, User
+from app.db.models import (
+    ApiToken,
+    Army,
+    Battle,
+    Club,
+    ClubInvite,
+    ClubMember,
+    ShareLink,
+    Unit,
+    User,
+)
+from app.services.army_rows import MAX_UNITS
 from app.services.errors import QuotaExceeded
 from app.settings import get_settings
 
@@ -114,4 +126,18 @@ def invitations(session: Session, *, club_id: int) -> None:
         limit=limit,
         field="invitations",
         what="open invitations to this club",
+    )
+
+
+def units(session: Session, *, army_id: int) -> None:
+    """Units of one army (asked under the army's lock, so racing adds cannot pass it)."""
+    where = [Unit.army_id == army_id]
+    _ensure(
+        session,
+        Unit,
+        where,
+        owner=(Army.id, army_id),
+        limit=MAX_UNITS,
+        field="units",
+        what="units in this army",
     )

@@ -5,15 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models import Army, ArmyEditor, ClubMember, ShareLink, Unit, User, Weapon
 from app.services import builder, history, quotas
+from app.services.army_figures import cost_value
 from app.services.errors import InvalidField, NotFound
 from app.services.permissions import Access, army_for, club_role
 from app.services.tokens import digest, new_token
+
+MAX_PAGE_SIZE = 100
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,20 @@ class Roster:
     units: int
 
 
+@dataclass(frozen=True)
+class RosterPage:
+    """One page of a club's rosters as filtered, and how many rosters the filter found."""
+
+    rosters: list[Roster]
+    count: int
+    page: int
+    page_size: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.count // self.page_size))
+
+
 def club_rosters(
     session: Session,
     *,
@@ -161,29 +178,49 @@ def club_rosters(
     owner: str = "",
     min_cost: Fraction | None = None,
     max_cost: Fraction | None = None,
-) -> list[Roster]:
-    """The club's rosters with their costs, filtered (the caller checked membership)."""
-    query = (
+    page: int = 1,
+    page_size: int = 20,
+) -> RosterPage:
+    """One page of the club's rosters with their costs, filtered (the caller checked
+    membership), by name then id.
+
+    The filters, the count and the page are SQL, the cost filter on the cost each change
+    keeps on the army (``Army.cost``, a float: costs closer than its precision compare
+    equal); only the page's own rosters are costed exactly from their units. A club of
+    10,000 rosters answers as fast as one of 20.
+    """
+    where = [Army.club_id == club_id]
+    if name:
+        where.append(Army.name.ilike(f"%{_like(name)}%", escape="\\"))
+    if owner:
+        where.append(User.display_name.ilike(f"%{_like(owner)}%", escape="\\"))
+    if min_cost is not None:
+        where.append(Army.cost >= cost_value(min_cost))
+    if max_cost is not None:
+        where.append(Army.cost <= cost_value(max_cost))
+    count = session.scalar(
+        select(func.count()).select_from(Army).join(User, User.id == Army.owner_id).where(*where)
+    )
+    page_size = min(max(page_size, 1), MAX_PAGE_SIZE)
+    page = max(page, 1)
+    start = (page - 1) * page_size
+    if start >= (count or 0):  # past the last page (and no OFFSET too large for SQL)
+        return RosterPage([], count or 0, page, page_size)
+    found = session.execute(
         select(Army, User.display_name)
         .join(User, User.id == Army.owner_id)
-        .where(Army.club_id == club_id)
+        .where(*where)
         .order_by(Army.name, Army.id)
-    )
-    if name:
-        query = query.where(Army.name.ilike(f"%{_like(name)}%", escape="\\"))
-    if owner:
-        query = query.where(User.display_name.ilike(f"%{_like(owner)}%", escape="\\"))
-    found = session.execute(query).all()
-    rows = builder.load_rows_of(session, [army.id for army, _ in found])
-    rosters = []
-    for army, owner_name in found:
-        view = builder.build_view(army, rows[army.id])
-        if min_cost is not None and view.total_cost < min_cost:
-            continue
-        if max_cost is not None and view.total_cost > max_cost:
-            continue
-        rosters.append(Roster(army, owner_name, view.total_cost, len(view.units)))
-    return rosters
+        .offset(start)
+        .limit(page_size)
+    ).all()
+    totals = builder.army_totals(session, [army for army, _ in found])
+    rosters = [
+        Roster(army, owner_name, totals[army.id].cost, totals[army.id].units)
+        for army, owner_name in found
+        if army.id in totals  # (an army under a ruleset this server does not know)
+    ]
+    return RosterPage(rosters, count or 0, page, page_size)
 
 
 def _like(text: str) -> str:

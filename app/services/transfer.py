@@ -19,7 +19,7 @@ from app.db.models import Army, User
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.text import control_character_reason
-from app.services import builder, history, quotas
+from app.services import army_rows, builder, history, quotas
 from app.services.army_document import FORMAT, VERSION, add_units
 
 # The export document lives in army_document; its names stay importable from here.
@@ -29,7 +29,7 @@ from app.services.army_rows import read_count
 from app.services.errors import ServiceError
 
 MAX_BYTES = 1_000_000
-MAX_UNITS = 1000
+MAX_UNITS = army_rows.MAX_UNITS
 MAX_WEAPONS = 100
 
 

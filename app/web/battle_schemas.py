@@ -187,7 +187,16 @@ class EntryOut(BaseModel):
 
 class BattleDetailOut(BattleOut):
     units: list[BattleUnitOut]
-    log: list[EntryOut]
+    log: list[EntryOut] = Field(
+        description="a window of the log, oldest first: the newest entries, or with "
+        "``before`` those numbered below it (``limit`` of them, at most "
+        f"{battles.MAX_LOG_WINDOW})"
+    )
+    log_count: int = Field(description="entries in the whole log")
+    last_seq: int | None = Field(description="the newest entry's number (what undo removes)")
+    older_before: int | None = Field(
+        description="``before`` for the next window of older entries (null: none left)"
+    )
 
 
 class OddsPreviewOut(BaseModel):
@@ -257,6 +266,9 @@ def detail_out(view: battles.BattleView) -> BattleDetailOut:
         updated_at=b.updated_at,
         units=[unit_out(u) for u in view.units],
         log=[entry_out(e, view.ruleset) for e in view.entries],
+        log_count=view.entry_count,
+        last_seq=view.last_seq,
+        older_before=view.older_than,
     )
 
 

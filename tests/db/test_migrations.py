@@ -439,4 +439,55 @@ def test_revisions_as_changes_migration_carries_old_revisions_across() -> None:
     assert [row[0] for row in stored[:4]] == documents
     assert stored[5][0] == sniper
     assert "delta_json" not in {c["name"] for c in inspect(engine).get_columns("army_revision")}
+
+
+BEFORE_ARMY_COST = "5a9d3c7e1f42"  # the revision before the stored army cost
+
+
+def test_army_cost_migration_costs_existing_armies() -> None:
+    """Issue 15 item 4: armies made before the stored cost get it, as the builder computes
+    it (counts included); an army of an unknown ruleset keeps none."""
+    from sqlalchemy import text
+
+    from app.db.models import Army
+    from app.services.army_figures import total_cost
+    from app.services.army_rows import load_rows_of
+
+    url = another_database_url()
+    cfg = alembic_config(url)
+    command.upgrade(cfg, BEFORE_ARMY_COST)
+    engine = make_engine(url)
+    stamps = {"created_at": NOW, "updated_at": NOW}
+    army = {"budget": 100, "notes": "", "house_rules": {}, "version": 1, **stamps}
+    with engine.begin() as conn:
+        user = _insert(
+            conn, "user_account", email="d@example.com", display_name="D", password_hash="x",
+            **stamps,
+        )  # fmt: skip
+        red = _insert(conn, "army", owner_id=user, name="Red", ruleset_id="brikwars", **army)
+        empty = _insert(conn, "army", owner_id=user, name="Bare", ruleset_id="brikwars", **army)
+        odd = _insert(conn, "army", owner_id=user, name="Odd", ruleset_id="chess", **army)
+        for position, (count, kind, spec) in enumerate(
+            [(3, "minifig", {}), (1, "creation", {"size": 4, "structure_level": 2})]
+        ):
+            unit = _insert(
+                conn, "unit", army_id=red, position=position, name=f"U{position}", kind=kind,
+                spec=spec, count=count, version=1, **stamps,
+            )  # fmt: skip
+            _insert(
+                conn, "weapon", unit_id=unit, position=0, type="gun", spec={"size": 2},
+                version=1, **stamps,
+            )  # fmt: skip
+    command.upgrade(cfg, "head")
+    with engine.begin() as conn:
+        costs = dict(conn.execute(text("SELECT id, cost FROM army")).all())
+    from sqlalchemy.orm import Session
+
+    with Session(engine) as session:
+        rows = load_rows_of(session, [red])[red]
+        expected = total_cost(session.get_one(Army, red), rows)
+    assert len(rows) == 2 and expected > 0
+    assert costs == {red: float(expected), empty: 0.0, odd: None}
+    command.downgrade(cfg, BEFORE_ARMY_COST)
+    assert "cost" not in {c["name"] for c in inspect(engine).get_columns("army")}
     engine.dispose()

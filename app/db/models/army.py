@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import (
     JSON,
     CheckConstraint,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 class Army(TimestampMixin, Base):
     __tablename__ = "army"
+    # A club's rosters are listed by name: the index hands them over in order, a page at a time.
+    __table_args__ = (Index("ix_army_club_id_name", "club_id", "name", "id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     owner_id: Mapped[int] = mapped_column(
@@ -43,6 +46,10 @@ class Army(TimestampMixin, Base):
     )
     # Optimistic locking: every UPDATE checks and bumps it (StaleDataError on a race).
     version: Mapped[int] = mapped_column(Integer, default=1)
+    # The total cost as its ruleset computes it, kept by every recorded change (history.record)
+    # so the club search filters by cost in SQL. A float: the exact cost is always computed
+    # from the units for display; None until first computed (or under an unknown ruleset).
+    cost: Mapped[float | None] = mapped_column(Float, default=None)
 
     owner: Mapped[User] = relationship(back_populates="armies", lazy="raise")
     units: Mapped[list[Unit]] = relationship(

@@ -37,10 +37,26 @@ from app.services.battles.creating import (
 )
 from app.services.battles.deleting import BattleContents, battle_contents, delete_battle
 from app.services.battles.links import linked_view, revoke_link, share_link
-from app.services.battles.reading import battle_view, export_text, list_battles, ruleset_of
-from app.services.battles.views import BattleView, LogEntry, Side, UnitInBattle, WeaponInBattle
+from app.services.battles.reading import (
+    battle_entry,
+    battle_view,
+    export_text,
+    list_battles,
+    ruleset_of,
+)
+from app.services.battles.views import (
+    LOG_WINDOW,
+    MAX_LOG_WINDOW,
+    BattleView,
+    LogEntry,
+    Side,
+    UnitInBattle,
+    WeaponInBattle,
+)
 
 __all__ = [
+    "LOG_WINDOW",
+    "MAX_LOG_WINDOW",
     "MAX_UNITS",
     "BattleContents",
     "BattleView",
@@ -54,6 +70,7 @@ __all__ = [
     "armies_for_battle",
     "attack_odds",
     "battle_contents",
+    "battle_entry",
     "battle_unit_ids",
     "battle_view",
     "create_battle",

@@ -6,7 +6,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, User
-from app.services.battles.views import BattleView, view_of
+from app.services.battles.views import LOG_WINDOW, BattleView, view_of
 from app.services.errors import NotFound
 from app.services.permissions import battle_for
 from app.services.tokens import digest, new_token
@@ -27,9 +27,12 @@ def revoke_link(session: Session, *, user: User, battle_id: int) -> None:
     session.flush()
 
 
-def linked_view(session: Session, *, token: str) -> BattleView:
-    """The battle behind a live read-only link (unknown or revoked: NotFound)."""
+def linked_view(
+    session: Session, *, token: str, before: int | None = None, limit: int | None = LOG_WINDOW
+) -> BattleView:
+    """The battle behind a live read-only link (unknown or revoked: NotFound), with a window
+    of its log as ``battle_view`` has it."""
     battle = session.scalar(select(Battle).where(Battle.share_token_hash == digest(token)))
     if battle is None:
         raise NotFound("battle")
-    return view_of(session, battle)
+    return view_of(session, battle, before=before, limit=limit)

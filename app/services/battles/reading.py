@@ -9,7 +9,7 @@ from app.db.models import Battle, User
 from app.rules.registry import get_ruleset
 from app.rules.ruleset import Ruleset
 from app.services.battles import text
-from app.services.battles.views import BattleView, view_of
+from app.services.battles.views import LOG_WINDOW, BattleView, LogEntry, log_entry, view_of
 from app.services.permissions import battle_for
 
 
@@ -23,9 +23,23 @@ def list_battles(session: Session, *, user: User) -> list[Battle]:
     return list(session.scalars(query))
 
 
-def battle_view(session: Session, *, user: User, battle_id: int) -> BattleView:
-    """A battle of the user's: units by side with their state, and the log."""
-    return view_of(session, battle_for(session, user=user, battle_id=battle_id))
+def battle_view(
+    session: Session,
+    *,
+    user: User,
+    battle_id: int,
+    before: int | None = None,
+    limit: int | None = LOG_WINDOW,
+) -> BattleView:
+    """A battle of the user's: units by side with their state, and a window of the log (the
+    ``limit`` newest entries numbered below ``before``; ``limit=None``: the whole log)."""
+    battle = battle_for(session, user=user, battle_id=battle_id)
+    return view_of(session, battle, before=before, limit=limit)
+
+
+def battle_entry(session: Session, *, user: User, battle_id: int, seq: int) -> LogEntry | None:
+    """One entry of the log of a battle of the user's, by its number."""
+    return log_entry(session, battle_for(session, user=user, battle_id=battle_id), seq)
 
 
 def ruleset_of(session: Session, *, user: User, battle_id: int) -> Ruleset:

@@ -4,15 +4,17 @@ state is read from and written to its row (the ruleset's JSON in ``BattleUnit.st
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, BattleUnit, User
+from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
 from app.rules.ruleset import Fighter, Ruleset, Standing, UnitAction
 from app.services.errors import NotFound
@@ -107,11 +109,21 @@ class LogEntry:
         return self.row.odds
 
 
+# The log is shown a window at a time, newest first: a battle of 5,000 rolls stays one quick
+# page. ``before`` asks for the window of older entries (the JSON API's ``limit`` too).
+LOG_WINDOW = 25
+MAX_LOG_WINDOW = 200
+
+
 @dataclass(frozen=True)
 class BattleView:
     battle: Battle
     units: list[UnitInBattle]
-    entries: list[LogEntry]  # oldest first
+    entries: list[LogEntry]  # the window of the log shown, oldest first (all of it: export)
+    entry_count: int = 0  # entries in the whole log
+    last_seq: int | None = None  # the newest entry's number (what Undo removes)
+    # The oldest shown entry's number when older ones exist: ``before`` of the next window.
+    older_than: int | None = None
 
     @property
     def ruleset(self) -> Ruleset:
@@ -139,11 +151,19 @@ def store_state(unit: UnitInBattle, state: Any) -> None:
     unit.row.state = unit.ruleset.encode_state(state)
 
 
+@bounded_cache(2048, max_bytes=16 << 20, size=lambda _unit: 8192)
+def _copied(ruleset_id: str, spec_json: str) -> Any:
+    """A battle unit's copy as its ruleset reads it, memoised on its JSON: copies never change
+    and a battle holds many alike (a unit of N figures is N copies), so a page of 60 units
+    does not decode 60 times on every request."""
+    return get_ruleset(ruleset_id).decode_unit(json.loads(spec_json))
+
+
 def unit_in_battle(row: BattleUnit, ruleset: Ruleset) -> UnitInBattle:
     return UnitInBattle(
         row,
         ruleset,
-        ruleset.decode_unit(row.spec),
+        _copied(ruleset.id, row.spec_json),
         ruleset.decode_state(row.state or {}),
         ruleset.decode_options(row.options),
     )
@@ -161,13 +181,47 @@ def load_units(session: Session, battle: Battle) -> dict[int, UnitInBattle]:
     return {row.id: unit_in_battle(row, ruleset) for row in rows}
 
 
-def view_of(session: Session, battle: Battle) -> BattleView:
-    """The battle with its units and its log, oldest entry first."""
+def view_of(
+    session: Session,
+    battle: Battle,
+    *,
+    before: int | None = None,
+    limit: int | None = LOG_WINDOW,
+) -> BattleView:
+    """The battle with its units and a window of its log: the ``limit`` newest entries
+    numbered below ``before`` (None: the whole log), shown oldest first."""
     units = list(load_units(session, battle).values())
-    rows = session.execute(
+    count, last = session.execute(
+        select(func.count(), func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
+    ).one()
+    query = (
         select(BattleEntry, User.display_name)
         .outerjoin(User, User.id == BattleEntry.actor_id)
         .where(BattleEntry.battle_id == battle.id)
-        .order_by(BattleEntry.seq)
-    ).all()
-    return BattleView(battle, units, [LogEntry(entry, name) for entry, name in rows])
+        .order_by(BattleEntry.seq.desc())
+    )
+    if before is not None:
+        query = query.where(BattleEntry.seq < before)
+    if limit is not None:
+        query = query.limit(min(max(limit, 1), MAX_LOG_WINDOW) + 1)
+    rows = session.execute(query).all()
+    older = limit is not None and len(rows) > min(max(limit, 1), MAX_LOG_WINDOW)
+    shown = [LogEntry(entry, name) for entry, name in reversed(rows[: len(rows) - older])]
+    return BattleView(
+        battle,
+        units,
+        shown,
+        entry_count=count,
+        last_seq=last,
+        older_than=shown[0].row.seq if older else None,
+    )
+
+
+def log_entry(session: Session, battle: Battle, seq: int) -> LogEntry | None:
+    """One entry of the battle's log by its number (None if there is none)."""
+    row = session.execute(
+        select(BattleEntry, User.display_name)
+        .outerjoin(User, User.id == BattleEntry.actor_id)
+        .where(BattleEntry.battle_id == battle.id, BattleEntry.seq == seq)
+    ).first()
+    return None if row is None else LogEntry(row[0], row[1])

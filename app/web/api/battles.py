@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from app.db.models import Battle, BattleEntry
@@ -56,16 +58,32 @@ def battle_create(session: SessionDep, user: ApiUser, body: BattleCreate) -> Bat
     return detail_out(battles.battle_view(session, user=user, battle_id=battle.id))
 
 
+# A window of the log: the ``limit`` newest entries numbered below ``before`` (the response's
+# ``older_before`` asks for the next one), so a battle of thousands of rolls stays one answer.
+Before = Annotated[Id | None, Query(description="entries numbered below this (default: newest)")]
+Limit = Annotated[int, Query(ge=1, le=battles.MAX_LOG_WINDOW, description="entries at most")]
+
+
 @router.get("/battles/shared/{token}")
-def battle_shared(session: SessionDep, token: Line) -> BattleDetailOut:
-    """A battle's units and log through its read-only link (no account needed)."""
-    return detail_out(battles.linked_view(session, token=token))
+def battle_shared(
+    session: SessionDep, token: Line, before: Before = None, limit: Limit = battles.LOG_WINDOW
+) -> BattleDetailOut:
+    """A battle's units and a window of its log through its read-only link (no account)."""
+    return detail_out(battles.linked_view(session, token=token, before=before, limit=limit))
 
 
 @router.get(B)
-def battle_detail(session: SessionDep, user: ApiUser, battle_id: Id) -> BattleDetailOut:
-    """A battle: units by side with their state, and the whole log."""
-    return detail_out(battles.battle_view(session, user=user, battle_id=battle_id))
+def battle_detail(
+    session: SessionDep,
+    user: ApiUser,
+    battle_id: Id,
+    before: Before = None,
+    limit: Limit = battles.LOG_WINDOW,
+) -> BattleDetailOut:
+    """A battle: units by side with their state, and a window of the log (newest first
+    windows; the whole log is ``/export``)."""
+    view = battles.battle_view(session, user=user, battle_id=battle_id, before=before, limit=limit)
+    return detail_out(view)
 
 
 @router.post(B + "/odds")
@@ -140,7 +158,7 @@ def unit_action(
 @router.get(B + "/export", response_class=PlainTextResponse)
 def battle_export(session: SessionDep, user: ApiUser, battle_id: Id) -> PlainTextResponse:
     """The battle log as plain text for a forum post."""
-    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    view = battles.battle_view(session, user=user, battle_id=battle_id, limit=None)
     return PlainTextResponse(battles.export_text(view))
 
 

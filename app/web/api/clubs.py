@@ -138,16 +138,16 @@ def club_get(
 ) -> ClubDetailOut:
     """A club: members and rosters (filtered by name, owner and cost, paginated)."""
     club, role = club_for(session, user=user, club_id=club_id)
-    rosters = sharing.club_rosters(
+    found = sharing.club_rosters(
         session,
         club_id=club.id,
         name=name[:120],
         owner=owner[:120],
         min_cost=None if min_cost is None else Fraction(str(min_cost)),
         max_cost=None if max_cost is None else Fraction(str(max_cost)),
+        page=page,
+        page_size=page_size,
     )
-    size = min(max(page_size, 1), 100)
-    start = (max(page, 1) - 1) * size
     return ClubDetailOut(
         id=club.id,
         name=club.name,
@@ -166,7 +166,7 @@ def club_get(
                 budget=r.army.budget,
                 units=r.units,
             )
-            for r in rosters[start : start + size]
+            for r in found.rosters
         ],
     )
 

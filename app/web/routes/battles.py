@@ -106,7 +106,11 @@ def _first(units: list[battles.UnitInBattle], skip: battles.UnitInBattle | None 
 def default_values(view: battles.BattleView, query: Mapping[str, str]) -> dict[str, str]:
     """The attack form's values: the query string's (``?attacker=&target=&weapons=0,2``),
     else the first fighting unit against the first of another side, with its first weapon."""
-    values = {k: v for k, v in query.items() if k not in ("attacker", "target", "weapons", "roll")}
+    values = {
+        k: v
+        for k, v in query.items()
+        if k not in ("attacker", "target", "weapons", "roll", "before")
+    }
     values["attacker_id"] = query.get("attacker") or query.get("attacker_id") or _first(view.units)
     attacker = next((u for u in view.units if str(u.row.id) == values["attacker_id"]), None)
     target = query.get("target") or query.get("target_id") or ""
@@ -182,10 +186,12 @@ def battle_page(
     status_code: int = 200,
     headers: Mapping[str, str] | None = None,
     odds: tuple[battles.OddsPreview | None, str | None] | None = None,
+    before: int | None = None,
     **extra: Any,
 ) -> Response:
-    """The battle page, or its blocks for htmx (``odds``: already computed for ``values``)."""
-    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    """The battle page, or its blocks for htmx (``odds``: already computed for ``values``;
+    ``before``: the log's window is the entries older than that number, not the newest)."""
+    view = battles.battle_view(session, user=user, battle_id=battle_id, before=before)
     values = follow_state(view, values)
     preview, odds_error = odds or odds_for(session, user, battle_id, values)
     return render(
@@ -201,6 +207,8 @@ def battle_page(
             "odds_error": odds_error,
             "follower_rows": range(MAX_FOLLOWER_ROWS),
             "new_link": None,
+            "log_url": f"/battles/{battle_id}",
+            "before": before,
             **extra,
         },
         block=block,
@@ -214,15 +222,30 @@ def battle_page(
 def battle_detail(
     request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:
-    """A battle: units by side with their state, the attack form with its odds, the log."""
-    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    """A battle: units by side with their state, the attack form with its odds, the newest
+    entries of the log (``?before=N``: the entries older than #N; for htmx's "Older entries"
+    just those)."""
     query = dict(request.query_params)
+    before = parse_id(query.get("before"))
+    view = battles.battle_view(session, user=user, battle_id=battle_id, before=before)
     result = None
     if (seq := parse_id(query.get("roll"))) is not None:
-        result = next((e for e in view.entries if e.row.seq == seq), None)
+        result = battles.battle_entry(session, user=user, battle_id=battle_id, seq=seq)
     return battle_page(
-        request, session, user, battle_id, values=default_values(view, query), result=result
+        request,
+        session,
+        user,
+        battle_id,
+        values=default_values(view, query),
+        result=result,
+        before=before,
+        block=_log_block(request),
     )
+
+
+def _log_block(request: Request) -> str | None:
+    """htmx's "Older entries" asks for the next window of the log alone."""
+    return "log_items" if request.headers.get("hx-target") == "log-more" else None
 
 
 @router.get("/battles/{battle_id:int}/odds")
@@ -418,7 +441,7 @@ def battle_delete(
 @router.get("/battles/{battle_id:int}/export.txt")
 def battle_export(session: SessionDep, user: CurrentUser, battle_id: Id) -> Response:
     """The log as plain text for a forum post."""
-    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    view = battles.battle_view(session, user=user, battle_id=battle_id, limit=None)
     return PlainTextResponse(battles.export_text(view))
 
 
@@ -454,8 +477,10 @@ def battle_unlink(
 def battle_shared_page(
     request: Request, session: SessionDep, user: OptionalUser, token: str
 ) -> Response:
-    """A battle's units and log through its read-only link (no account needed)."""
-    view = battles.linked_view(session, token=token)
+    """A battle's units and log through its read-only link (no account needed), the log a
+    window at a time as on the battle's own page."""
+    before = parse_id(request.query_params.get("before"))
+    view = battles.linked_view(session, token=token, before=before)
     return render(
         request,
         PAGE,
@@ -470,5 +495,8 @@ def battle_shared_page(
             "follower_rows": range(0),
             "new_link": None,
             "shared_token": token,
+            "log_url": f"/battles/shared/{token}",
+            "before": before,
         },
+        block=_log_block(request),
     )

@@ -70,16 +70,16 @@ def _club_page(
     for field in ("name", "owner"):
         if (reason := control_character_reason(params.get(field, ""))) is not None:
             raise InvalidField(field, reason)
-    rosters = sharing.club_rosters(
+    found = sharing.club_rosters(
         session,
         club_id=club.id,
         name=params.get("name", "")[:120],
         owner=params.get("owner", "")[:120],
         min_cost=_cost(params.get("min_cost")),
         max_cost=_cost(params.get("max_cost")),
+        page=parse_id(params.get("page")) or 1,
+        page_size=PAGE_SIZE,
     )
-    page = parse_id(params.get("page")) or 1
-    pages = max(1, -(-len(rosters) // PAGE_SIZE))
     context = {
         "club": club,
         "role": role,
@@ -88,10 +88,10 @@ def _club_page(
         "invites": clubs.open_invites(session, user=user, club_id=club.id)
         if role in MANAGERS
         else [],
-        "rosters": rosters[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
-        "roster_count": len(rosters),
-        "page": page,
-        "pages": pages,
+        "rosters": found.rosters,
+        "roster_count": found.count,
+        "page": found.page,
+        "pages": found.pages,
         "search": dict(params),
         "options": clubs.effective_house_rules(club),
         "new_invite": None,
