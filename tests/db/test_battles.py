@@ -19,7 +19,7 @@ from app.rules.brikwars import unit_from_dict
 from app.rules.brikwars.battle_state import UnitState
 from app.rules.brikwars.turn import Turn, TurnSituation
 from app.rules.errors import InvalidInput
-from app.services import armies, battles, builder, compute
+from app.services import armies, battles, builder
 from app.services.errors import InvalidField, NotFound
 
 _ids = itertools.count(1)
@@ -587,15 +587,18 @@ def test_the_odds_are_computed_with_the_battle_unlocked(app, monkeypatch) -> Non
     """A heavy turn's odds take up to the calculation deadline: meanwhile other actions on
     the battle (on SQLite, any write at all) go ahead. Before, they waited for the lock."""
     w, host_id = _committed_world(app)
-    real = compute.run
+    from app.services.battles import attacks as battle_attacks
+
+    real = battle_attacks._odds
     calls: list[str] = []
 
-    def run(fn, *args):  # type: ignore[no-untyped-def]
+    # The odds step, in the request (a small attack) or in the workers (a heavy one).
+    def odds(made):  # type: ignore[no-untyped-def]
         calls.append("odds")
         _bump_elsewhere(app, w.battle_id)  # raised "database is locked" / lock timeout
-        return real(fn, *args)
+        return real(made)
 
-    monkeypatch.setattr(compute, "run", run)
+    monkeypatch.setattr(battle_attacks, "_odds", odds)
     with app.state.sessionmaker() as s:
         entry = battles.roll_attack(
             s,
@@ -621,21 +624,23 @@ def test_a_turn_changed_while_its_odds_were_computed_is_computed_again(app, monk
             replace(w, session=s, user=s.get(User, host_id)),
             lambda r: r.lines[0].effects[0].outcome == "size_damage",
         )
-    real = compute.run
+    from app.services.battles import attacks as battle_attacks
+
+    real = battle_attacks._odds
     results: list[object] = []
 
-    def run(fn, *args):  # type: ignore[no-untyped-def]
+    def odds(made):  # type: ignore[no-untyped-def]
         if not results:  # the other player's roll lands first
-            results.append(real(fn, *args))
+            results.append(real(made))
             with app.state.sessionmaker() as other:
                 user = other.get(User, host_id)
                 _attack(replace(w, session=other, user=user), seed=seed)
                 other.commit()
             return results[0]
-        results.append(real(fn, *args))
+        results.append(real(made))
         return results[-1]
 
-    monkeypatch.setattr(compute, "run", run)
+    monkeypatch.setattr(battle_attacks, "_odds", odds)
     with app.state.sessionmaker() as s:
         user = s.get(User, host_id)
         entry = _attack(replace(w, session=s, user=user), seed=5)
