@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from app.rules.errors import InvalidInput, RulesError, TooMuchWork
 from app.services import sessions
@@ -170,6 +171,12 @@ def _retry_later(
 
 def install_error_handlers(app: FastAPI) -> None:
     """Register the mapping on the app."""
+
+    @app.exception_handler(ClientDisconnect)
+    async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:
+        # The client went away while its form was read (a closed tab, an aborted request):
+        # nothing was done and nobody reads the answer, so it is not a server error.
+        return Response(status_code=400)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> Response:

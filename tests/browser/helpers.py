@@ -29,3 +29,9 @@ def new_army(page: Page, name: str, budget: int) -> None:
     form.get_by_label("Budget", exact=True).fill(str(budget))
     form.get_by_role("button", name="Create army").click()
     expect(page.get_by_role("heading", name=name)).to_be_visible()
+
+
+def settled(page: Page) -> None:
+    """Wait until no htmx request is in flight (a picker's fields fetched again, a preview):
+    a click meanwhile may race the swap that answers it."""
+    expect(page.locator(".htmx-request")).to_have_count(0)

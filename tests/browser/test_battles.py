@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import new_army, sign_up
+from tests.browser.helpers import new_army, settled, sign_up
 
 
 def _add_creation(page: Page, name: str, size: int, level: int) -> None:
@@ -24,9 +24,12 @@ def _add_weapon(page: Page, unit: str, weapon: str, size: int) -> None:
     block.get_by_text(f"Edit {unit}: weapons and details").click()
     form = block.locator("form.weapon-form").first
     form.get_by_label("Weapon").select_option(weapon)
+    settled(page)  # the weapon type's fields fetched again
     form.get_by_label("Size (inches)").fill(str(size))
+    settled(page)
     form.get_by_role("button", name="Add weapon").click()
-    expect(page.locator("tbody.unit", has_text=unit)).to_contain_text(f'{size}"')
+    name = f'{size}" {weapon.replace("_", " ").title()}'
+    expect(block.locator("table.weapons")).to_contain_text(name)
 
 
 def test_a_battle_roll_and_undo(page: Page, base_url: str, shot) -> None:  # type: ignore[no-untyped-def]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import new_army, sign_up
+from tests.browser.helpers import new_army, settled, sign_up
 
 
 def test_build_squad_and_flying_gunship(page: Page, base_url: str, shot) -> None:  # type: ignore[no-untyped-def]
@@ -51,6 +51,7 @@ def test_build_squad_and_flying_gunship(page: Page, base_url: str, shot) -> None
     gunship.get_by_text("Edit Skyhammer: weapons and details").click()  # fetched on opening
     form = gunship.locator("form.weapon-form").first
     form.get_by_label("Weapon").select_option("cannon")
+    settled(page)  # the Cannon's fields fetched again
     form.get_by_label("Size (inches)").fill("3")
     expect(form.locator("output.preview")).to_contain_text("Use 6")
     expect(form.locator("output.preview")).to_contain_text('Range 12"')
@@ -95,6 +96,7 @@ def test_build_squad_and_flying_gunship(page: Page, base_url: str, shot) -> None
     # A 5" Gun is Too Big for 4" of flying Power: a warning, and the army goes over budget.
     form = gunship.locator("form.weapon-form").first
     form.get_by_label("Weapon").select_option("gun")
+    settled(page)
     form.get_by_label("Size (inches)").fill("5")
     expect(form.locator("output.preview")).to_contain_text("15CP")  # settled (see above)
     form.get_by_role("button", name="Add weapon").click()

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.helpers import sign_up
+from tests.browser.helpers import settled, sign_up
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
@@ -45,6 +45,7 @@ def _alices_club(page: Page, club: str, army: str) -> tuple[str, str]:
     trooper.get_by_text("Edit Trooper: weapons and details").click()
     weapon = trooper.locator("form.weapon-form").first
     weapon.get_by_label("Weapon").select_option("gun")
+    settled(page)  # the Gun's fields fetched again
     weapon.get_by_label("Size (inches)").fill("1")
     expect(weapon.locator("output.preview")).to_contain_text("Use")
     weapon.get_by_role("button", name="Add weapon").click()

@@ -107,3 +107,39 @@ def test_a_fixed_path_beside_an_id_path_answers_405_not_422(app, member: Member)
     assert r.status_code == 405 and r.headers["allow"] == "POST"
     r = member.client.patch("/api/v1/armies/import", headers={"X-CSRF-Token": member.csrf})
     assert r.status_code == 405 and r.headers["allow"] == "POST"
+
+
+def test_a_client_gone_while_its_form_is_read_is_no_server_error(app) -> None:  # type: ignore[no-untyped-def]
+    """A browser that aborts a form post (a closed tab) while the form is being read: the
+    request ends quietly, not as a 500 with a traceback in the log."""
+    import asyncio
+
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/login",
+        "raw_path": b"/login",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"testserver"),
+            (b"content-type", b"application/x-www-form-urlencoded"),
+            (b"content-length", b"40"),
+        ],
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
+    asyncio.run(app(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    assert start["status"] != 500
