@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from app.rules.dice import exact, groups
 from app.rules.memo import BoundedMemo
-from app.services import army_document, builder
+from app.services import army_document, army_figures, builder
 from app.web import templating
 from tests.web.conftest import PASSWORD, Member, page_csrf
 
@@ -26,10 +26,11 @@ pytestmark = pytest.mark.slow
 WEAPON = "short_ranged_weapon"
 
 MEMOS: dict[str, BoundedMemo] = {  # type: ignore[type-arg]
-    "figures": builder._figures,
+    "figures": army_figures._figures,
     "unit views": builder._unit_view,
     "unit json": army_document._unit_json,
     "unit blocks": templating._UNIT_BLOCKS,
+    "shared forms": templating._FRAGMENTS,
     "group tables": groups._table,
     "pool sums": exact._sums_cached,
     "pool drops": exact._kept_cached,
