@@ -82,3 +82,14 @@ def _no_content_security_policy_violations(request: pytest.FixtureRequest) -> It
     )
     yield
     assert blocked == []
+
+
+@pytest.fixture(autouse=True)
+def _close_extra_contexts(browser: Any) -> Iterator[None]:
+    """Close the contexts a test opened itself (``browser.new_context()``, one per player):
+    left open, their pages kept running in Chromium for the rest of the session."""
+    before = set(browser.contexts)
+    yield
+    for context in browser.contexts:
+        if context not in before:
+            context.close()
