@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -154,3 +155,13 @@ def live_server(app) -> Iterator[str]:  # type: ignore[no-untyped-def]
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+def run_coroutine(coro: Any) -> Any:
+    """Run a coroutine to its end in a thread of its own: the browser tests' Playwright (sync
+    API) leaves an event loop running in this thread, where ``asyncio.run`` refuses."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

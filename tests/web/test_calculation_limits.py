@@ -3,7 +3,6 @@ processes with a deadline, refused when the workers are full, rate-limited per a
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator
 
@@ -15,6 +14,7 @@ from app.services import compute, rate_limits
 from app.services.errors import CalculationTimeout, RateLimited
 from app.settings import get_settings
 from app.web.ratelimit import SharedLimit
+from tests.conftest import run_coroutine
 from tests.web.conftest import Member
 from tests.web.test_calculator_api import _body, api, duel  # noqa: F401  (the fixture)
 
@@ -167,7 +167,7 @@ def _takes(limit: SharedLimit, n: int) -> None:
         for _ in range(n):
             await limit.take("10.0.0.4")
 
-    asyncio.run(takes())
+    run_coroutine(takes())
 
 
 def test_a_server_takes_tokens_a_few_at_a_time_and_spends_them_locally(app) -> None:  # type: ignore[no-untyped-def]
@@ -201,7 +201,7 @@ def test_a_servers_table_of_clients_is_bounded(app) -> None:  # type: ignore[no-
         for i in range(100):
             await limit.take(f"10.0.1.{i}")
 
-    asyncio.run(many())
+    run_coroutine(many())
     assert len(limit) == 20
 
 

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.settings import get_settings
 from app.web.openapi import ErrorBody
+from tests.conftest import run_coroutine
 from tests.web.conftest import Member
 
 UNREACHABLE = "postgresql://postgres@127.0.0.1:1/nowhere"  # nothing listens on port 1
@@ -112,8 +113,6 @@ def test_a_fixed_path_beside_an_id_path_answers_405_not_422(app, member: Member)
 def test_a_client_gone_while_its_form_is_read_is_no_server_error(app) -> None:  # type: ignore[no-untyped-def]
     """A browser that aborts a form post (a closed tab) while the form is being read: the
     request ends quietly, not as a 500 with a traceback in the log."""
-    import asyncio
-
     sent: list[dict[str, object]] = []
 
     async def receive() -> dict[str, object]:
@@ -140,6 +139,6 @@ def test_a_client_gone_while_its_form_is_read_is_no_server_error(app) -> None:  
         "client": ("127.0.0.1", 5000),
         "server": ("testserver", 80),
     }
-    asyncio.run(app(scope, receive, send))
+    run_coroutine(app(scope, receive, send))
     start = next(m for m in sent if m["type"] == "http.response.start")
     assert start["status"] != 500
