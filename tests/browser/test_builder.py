@@ -63,7 +63,10 @@ def test_build_squad_and_flying_gunship(page: Page, base_url: str, shot) -> None
     form.get_by_label("Weapon").select_option("gun")
     expect(form.get_by_label("Ammo X")).to_have_count(0)
     expect(form.get_by_label("Size (inches)")).to_have_value("3")
+    settled(page)
     form.get_by_label("Weapon").select_option("cannon")
+    expect(form.get_by_label("Ammo X")).to_have_count(1)
+    settled(page)
     form.get_by_text("Label, Ammo").click()
     shot(page, "cannon-fields")
 
