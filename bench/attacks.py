@@ -23,7 +23,7 @@ from app.rules.brikwars.attacks import (
 )
 from app.rules.brikwars.catalogue import DamageExpr
 from app.rules.dice import exact
-from bench.common import Row, free_port, median, serve, timed
+from bench.common import Row, free_port, median, migrate, serve, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 ODDS_BODY = {
@@ -151,6 +151,7 @@ def _load_rows() -> list[Row]:
         "CALC_RATE_PER_MINUTE": "100000000",
         "CALC_RATE_BURST": "100000000",
     }
+    migrate(env["DATABASE_URL"])  # the rate limit's buckets are rows, even for the odds API
     app_port, hello_port = free_port(), free_port()
     servers = [
         serve(["app.main:create_app", "--factory"], app_port, env),

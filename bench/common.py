@@ -101,6 +101,18 @@ def fresh_sqlite_app():  # type: ignore[no-untyped-def]
     return create_app(get_settings())
 
 
+def migrate(database_url: str) -> None:
+    """Bring a throw-away database to the newest schema (as ``make run`` does)."""
+    from alembic import command
+    from alembic.config import Config
+
+    os.environ["DATABASE_URL"] = database_url
+    from app.settings import get_settings
+
+    get_settings.cache_clear()
+    command.upgrade(Config(toml_file=str(ROOT / "pyproject.toml")), "head")
+
+
 @contextmanager
 def served_app(email: str) -> Iterator[tuple[httpx.Client, dict[str, str]]]:
     """A migrated throw-away SQLite database, the app on one uvicorn worker, and a client
@@ -116,14 +128,7 @@ def served_app(email: str) -> Iterator[tuple[httpx.Client, dict[str, str]]]:
         "CALC_RATE_PER_MINUTE": "100000000",
         "CALC_RATE_BURST": "100000000",
     }
-    from alembic import command
-    from alembic.config import Config
-
-    os.environ["DATABASE_URL"] = env["DATABASE_URL"]
-    from app.settings import get_settings
-
-    get_settings.cache_clear()
-    command.upgrade(Config(toml_file=str(ROOT / "pyproject.toml")), "head")
+    migrate(env["DATABASE_URL"])
     port = free_port()
     server = serve(["app.main:create_app", "--factory"], port, env)
     try:
