@@ -61,6 +61,7 @@ from app.rules.brikwars.turn import (
 from app.rules.brikwars.units import (
     KINDS,
     MOUNTS,
+    MOUNTS_OF_KIND,
     PROPULSIONS,
     SPECIALTY_COSTS,
     Armour,
@@ -890,6 +891,10 @@ _TEMPLATE_CONTEXT: Mapping[str, Any] = {
     "kind_choices": tuple((k, k.capitalize()) for k in KINDS),
     "propulsion_choices": tuple((p, p.capitalize()) for p in PROPULSIONS),
     "mount_choices": (("", "default"), *tuple((m, m.replace("_", " ")) for m in MOUNTS)),
+    "mount_choices_of_kind": {
+        kind: (("", "default"), *tuple((m, m.replace("_", " ")) for m in mounts))
+        for kind, mounts in MOUNTS_OF_KIND.items()
+    },
     "mind_choices": (("", "none / default"), *tuple((d, f"d{d}") for d in ACTION_DICE)),
     "specialties": tuple(SPECIALTY_COSTS),
 }

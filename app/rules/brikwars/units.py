@@ -43,6 +43,12 @@ HoldClass = Literal["short", "bastard", "long", "too_big"]
 KINDS: tuple[str, ...] = ("minifig", "hero", "creation")
 PROPULSIONS: tuple[str, ...] = ("ground", "water", "flying", "none")
 MOUNTS: tuple[str, ...] = ("hand_held", "mounted", "small_turret", "large_turret")
+# A minifig or Hero has no body to mount a weapon on: it holds it or works a turret (ruling 19).
+MOUNTS_OF_KIND: dict[str, tuple[str, ...]] = {
+    "minifig": ("hand_held", "small_turret", "large_turret"),
+    "hero": ("hand_held", "small_turret", "large_turret"),
+    "creation": MOUNTS,
+}
 TURRET_OF_MOUNT: dict[str, str] = {"small_turret": "small_turret", "large_turret": "large_turret"}
 
 MIND_COSTS: dict[int, Fraction] = {
