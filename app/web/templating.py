@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlencode
@@ -223,6 +223,29 @@ env.globals.update(
 )
 
 
+_CONTENTS: BoundedMemo[[], str] = BoundedMemo(
+    lambda: "", maxsize=1000, max_bytes=64 << 20, size=lambda html: 200 + len(html)
+)
+"""Whole pages' content blocks (``render(content_key=...)``): at most 1000, about 64 MB."""
+
+
+def _content(template: Any, ctx: dict[str, Any], key: Hashable) -> Markup:
+    """The template's ``content`` block, memoised on ``key`` (which names everything the block
+    shows), with the viewer's CSRF token kept as a slot and filled in per request."""
+    html = _CONTENTS.get(key)
+    if html is None:
+        slot = {
+            "csrf_token": _TOKEN_SLOT,
+            "csrf_input": Markup('<input type="hidden" name="{}" value="{}">').format(
+                FIELD, _TOKEN_SLOT
+            ),
+        }
+        html = "".join(template.blocks["content"](template.new_context({**ctx, **slot})))
+        _CONTENTS.put(key, html)
+    # our own rendered, escaped HTML; the token is URL-safe base64 (nothing to escape)
+    return Markup(html.replace(_TOKEN_SLOT, ctx["csrf_token"]))  # noqa: S704
+
+
 def flash(request: Request, message: str, category: str = "info") -> None:
     """Queue a message for the next rendered page or fragment."""
     request.session.setdefault(FLASH_KEY, []).append({"message": message, "category": category})
@@ -259,13 +282,16 @@ def render(
     oob: Sequence[str] = (),
     status_code: int = 200,
     headers: Mapping[str, str] | None = None,
+    content_key: Hashable | None = None,
 ) -> HTMLResponse:
     """Render ``block`` alone for an htmx request, else the whole page.
 
     ``oob`` names further blocks sent with the fragment to swap out of band (their
     root element carries ``hx-swap-oob`` when ``oob`` is true in the context).
     Flash messages ride along the same way, so a fragment never swallows a
-    message meant for the user.
+    message meant for the user. ``content_key``, when the page's ``content`` block shows
+    nothing but what the key names (and the CSRF token), lets a whole page reuse that
+    block's HTML: the rest of the page (title, navigation, messages) is rendered afresh.
     """
     ctx: dict[str, Any] = {
         "request": request,
@@ -284,6 +310,8 @@ def render(
             body += env.get_template("partials/flash.html").render(ctx | {"oob": True})
     else:
         ctx["flashes"] = _pop_flashes(request)
+        if content_key is not None:
+            ctx["content_html"] = _content(template, ctx, (template_name, content_key))
         body = template.render(ctx)
     response = HTMLResponse(body, status_code=status_code, headers=dict(headers or {}))
     response.headers["Vary"] = "HX-Request"

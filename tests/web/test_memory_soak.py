@@ -31,6 +31,7 @@ MEMOS: dict[str, BoundedMemo] = {  # type: ignore[type-arg]
     "unit json": army_document._unit_json,
     "unit blocks": templating._UNIT_BLOCKS,
     "shared forms": templating._FRAGMENTS,
+    "page contents": templating._CONTENTS,
     "group tables": groups._table,
     "pool sums": exact._sums_cached,
     "pool drops": exact._kept_cached,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import anyio.to_thread
 import pytest
 from fastapi import APIRouter, FastAPI, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
@@ -86,3 +88,49 @@ def test_every_route_with_a_session_decides_its_fate_by_its_answer(app) -> None:
     routes = [r for r in _api_routes(app.routes) if _uses_session(r.dependant)]
     assert len(routes) > 50
     assert [r.path for r in routes if not isinstance(r, SessionRoute)] == []
+
+
+@pytest.fixture
+def async_probe(app) -> Iterator[tuple[TestClient, FastAPI]]:  # type: ignore[no-untyped-def]
+    """Async routes: their session is left open by the route and finished by the dependency."""
+    router = APIRouter(route_class=SessionRoute)
+
+    @router.post("/async/{status:int}")
+    async def answer(session: SessionDep, status: int) -> Response:
+        await run_in_threadpool(_write, session)
+        return Response(status_code=status)
+
+    probe_app = FastAPI()
+    probe_app.state.sessionmaker = app.state.sessionmaker
+    probe_app.include_router(router)
+    with TestClient(probe_app, raise_server_exceptions=False) as client:
+        yield client, app
+
+
+@pytest.mark.parametrize(("status", "kept"), [(201, 1), (422, 0)])
+def test_an_async_route_s_session_is_finished_by_its_answer(async_probe, status, kept) -> None:  # type: ignore[no-untyped-def]
+    client, app = async_probe
+    assert client.post(f"/async/{status}").status_code == status
+    assert _rows(app) == kept
+
+
+def test_a_page_takes_two_trips_to_the_thread_pool(member, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The login lookup and the route (which also ends the request's transaction): each trip
+    is a thread switch and two hand-overs of the GIL, a tenth of a page's CPU under load."""
+    r = member.client.post(
+        "/api/v1/armies",
+        json={"name": "Trips", "budget": 100},
+        headers={"X-CSRF-Token": member.csrf},
+    )
+    assert r.status_code == 201, r.text
+    army = r.json()["id"]
+    trips = []
+    real = anyio.to_thread.run_sync
+
+    async def counted(func, *args, **kwargs):  # type: ignore[no-untyped-def]
+        trips.append(getattr(func, "__name__", repr(func)))
+        return await real(func, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    assert member.client.get(f"/armies/{army}").status_code == 200
+    assert len(trips) == 2, trips

@@ -21,7 +21,7 @@ from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.forms import validate_form
 from app.web.htmx import redirect
 from app.web.inputs import Id
-from app.web.routes.builder import builder_page
+from app.web.routes.builder import army_page_key, builder_page
 from app.web.schemas import ArmyCreate, ArmyUpdate
 from app.web.templating import flash, render
 
@@ -94,6 +94,7 @@ def _army_page(
 ) -> Response:
     """The army page; for htmx its settings block, with totals and findings out of band."""
     view = builder.army_view(session, user=user, army_id=army_id)
+    plain = not (values or errors or conflict or conflicts) and status_code == 200
     return builder_page(
         request,
         view,
@@ -104,6 +105,7 @@ def _army_page(
         conflict=conflict,
         conflicts=conflicts,
         status_code=status_code,
+        content_key=army_page_key(view) if plain else None,
     )
 
 

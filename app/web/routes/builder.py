@@ -8,6 +8,7 @@ the engine's reason next to the field (422), and nothing is saved.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,9 +53,13 @@ def builder_page(
     oob: tuple[str, ...] = (),
     status_code: int = 200,
     headers: dict[str, str] | None = None,
+    content_key: Hashable | None = None,
     **extra: Any,
 ) -> Response:
-    """The army page, or one of its blocks for htmx (a unit's block with totals and findings)."""
+    """The army page, or one of its blocks for htmx (a unit's block with totals and findings).
+
+    ``content_key`` (``army_page_key``): the page shows nothing but the stored army, so its
+    content may come from the memo."""
     context: dict[str, Any] = {
         "army": view.army,
         "view": view,
@@ -70,7 +75,34 @@ def builder_page(
         context["uv"] = view.unit(unit_id)
         oob = (*oob, "totals", "findings")
     return render(
-        request, ARMY_PAGE, context, block=block, oob=oob, status_code=status_code, headers=headers
+        request,
+        ARMY_PAGE,
+        context,
+        block=block,
+        oob=oob,
+        status_code=status_code,
+        headers=headers,
+        content_key=content_key,
+    )
+
+
+def army_page_key(view: builder.ArmyView) -> Hashable:
+    """Everything the army page's content shows, for a viewer with no form open: the army's
+    settings, its stored units (content, version and place: the rows), its house rules and
+    the viewer's rights. The key is the content itself, so a change anywhere, by any server,
+    makes a new key and nothing needs forgetting."""
+    army = view.army
+    return (
+        army.id,
+        army.name,
+        army.budget,
+        army.notes,
+        army.ruleset_id,
+        army.version,
+        view.options,
+        tuple(unit.row for unit in view.units),
+        view.can_edit,
+        view.is_owner,
     )
 
 
