@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
+
+# A pooled connection idle this long is tested before use (the server may have restarted, or
+# a firewall dropped it); one in steady use is not: a test on every checkout was a round trip
+# on every request.
+PING_AFTER_IDLE_SECONDS = 10.0
 
 
 def make_engine(database_url: str, *, prepared_statements: bool = True, **kwargs: Any) -> Engine:
@@ -32,7 +38,31 @@ def make_engine(database_url: str, *, prepared_statements: bool = True, **kwargs
         database_url = database_url.replace("postgresql://", "postgresql+psycopg://", 1)
     if not prepared_statements:
         kwargs["connect_args"] = {**kwargs.get("connect_args", {}), "prepare_threshold": None}
-    return create_engine(database_url, pool_pre_ping=True, **kwargs)
+    engine = create_engine(database_url, **kwargs)
+    ping_when_idle(engine)
+    return engine
+
+
+def ping_when_idle(engine: Engine) -> None:
+    """Test a connection on checkout only if it sat in the pool ``PING_AFTER_IDLE_SECONDS``
+    or more; a dead one is replaced before the request sees it (the pool retries checkout on
+    ``DisconnectionError``). A connection that dies while in steady use fails the statement
+    that finds it, and the pool then drops every connection made before it."""
+
+    def note(_dbapi_connection: Any, record: Any, *_: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    def ping(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        if time.monotonic() - record.info.get("idle_since", 0.0) < PING_AFTER_IDLE_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as err:
+            raise exc.DisconnectionError(f"a pooled connection failed its test: {err}") from err
+
+    event.listen(engine, "connect", note)
+    event.listen(engine, "checkin", note)
+    event.listen(engine, "checkout", ping)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -39,7 +39,7 @@ from app.services.army_rows import load_rows_of as load_rows_of
 from app.services.army_rows import lock_army as lock_army
 from app.services.army_rows import read_count, unit_dict
 from app.services.errors import NotFound, StaleVersion
-from app.services.permissions import Access, army_for, can
+from app.services.permissions import Access, army_and_rights, army_for
 
 
 def _row_dict(row: Unit) -> dict[str, Any]:
@@ -222,11 +222,9 @@ def army_totals(session: Session, armies: Sequence[Army]) -> dict[int, ArmyTotal
 
 def army_view(session: Session, *, user: User, army_id: int) -> ArmyView:
     """The builder's view of an army the user may read."""
-    army = army_for(session, user=user, army_id=army_id, access=Access.READ)
-    is_owner = army.owner_id == user.id
-    can_edit = is_owner or can(session, user=user, army=army, access=Access.EDIT)
+    army, can_edit = army_and_rights(session, user=user, army_id=army_id)
     rows = load_rows(session, army.id)
-    return build_view(army, rows, can_edit=can_edit, is_owner=is_owner)
+    return build_view(army, rows, can_edit=can_edit, is_owner=army.owner_id == user.id)
 
 
 def edit_view(session: Session, *, user: User, army_id: int) -> ArmyView:

@@ -82,6 +82,28 @@ def army_for(
     raise Forbidden("you may read this army but not change it; ask its owner or an organiser")
 
 
+def army_and_rights(session: Session, *, user: User, army_id: int) -> tuple[Army, bool]:
+    """An army the user may read (else NotFound, as ``army_for``), and whether they may also
+    change it: a club reader's role and editor status in one query, not three."""
+    army = session.get(Army, army_id)
+    if army is None:
+        raise NotFound("army")
+    if army.owner_id == user.id:
+        return army, True
+    if army.club_id is None:
+        raise NotFound("army")
+    chosen = exists().where(ArmyEditor.army_id == army.id, ArmyEditor.user_id == user.id)
+    found = session.execute(
+        select(ClubMember.role, chosen).where(
+            ClubMember.club_id == army.club_id, ClubMember.user_id == user.id
+        )
+    ).one_or_none()
+    if found is None:
+        raise NotFound("army")
+    role, editor = found
+    return army, role in MANAGERS or bool(editor)
+
+
 def can(session: Session, *, user: User, army: Army, access: Access) -> bool:
     """Whether ``army_for`` would allow it (for showing or hiding controls)."""
     try:

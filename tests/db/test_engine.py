@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import text
 
+from app.db import session as session_module
 from app.db.session import make_engine
+from tests.conftest import TEST_DATABASE_URL
 
 
 def _prepared_after_repeats(url: str, *, prepared_statements: bool) -> int:
@@ -27,3 +30,40 @@ def test_prepared_statements_can_be_turned_off_for_a_transaction_pooler(migrated
     assert _prepared_after_repeats(migrated, prepared_statements=False) == 0
     on = _prepared_after_repeats(migrated, prepared_statements=True)
     assert on == (1 if migrated.startswith("postgresql") else 0)
+
+
+def test_a_connection_is_tested_only_after_sitting_idle(migrated: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine(migrated)
+    tested = []
+    real = engine.dialect.do_ping
+    monkeypatch.setattr(engine.dialect, "do_ping", lambda c: tested.append(c) or real(c))
+    try:
+        for _ in range(5):  # in steady use: no test, no extra round trip
+            with engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        assert tested == []
+        monkeypatch.setattr(session_module, "PING_AFTER_IDLE_SECONDS", 0.0)
+        with engine.connect() as conn:  # idle "long enough": tested first (a server's)
+            conn.execute(text("SELECT 1"))
+        assert len(tested) == (1 if engine.dialect.name == "postgresql" else 0)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.skipif(not TEST_DATABASE_URL.startswith("postgresql"), reason="a server to restart")
+def test_a_pooled_connection_the_server_dropped_is_replaced_before_use(
+    migrated: str, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine(migrated)
+    admin = make_engine(migrated)
+    try:
+        with engine.connect() as conn:
+            pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+        with admin.connect() as other:  # as a restart or an idle timeout would
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        monkeypatch.setattr(session_module, "PING_AFTER_IDLE_SECONDS", 0.0)
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT pg_backend_pid()")).scalar_one() != pid
+    finally:
+        engine.dispose()
+        admin.dispose()
