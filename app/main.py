@@ -47,6 +47,7 @@ from app.web.security_headers import SecurityHeadersMiddleware
 from app.web.session_cookie import LoginCookieMiddleware
 
 API_PREFIX = "/api/v1"
+BOOKKEEPING_POOL = 2  # connections (and as many more at a peak) per process
 STATELESS_PREFIXES = (f"{API_PREFIX}/brikwars/", f"{API_PREFIX}/rulesets")
 PAGE_ROUTERS: tuple[APIRouter, ...] = (
     home.router,
@@ -116,11 +117,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     engine = make_engine(
-        settings.database_url, prepared_statements=settings.database_prepared_statements
+        settings.database_url,
+        prepared_statements=settings.database_prepared_statements,
+        pool_size=settings.database_pool_size,
+        max_overflow=settings.database_max_overflow,
+    )
+    # Bookkeeping a request does beside its own transaction (the rate limits' buckets, "last
+    # seen", a token's last use) takes its connection from a small pool of its own: taken from
+    # the requests' pool, by requests that each hold one connection already, it deadlocked
+    # the pool as soon as every connection was held that way (30 s, then a 500).
+    bookkeeping = make_engine(
+        settings.database_url,
+        prepared_statements=settings.database_prepared_statements,
+        pool_size=BOOKKEEPING_POOL,
+        max_overflow=BOOKKEEPING_POOL,
     )
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.bookkeeping_engine = bookkeeping
+    app.state.bookkeeping = make_sessionmaker(bookkeeping)
     compute.get_pool(settings).start()  # the calculation workers import in the background
 
     app.add_middleware(

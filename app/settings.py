@@ -33,6 +33,11 @@ class Settings(BaseSettings):
     database_url: str = Field(default=f"sqlite:///{VAR_DIR / 'brikforge.db'}")
     # Off behind a transaction-mode pooler that cannot keep them (PgBouncer before 1.21).
     database_prepared_statements: bool = True
+    # Connections per app process for requests (pool size, and how many more at a peak);
+    # every worker of every server has its own: together they must fit the server's
+    # max_connections (or the pooler's pool).
+    database_pool_size: int = Field(default=5, ge=1, le=100)
+    database_max_overflow: int = Field(default=10, ge=0, le=100)
     secret_key: str = ""
     # Cookies marked Secure only when served over HTTPS (docker behind a proxy sets this).
     secure_cookies: bool = False

@@ -119,6 +119,7 @@ def app(migrated: str):  # type: ignore[no-untyped-def]
     compute.get_pool().wait_ready()  # worker start-up is not part of any request
     yield application
     application.state.engine.dispose()
+    application.state.bookkeeping_engine.dispose()
 
 
 @pytest.fixture(autouse=True)

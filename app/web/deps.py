@@ -143,7 +143,7 @@ def _find_login(request: Request, session: Session, token: str) -> ActiveSession
     if active is not None and sessions.touch_due(active):
         # "Last seen" (at most once a minute) goes in a short transaction of its own,
         # committed at once: a GET holds no write lock while it runs.
-        with request.app.state.sessionmaker() as db:
+        with request.app.state.bookkeeping() as db:
             try:
                 sessions.touch(db, session_id=active.id)
                 db.commit()
@@ -176,7 +176,7 @@ def _token_user(request: Request, session: Session, plain: str) -> User | None:
     now = utcnow()
     if accounts.token_use_due(token, now):
         try:
-            with request.app.state.sessionmaker.begin() as own:
+            with request.app.state.bookkeeping.begin() as own:
                 accounts.record_token_use(own, token=token, now=now)
         except OperationalError:
             pass  # bookkeeping only: a busy database must not fail the request

@@ -129,7 +129,7 @@ def _calculator_limit(request: Request) -> SharedLimit:
     if limit is None:
         settings = state.settings
         limit = SharedLimit(
-            state.engine,
+            state.bookkeeping_engine,  # not the requests' pool: the caller holds one of those
             name="calc",
             per_minute=settings.calc_rate_per_minute,
             burst=settings.calc_rate_burst,

@@ -1,0 +1,33 @@
+"""A request never waits for a second connection from the pool it holds one of (issue 15).
+
+The saved calculator's rate limit draws on a shared bucket in the database while the request's
+own session holds a connection; taken from the same pool, that deadlocked a loaded worker as
+soon as every connection was held by a request waiting for another (30 s, then a 500).
+"""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from app.settings import get_settings
+from tests.web.conftest import sign_up
+
+
+def test_a_request_holding_the_only_connection_still_draws_its_rate_limit(migrated: str) -> None:
+    from app.main import create_app
+
+    settings = get_settings().model_copy(
+        update={"database_pool_size": 1, "database_max_overflow": 0}
+    )
+    app = create_app(settings)
+    try:
+        with TestClient(app) as client:
+            member = sign_up(client)
+            # the login lookup opens the request's transaction on the pool's one connection;
+            # the rate limit's draw then needs a connection of its own
+            r = member.client.get("/calculator?distance=3")
+            assert r.status_code == 200, r.text[:300]
+            assert app.state.engine.pool.size() == 1
+    finally:
+        app.state.engine.dispose()
+        app.state.bookkeeping_engine.dispose()
