@@ -282,6 +282,7 @@ def production_server(env: dict[str, str], workers: int) -> Iterator[tuple[int, 
                 raise RuntimeError("the server did not answer /healthz within 180 s")
             time.sleep(0.2)
         time.sleep(2)  # every worker up (each answers /healthz on its own)
+        settle(proc.pid)
         yield port, proc.pid
     finally:
         with suppress(ProcessLookupError):
@@ -291,6 +292,20 @@ def production_server(env: dict[str, str], workers: int) -> Iterator[tuple[int, 
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def settle(server_pid: int, *, quiet: float = 0.05, limit: float = 180.0) -> float:
+    """Wait until the server's processes are idle: each uvicorn worker starts its own
+    calculation workers, which import the engine and compute sample attacks (seconds of CPU
+    each, at low priority); measured while they warm up, a phase would count their CPU and
+    lose the cores they take. Returns the seconds waited."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        before = sum(_cpu_seconds(p) for p in _descendants(server_pid))
+        time.sleep(1.0)
+        if sum(_cpu_seconds(p) for p in _descendants(server_pid)) - before < quiet:
+            break
+    return time.monotonic() - started
 
 
 @dataclass
