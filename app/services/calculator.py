@@ -11,8 +11,10 @@ army's house rules, with the Bonus die overridable for the calculation.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import select
@@ -152,7 +154,7 @@ class Calculation:
     """The page's whole state: the armies offered, the picks, and the results."""
 
     request: CalcRequest
-    armies: list[Army]
+    offered: Callable[[], list[Army]]  # the pickers' armies (read only if they are drawn)
     ruleset: Ruleset
     attacker_army: builder.ArmyView | None = None
     target_army: builder.ArmyView | None = None
@@ -164,12 +166,26 @@ class Calculation:
     compare_army: builder.ArmyView | None = None
     unit_armies: dict[int, builder.ArmyView] = field(default_factory=dict)
 
+    @cached_property
+    def armies(self) -> list[Army]:
+        """The armies the pickers offer: the user's and their clubs', and any reached
+        through a link (a club roster). Read on first use: the results an input change
+        asks for draw no pickers, and the query was a tenth of their work."""
+        out = list(self.offered())
+        ids = {army.id for army in out}
+        for view in (self.attacker_army, self.target_army, self.compare_army):
+            if view is not None and view.army.id not in ids:
+                out.append(view.army)
+                ids.add(view.army.id)
+        return out
+
 
 class Views:
     """Army views loaded once per calculation (an army appears as attacker and target)."""
 
-    def __init__(self, session: Session, user: User) -> None:
+    def __init__(self, session: Session, user: User, *, pickers: bool = True) -> None:
         self.session, self.user = session, user
+        self.pickers = pickers  # the pickers are drawn: read their armies first (see ruleset)
         self._armies: dict[int, builder.ArmyView] = {}
         self._army_of: dict[int, int] = {}  # unit id -> army id
         self._offered: list[Army] | None = None
@@ -199,7 +215,8 @@ class Views:
         """The ruleset a calculation is read under: the army's of its first named unit (the
         attacker's, else the target's); the default when it names none. The army is loaded
         here once for the whole calculation (read access checked: NotFound)."""
-        self.offered()  # first: it loads the armies that army_view then finds in the session
+        if self.pickers:  # first: it loads the armies that army_view then finds in the session
+            self.offered()
         for unit_id in unit_ids:
             if unit_id is not None:
                 army, _ = self.unit(unit_id)
@@ -322,7 +339,7 @@ def calculate(
         views = Views(session, user)
     if ruleset is None:
         ruleset = views.ruleset((request.attacker.unit_id, request.target_id))
-    calc = Calculation(request, list(views.offered()), ruleset)
+    calc = Calculation(request, views.offered, ruleset)
     if request.target_id is not None:
         calc.target_army, calc.target = views.unit(request.target_id)
     for follower in request.followers:
@@ -338,12 +355,6 @@ def calculate(
         calc.compare = _loadout(views, request.compare, calc, allies)
         if calc.compare is not None:
             calc.compare_army = calc.compare.army
-    # Armies reached through a link (a club roster) are offered in the pickers too.
-    offered = {a.id for a in calc.armies}
-    for view in (calc.attacker_army, calc.target_army, calc.compare_army):
-        if view is not None and view.army.id not in offered:
-            calc.armies.append(view.army)
-            offered.add(view.army.id)
     return calc
 
 

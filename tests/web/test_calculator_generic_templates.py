@@ -60,7 +60,7 @@ def _calculation(situation: dict[str, Any]) -> tuple[Calculation, CalcRequest, L
         attacker.spec, result.positions, [TargetInput(target.spec)], situation, options
     )
     result.attack, result.odds = attack, attack.odds()
-    calc = Calculation(request, [], FAKE, target=target, main=result)  # type: ignore[arg-type]
+    calc = Calculation(request, list, FAKE, target=target, main=result)  # type: ignore[arg-type]
     return calc, request, result
 
 

@@ -286,3 +286,29 @@ def test_an_input_change_reads_no_picker_units(app, member: Member, armies) -> N
         page = member.client.get(url)
     assert page.status_code == 200 and "Rex" in page.text
     assert [s for s in statements if pickers in s]
+
+
+def test_an_input_change_reads_no_picker_armies(member: Member, armies, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The results an input change asks for draw no pickers: the armies they offer are not
+    read (a tenth of the fragment's work under load); a unit picker's ``full`` answer and
+    the whole page still offer every army."""
+    from app.services import battles
+
+    read = []
+    real = battles.armies_for_battle
+    monkeypatch.setattr(
+        battles, "armies_for_battle", lambda *a, **k: read.append(1) or real(*a, **k)
+    )
+    query = f"attacker={armies['tank']['id']}&target={armies['rex']['id']}&distance=5"
+    htmx = {"HX-Request": "true"}
+    results = member.client.get(f"/calculator?{query}", headers=htmx)
+    assert results.status_code == 200
+    assert "data-p=" in results.text
+    picker = '<optgroup label="Monsters">'
+    assert picker not in results.text and read == []
+    full = member.client.get(f"/calculator?{query}&full=1", headers=htmx)
+    assert picker in full.text and len(read) == 1
+    page = member.client.get(f"/calculator?{query}")
+    assert picker in page.text and len(read) == 2
+    # the same odds either way
+    assert _p(results.text, "any_destroying") == _p(page.text, "any_destroying")

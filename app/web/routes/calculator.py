@@ -8,7 +8,7 @@ swaps the calculator block; without JavaScript the form's "Update odds" button d
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -24,7 +24,7 @@ from app.services.calculator import BONUS_DIE, CalcRequest
 from app.web.calculator_query import FOLLOWER, Params, optional_id, parse, to_pairs, to_query
 from app.web.charts import CHART_MODES, chart_mode, damage_chart
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
-from app.web.htmx import redirect
+from app.web.htmx import is_htmx, redirect
 from app.web.ratelimit import calculator_rate_limit
 from app.web.templating import env, render
 
@@ -72,9 +72,12 @@ def _read(views: calculator.Views, params: Params) -> tuple[Ruleset, CalcRequest
     return ruleset, request, errors
 
 
-def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -> dict[str, Any]:
-    """What the calculator template needs for a query."""
-    views = calculator.Views(session, user)
+def calculator_context(
+    session: SessionDep, user: CurrentUser, params: Params, *, pickers: bool = True
+) -> dict[str, Any]:
+    """What the calculator template needs for a query (``pickers``: the unit pickers are
+    drawn, not only the results)."""
+    views = calculator.Views(session, user, pickers=pickers)
     ruleset, request, errors = _read(views, params)
     calc = calculator.calculate(session, user=user, request=request, ruleset=ruleset, views=views)
     request = calculator.with_weapons(request, calc)
@@ -85,7 +88,7 @@ def calculator_context(session: SessionDep, user: CurrentUser, params: Params) -
         "errors": errors,
         "query": query,
         # read only if the pickers are drawn: not for the results an input change asks for
-        "choices": _Choices(session, [a.id for a in calc.armies]),
+        "choices": _Choices(session, lambda: [a.id for a in calc.armies]),
         # the generic situation inputs' text, for a ruleset without its own (called there)
         "parts": calculator_parts(ruleset.id),
         "situation_text": functools.partial(_situation_text, ruleset, request.situation),
@@ -109,13 +112,13 @@ def with_chart(context: dict[str, Any], params: Params) -> None:
 class _Choices:
     """The pickers' units of each offered army (``choices[army_id]``), read on first use."""
 
-    def __init__(self, session: SessionDep, army_ids: list[int]) -> None:
+    def __init__(self, session: SessionDep, army_ids: Callable[[], list[int]]) -> None:
         self._session, self._army_ids = session, army_ids
         self._read: dict[int, list[calculator.UnitChoice]] | None = None
 
     def __getitem__(self, army_id: int) -> list[calculator.UnitChoice]:
         if self._read is None:
-            self._read = calculator.unit_choices(self._session, self._army_ids)
+            self._read = calculator.unit_choices(self._session, self._army_ids())
         return self._read[army_id]
 
 
@@ -129,16 +132,17 @@ def _situation_text(ruleset: Ruleset, situation: Any) -> dict[str, str]:
 def calculator_page(request: Request, session: SessionDep, user: CurrentUser) -> Response:
     """The calculator; for htmx just its block, with the URL to push."""
     params = Params(list(request.query_params.multi_items()))
-    context = calculator_context(session, user, params)
+    # A unit picker asks for the whole calculator (``full``); other inputs for the results.
+    results_only = is_htmx(request) and not request.query_params.get("full")
+    context = calculator_context(session, user, params, pickers=not results_only)
     with_chart(context, params)
     url = "/calculator" + (f"?{context['query']}" if context["query"] else "")
     status = 422 if context["errors"] else 200
-    # A unit picker asks for the whole calculator (``full``); other inputs for the results.
     return render(
         request,
         PAGE,
         context,
-        block="calculator" if request.query_params.get("full") else "results",
+        block="results" if results_only else "calculator",
         status_code=status,
         headers={"HX-Push-Url": url},
     )
