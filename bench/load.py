@@ -27,6 +27,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import signal
 import statistics
 import subprocess
@@ -52,6 +53,7 @@ SECTION = "## Load"
 
 CLUBS = 4
 MEMBERS = 4  # per club: 16 users
+SESSIONS = 2  # logged-in sessions a member (a laptop and a phone)
 UNITS = 20
 MIX = {  # route: weight
     "army page": 30,
@@ -155,9 +157,16 @@ class Player:
     units: dict[int, list[int]] = field(default_factory=dict)  # army id: unit ids
     guns: list[tuple[int, int]] = field(default_factory=list)  # (tank unit id, gun id)
     targets: list[int] = field(default_factory=list)  # unit ids to shoot at
-    battle: int = 0
-    shooters: list[int] = field(default_factory=list)  # battle unit ids with a gun first
-    victims: list[int] = field(default_factory=list)  # the other side's battle unit ids
+    battles: list[Skirmish] = field(default_factory=list)  # one a session
+
+
+@dataclass
+class Skirmish:
+    """A player's battle between their two armies: the ids a roll needs."""
+
+    id: int
+    shooters: list[int]  # battle unit ids with a gun first
+    victims: list[int]  # the other side's battle unit ids
 
 
 def seed(database_url: str) -> list[Player]:
@@ -213,16 +222,27 @@ def seed(database_url: str) -> list[Player]:
                     player.own_armies.append(army_id)
                     player.units[army_id] = ids
                     player.targets += ids[1::4]
-                with maker.begin() as s:
-                    user = s.get_one(_user_model(), user_id)
-                    battle = create_battle(
-                        s, user=user, name=f"Skirmish {c}-{m}", army_ids=player.own_armies
-                    )
-                    by_unit = battle_unit_ids(s, battle.id)
-                    player.battle = battle.id
-                    first, second = (player.units[a] for a in player.own_armies)
-                    player.shooters = [by_unit[u] for u, _ in player.guns if u in first]
-                    player.victims = [by_unit[u] for u in second]
+                # A battle for each of the player's two sessions: two devices rolling in one
+                # battle at once refuse each other's turns (a jammed gun, a used shooter),
+                # which is the game's answer, not the server's error.
+                for session in range(SESSIONS):
+                    with maker.begin() as s:
+                        user = s.get_one(_user_model(), user_id)
+                        battle = create_battle(
+                            s,
+                            user=user,
+                            name=f"Skirmish {c}-{m}-{session}",
+                            army_ids=player.own_armies,
+                        )
+                        by_unit = battle_unit_ids(s, battle.id)
+                        first, second = (player.units[a] for a in player.own_armies)
+                        player.battles.append(
+                            Skirmish(
+                                battle.id,
+                                [by_unit[u] for u, _ in player.guns if u in first],
+                                [by_unit[u] for u in second],
+                            )
+                        )
                 players.append(player)
         for p in players:  # clubmates' club armies: read-only page views
             club = p.email.split("-")[0]
@@ -315,6 +335,7 @@ class Browser:
     cookie: str
     csrf: str
     player: Player
+    seat: int = 0  # which of the player's sessions (and battles) this is
 
 
 def log_in(port: int, players: list[Player], connections: int) -> list[Browser]:
@@ -329,7 +350,8 @@ def log_in(port: int, players: list[Player], connections: int) -> list[Browser]:
             r.raise_for_status()
             cookie = "; ".join(f"{c.name}={c.value}" for c in client.cookies.jar)
             client.cookies.clear()
-            out.append(Browser(cookie, r.json()["csrf_token"], player))
+            seat = k // len(players) % SESSIONS
+            out.append(Browser(cookie, r.json()["csrf_token"], player, seat))
     return out
 
 
@@ -403,6 +425,7 @@ class Traffic:
         self.htmx = {**self.page, "HX-Request": "true", "X-CSRF-Token": browser.csrf}
         self.form = {**self.htmx, "Content-Type": "application/x-www-form-urlencoded"}
         self.readable = p.own_armies * 4 + p.club_armies  # mostly one's own
+        self.battle = p.battles[browser.seat % len(p.battles)]
 
     def next(self, route: str) -> tuple[str, bytes, tuple[int, ...]]:
         """(route, request, acceptable statuses); a roll is always followed by its undo."""
@@ -433,39 +456,53 @@ class Traffic:
             self.pending_undo = True
             body = urlencode(
                 {
-                    "attacker_id": rng.choice(p.shooters),
-                    "target_id": rng.choice(p.victims),
+                    "attacker_id": rng.choice(self.battle.shooters),
+                    "target_id": rng.choice(self.battle.victims),
                     "weapon.0": "on",
                     "distance": "3",
                 }
             ).encode()
-            return route, _request("POST", f"/battles/{p.battle}/rolls", self.form, body), (200,)
+            url = f"/battles/{self.battle.id}/rolls"
+            return route, _request("POST", url, self.form, body), (200,)
         if route == "odds (public)":
             headers = {"Content-Type": "application/json"}
             return route, _request("POST", "/api/v1/brikwars/odds", headers, ODDS_BODY), (200,)
         raise ValueError(route)
 
     def undo(self) -> bytes:
-        return _request("POST", f"/battles/{self.b.player.battle}/undo", self.form)
+        return _request("POST", f"/battles/{self.battle.id}/undo", self.form)
 
 
-async def _answer(reader: asyncio.StreamReader) -> tuple[int, bool]:
-    """Read one response; (status, whether the server closes the connection)."""
+async def _answer(reader: asyncio.StreamReader) -> tuple[int, bool, bytes]:
+    """Read one response; (status, whether the server closes the connection, the body)."""
     head = await reader.readuntil(b"\r\n\r\n")
     status = int(head[9:12])
     lower = head.lower()
     close = b"connection: close" in lower
+    body = b""
     at = lower.find(b"content-length:")
     if at >= 0:
         end = lower.index(b"\r\n", at)
-        await reader.readexactly(int(lower[at + 15 : end]))
+        body = await reader.readexactly(int(lower[at + 15 : end]))
     elif b"transfer-encoding: chunked" in lower:
+        parts = []
         while True:
             size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            await reader.readexactly(size + 2)
+            parts.append((await reader.readexactly(size + 2))[:-2])
             if size == 0:
                 break
-    return status, close
+        body = b"".join(parts)
+    return status, close, body
+
+
+def _why(status: int, body: bytes) -> str:
+    """A refused request's status and the reason its answer gives (for the report)."""
+    text = re.sub(rb"<[^>]+>", b" ", body[:4000]).decode("utf-8", "replace")
+    reason = " ".join(text.split())
+    for marker in ('"reason":"', 'role="alert"'):
+        if marker in reason:
+            reason = reason.split(marker, 1)[1]
+    return f"{status}: {reason[:160]}" if reason else str(status)
 
 
 @dataclass
@@ -493,13 +530,17 @@ async def _connection(
             start = time.perf_counter()
             try:
                 writer.write(request)
-                status, close = await asyncio.wait_for(_answer(reader), 30)
+                status, close, body = await asyncio.wait_for(_answer(reader), 30)
             except (OSError, asyncio.IncompleteReadError, TimeoutError) as exc:
                 tally.add(route, (time.perf_counter() - start) * 1000, False, repr(exc))
                 writer.close()
                 reader, writer = await asyncio.open_connection("127.0.0.1", port)
                 continue
-            tally.add(route, (time.perf_counter() - start) * 1000, status in good, str(status))
+            ok = status in good
+            why = "" if ok else _why(status, body)
+            if route == "battle roll" and not ok:
+                traffic.pending_undo = False  # nothing of ours to undo
+            tally.add(route, (time.perf_counter() - start) * 1000, ok, why)
             if close:
                 writer.close()
                 reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -729,8 +770,9 @@ def main(argv: list[str]) -> int:
                 )
     notes = [
         f"PostgreSQL on 127.0.0.1, `uvicorn --workers {args.workers}`, {args.connections}",
-        f"keep-alive connections ({len(players)} members of {CLUBS} clubs logged in, two",
-        f"sessions each; {UNITS}-unit armies); each phase {seconds:g} s or at most",
+        f"keep-alive connections ({len(players)} members of {CLUBS} clubs logged in,",
+        f"{SESSIONS} sessions each, each rolling in a battle of its own; {UNITS}-unit armies);",
+        f"the server's calculation workers warmed up first; each phase {seconds:g} s or at most",
         f"{args.max_requests} requests. The load generator ({args.processes} asyncio processes,",
         "raw HTTP/1.1) runs on the same",
         f"{os.cpu_count()}-core machine and used "
