@@ -58,6 +58,13 @@ def club_army(app) -> Any:  # type: ignore[no-untyped-def]
         yield army, club, members
 
 
+def _share(members: dict[str, Member], army: int, club: int, *, editors: list[str]) -> None:
+    """Alice shares the army with the club, with these members as its editors."""
+    ids = [_api(members[name], "GET", "/api/v1/me")["id"] for name in editors]
+    body = {"club_id": club, "editor_ids": ids}
+    _api(members["alice"], "PUT", f"/api/v1/armies/{army}/sharing", json=body)
+
+
 def _detail(member: Member, army: int) -> Any:
     return _api(member, "GET", f"/api/v1/armies/{army}")
 
@@ -110,15 +117,7 @@ CHANGES: dict[str, Callable[[Member, int, int, dict[str, Member]], None]] = {
 @pytest.mark.parametrize("who", ["alice", "bob"])
 def test_every_change_shows_at_once_to_every_viewer(club_army, change, who) -> None:  # type: ignore[no-untyped-def]
     army, club, members = club_army
-    alice, bob = members["alice"], members["bob"]
-    _api(alice, "PUT", f"/api/v1/armies/{army}/sharing", json={"club_id": club, "editor_ids": []})
-    bob_id = _api(bob, "GET", "/api/v1/me")["id"]
-    _api(
-        alice,
-        "PUT",
-        f"/api/v1/armies/{army}/sharing",
-        json={"club_id": club, "editor_ids": [bob_id]},
-    )
+    _share(members, army, club, editors=["bob"])
     before = {name: _page(m, army) for name, m in members.items()}  # the memo holds these
     CHANGES[change](members[who], army, club, members)
     for name, member in members.items():
@@ -130,8 +129,8 @@ def test_every_change_shows_at_once_to_every_viewer(club_army, change, who) -> N
 
 def test_each_viewer_gets_their_rights_and_their_own_token(club_army, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     army, club, members = club_army
-    alice, bob = members["alice"], members["bob"]
-    _api(alice, "PUT", f"/api/v1/armies/{army}/sharing", json={"club_id": club, "editor_ids": []})
+    bob = members["bob"]
+    _share(members, army, club, editors=[])
     templating._CONTENTS.cache_clear()
     pages = {name: _page(m, army) for name, m in members.items()}
     assert templating._CONTENTS.cache_info().currsize == 2  # the owner's; a reader's
@@ -148,12 +147,6 @@ def test_each_viewer_gets_their_rights_and_their_own_token(club_army, monkeypatc
     assert "Read only" in pages["carol"]
     assert "Delete army…" in pages["alice"] and "Delete army…" not in pages["bob"]
     # Bob made an editor: his page changes (his rights are in the key), Carol's does not
-    bob_id = _api(bob, "GET", "/api/v1/me")["id"]
-    _api(
-        alice,
-        "PUT",
-        f"/api/v1/armies/{army}/sharing",
-        json={"club_id": club, "editor_ids": [bob_id]},
-    )
+    _share(members, army, club, editors=["bob"])
     assert "You may edit this club roster." in _page(bob, army)
     assert _page(members["carol"], army) == pages["carol"]
