@@ -104,15 +104,6 @@ def army_and_rights(session: Session, *, user: User, army_id: int) -> tuple[Army
     return army, role in MANAGERS or bool(editor)
 
 
-def can(session: Session, *, user: User, army: Army, access: Access) -> bool:
-    """Whether ``army_for`` would allow it (for showing or hiding controls)."""
-    try:
-        army_for(session, user=user, army_id=army.id, access=access)
-    except (NotFound, Forbidden):
-        return False
-    return True
-
-
 def _chosen_editor(session: Session, army: Army, user: User) -> bool:
     return bool(
         session.scalar(
