@@ -13,7 +13,7 @@ from itertools import chain
 from typing import Any
 
 from sqlalchemy import bindparam, event, text, update
-from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 from app.db.models import Army, Unit, Weapon
 from app.rules.errors import InvalidInput
@@ -174,6 +174,8 @@ def _forget(session: Session, *_: object) -> None:
 
 def _forget_if_rows_flushed(session: Session, _context: object) -> None:
     # During after_flush, new/dirty/deleted still list what this flush wrote.
+    if session.new or session.dirty or session.deleted:
+        session.info[_WROTE] = True
     written = chain(session.new, session.dirty, session.deleted)
     if _FRESH in session.info and any(isinstance(obj, Unit | Weapon) for obj in written):
         _forget(session)
@@ -187,11 +189,29 @@ KEEPS_ROWS = {"brikforge_keeps_rows": True}
 def _forget_unless_read(state: ORMExecuteState) -> None:
     if state.is_select or state.statement in (_UNIT_ROWS, _WEAPON_ROWS):
         return
+    state.session.info[_WROTE] = True
     if not state.execution_options.get("brikforge_keeps_rows"):
         _forget(state.session)
+
+
+# session.info key: the transaction has written (a flush, or a statement that is not a read).
+_WROTE = "brikforge.wrote"
+
+
+def only_read(session: Session) -> bool:
+    """Whether the session's transaction has written nothing so far (nor holds anything to
+    flush): what it reads then is what every other transaction may see too, never its own
+    changes, which a rollback could still take back."""
+    return not (session.info.get(_WROTE) or session.new or session.dirty or session.deleted)
+
+
+def _transaction_ended(session: Session, transaction: SessionTransaction) -> None:
+    if transaction.parent is None:  # the outermost: a savepoint's end leaves what it wrote
+        session.info.pop(_WROTE, None)
 
 
 event.listen(Session, "after_flush", _forget_if_rows_flushed)
 event.listen(Session, "after_commit", _forget)
 event.listen(Session, "after_soft_rollback", _forget)
 event.listen(Session, "do_orm_execute", _forget_unless_read)
+event.listen(Session, "after_transaction_end", _transaction_ended)

@@ -12,7 +12,7 @@ without re-deriving the 199 units that did not change.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Army, Unit, User, Weapon
 from app.rules.errors import InvalidInput
-from app.rules.memo import bounded_cache
+from app.rules.memo import BoundedMemo, bounded_cache
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import Finding, Ruleset, UnitFigures, WeaponFigures, read_options
 from app.services import history, merge, quotas
@@ -37,7 +37,7 @@ from app.services.army_rows import WeaponRow as WeaponRow
 from app.services.army_rows import load_rows as load_rows
 from app.services.army_rows import load_rows_of as load_rows_of
 from app.services.army_rows import lock_army as lock_army
-from app.services.army_rows import read_count, unit_dict
+from app.services.army_rows import only_read, read_count, unit_dict
 from app.services.errors import NotFound, StaleVersion
 from app.services.permissions import Access, army_and_rights, army_for
 
@@ -109,6 +109,8 @@ class ArmyView:
     # What the viewer may do (decided by services.permissions): the page hides the rest.
     can_edit: bool = False
     is_owner: bool = False
+    # Names the units shown: their rows, or (kept by this server) the army's rows stamp.
+    rows_key: Hashable = ()
 
     @property
     def ruleset(self) -> Ruleset:
@@ -185,17 +187,77 @@ def build_view(
     """Every figure of an army from its rows."""
     rules = get_ruleset(army.ruleset_id)
     options = rules.decode_options(army.house_rules)
-    units = [_unit_view(i, row, unit_figures(rules, row, options)) for i, row in enumerate(rows)]
-    total = sum((u.total_cost for u in units), 0)
+    units = _units_of(rules, options, rows)
+    return _view(army, rules, options, units, tuple(rows), can_edit=can_edit, is_owner=is_owner)
+
+
+@dataclass(frozen=True, slots=True)
+class _Units:
+    """An army's unit views and what they cost together."""
+
+    views: tuple[UnitView, ...]
+    total_cost: Any
+
+
+def _units_of(rules: Ruleset, options: Any, rows: list[UnitRow]) -> _Units:
+    views = tuple(
+        _unit_view(i, row, unit_figures(rules, row, options)) for i, row in enumerate(rows)
+    )
+    return _Units(views, sum((u.total_cost for u in views), 0))
+
+
+def _view(
+    army: Army,
+    rules: Ruleset,
+    options: Any,
+    units: _Units,
+    rows_key: Hashable,
+    *,
+    can_edit: bool,
+    is_owner: bool,
+) -> ArmyView:
     return ArmyView(
         army=army,
         options=options,
-        units=units,
-        total_cost=total,
-        army_findings=rules.budget_findings(total, army.budget, options),
+        units=list(units.views),
+        total_cost=units.total_cost,
+        army_findings=rules.budget_findings(units.total_cost, army.budget, options),
         can_edit=can_edit,
         is_owner=is_owner,
+        rows_key=rows_key,
     )
+
+
+# Each server keeps the unit views of the armies it showed lately under their rows stamp
+# (history.record draws a new one with every change, on any server): a page of an unchanged
+# army reads and derives no units. Only a transaction that has written nothing reads or
+# fills it, so what it keeps is committed (and a stamp is never drawn twice).
+_KEPT_UNITS: BoundedMemo[[], _Units] = BoundedMemo(
+    lambda: _Units((), 0),
+    maxsize=2000,
+    max_bytes=64 << 20,
+    size=lambda units: 256 + sum(2048 + 1024 * len(u.weapons) for u in units.views),
+)
+
+
+def stored_view(
+    session: Session, army: Army, *, can_edit: bool = False, is_owner: bool = False
+) -> ArmyView:
+    """``build_view`` of the army's stored units; an unchanged army's from this server's
+    memory (``_KEPT_UNITS``), without reading its units."""
+    rules = get_ruleset(army.ruleset_id)
+    options = rules.decode_options(army.house_rules)
+    key = ("stamp", army.id, army.rows_stamp, army.ruleset_id, options)
+    units = _KEPT_UNITS.get(key) if only_read(session) else None
+    if units is not None:
+        return _view(army, rules, options, units, key, can_edit=can_edit, is_owner=is_owner)
+    rows = load_rows(session, army.id)
+    units = _units_of(rules, options, rows)
+    rows_key: Hashable = tuple(rows)
+    if only_read(session):  # (reading may have flushed this session's own changes)
+        _KEPT_UNITS.put(key, units)
+        rows_key = key
+    return _view(army, rules, options, units, rows_key, can_edit=can_edit, is_owner=is_owner)
 
 
 @dataclass(frozen=True)
@@ -223,8 +285,7 @@ def army_totals(session: Session, armies: Sequence[Army]) -> dict[int, ArmyTotal
 def army_view(session: Session, *, user: User, army_id: int) -> ArmyView:
     """The builder's view of an army the user may read."""
     army, can_edit = army_and_rights(session, user=user, army_id=army_id)
-    rows = load_rows(session, army.id)
-    return build_view(army, rows, can_edit=can_edit, is_owner=army.owner_id == user.id)
+    return stored_view(session, army, can_edit=can_edit, is_owner=army.owner_id == user.id)
 
 
 def edit_view(session: Session, *, user: User, army_id: int) -> ArmyView:

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.db.models import Army, ArmyRevision, Unit, User
+from app.db.models.army import new_rows_stamp
 from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
@@ -77,13 +78,16 @@ def record(session: Session, *, army: Army, user: User | None, summary: str) -> 
     # The cost the club search filters on, written as a plain UPDATE: the army's version
     # (its optimistic lock) counts its settings' edits, and a unit change is not one.
     cost = cost_value(total_cost(army, rows))
+    # ... and a new rows stamp: what servers kept under the old one is not these units.
+    stamp = new_rows_stamp()
     session.execute(
         update(Army)
         .where(Army.id == army.id)
-        .values(cost=cost)
+        .values(cost=cost, rows_stamp=stamp)
         .execution_options(synchronize_session=False, **KEEPS_ROWS)
     )
     set_committed_value(army, "cost", cost)
+    set_committed_value(army, "rows_stamp", stamp)
     head, units = doc_parts(army, rows)
     revision = ArmyRevision(
         army_id=army.id,

@@ -28,6 +28,7 @@ WEAPON = "short_ranged_weapon"
 MEMOS: dict[str, BoundedMemo] = {  # type: ignore[type-arg]
     "figures": army_figures._figures,
     "unit views": builder._unit_view,
+    "kept armies": builder._KEPT_UNITS,
     "unit json": army_document._unit_json,
     "unit blocks": templating._UNIT_BLOCKS,
     "shared forms": templating._FRAGMENTS,

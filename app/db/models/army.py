@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     CheckConstraint,
     Float,
     ForeignKey,
@@ -23,6 +25,11 @@ from app.db.base import Base, TimestampMixin, UTCDateTime, utcnow
 if TYPE_CHECKING:
     from app.db.models.unit import Unit
     from app.db.models.user import User
+
+
+def new_rows_stamp() -> int:
+    """A fresh army rows stamp (62 random bits: fits a signed BIGINT everywhere)."""
+    return secrets.randbits(62)
 
 
 class Army(TimestampMixin, Base):
@@ -50,6 +57,13 @@ class Army(TimestampMixin, Base):
     # so the club search filters by cost in SQL. A float: the exact cost is always computed
     # from the units for display; None until first computed (or under an unknown ruleset).
     cost: Mapped[float | None] = mapped_column(Float, default=None)
+    # Drawn anew by every recorded change (history.record): the key under which each server
+    # keeps the army's computed units (services.army_content). Random, not counted: a change
+    # rolled back, or an id SQLite hands out again, never brings back a stamp that named
+    # other units.
+    rows_stamp: Mapped[int] = mapped_column(
+        BigInteger, default=lambda: new_rows_stamp(), server_default="0"
+    )
 
     owner: Mapped[User] = relationship(back_populates="armies", lazy="raise")
     units: Mapped[list[Unit]] = relationship(

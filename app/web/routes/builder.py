@@ -88,9 +88,9 @@ def builder_page(
 
 def army_page_key(view: builder.ArmyView) -> Hashable:
     """Everything the army page's content shows, for a viewer with no form open: the army's
-    settings, its stored units (content, version and place: the rows), its house rules and
-    the viewer's rights. The key is the content itself, so a change anywhere, by any server,
-    makes a new key and nothing needs forgetting."""
+    settings, its stored units (their rows, or the army's rows stamp, which names them), its
+    house rules and the viewer's rights. The key names the content (every change draws a new
+    stamp), so a change anywhere, by any server, makes a new key and nothing needs forgetting."""
     army = view.army
     return (
         army.id,
@@ -100,7 +100,7 @@ def army_page_key(view: builder.ArmyView) -> Hashable:
         army.ruleset_id,
         army.version,
         view.options,
-        tuple(unit.row for unit in view.units),
+        view.rows_key,
         view.can_edit,
         view.is_owner,
     )
