@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from app.db.models import Army, Unit, User
 from app.rules.errors import InvalidInput, RulesError
 from app.rules.fields import FieldValue
+from app.rules.memo import BoundedMemo
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.rules.ruleset import (
     AllyInput,
@@ -180,6 +181,13 @@ class Calculation:
         return out
 
 
+# Which army a unit is in (units never change army), remembered across requests: a
+# calculation names two or three units, and each lookup was a query of its own. Only a hint:
+# the army's view, read with the viewer's rights, must hold the unit (SQLite hands a deleted
+# unit's id out again).
+_ARMY_OF: BoundedMemo[[], int] = BoundedMemo(lambda: 0, maxsize=20_000)
+
+
 class Views:
     """Army views loaded once per calculation (an army appears as attacker and target)."""
 
@@ -204,10 +212,20 @@ class Views:
     def unit(self, unit_id: int) -> tuple[builder.ArmyView, builder.UnitView]:
         army_id = self._army_of.get(unit_id)
         if army_id is None:
+            hint = _ARMY_OF.get(unit_id)
+            if hint is not None:
+                try:  # the army's own view (read access checked) confirms the hint
+                    view = self.army(hint)
+                    found = view.unit(unit_id)
+                    self._army_of[unit_id] = hint
+                    return view, found
+                except NotFound:
+                    pass  # gone, or the id now names another army's unit: ask the database
             army_id = self.session.scalar(select(Unit.army_id).where(Unit.id == unit_id))
             if army_id is None:
                 raise NotFound("unit")
             self._army_of[unit_id] = army_id
+            _ARMY_OF.put(unit_id, army_id)
         view = self.army(army_id)
         return view, view.unit(unit_id)
 

@@ -15,7 +15,7 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-from app.rules.memo import BoundedMemo
+from app.rules.memo import BoundedMemo, bounded_cache
 from app.rules.numbers import one_decimal
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.rules.ruleset import Ruleset, glossary_term
@@ -80,6 +80,14 @@ def term(rules: Ruleset, word: str, shown: str = "") -> Markup:
     """A rules word the ruleset's glossary knows, as a link to its entry on /glossary with
     its explanation shown while hovered or focused (``term_tips`` names it for screen
     readers); any other word as it is."""
+    return _term(rules.id, word, shown)
+
+
+@bounded_cache(2000)
+def _term(ruleset_id: str, word: str, shown: str) -> Markup:
+    # Memoised: a results fragment shows a handful of terms, each a glossary lookup and an
+    # escaped format, and the words are the templates' own.
+    rules = get_ruleset(ruleset_id)
     entry = glossary_term(rules.glossary, word)
     if entry is None:
         return Markup("{}").format(shown or word)

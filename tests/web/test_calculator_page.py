@@ -312,3 +312,32 @@ def test_an_input_change_reads_no_picker_armies(member: Member, armies, monkeypa
     assert picker in page.text and len(read) == 2
     # the same odds either way
     assert _p(results.text, "any_destroying") == _p(page.text, "any_destroying")
+
+
+def test_which_army_a_unit_is_in_is_a_hint_the_armys_own_view_confirms(
+    member: Member, stranger: Member, armies
+) -> None:  # type: ignore[no-untyped-def]
+    """The calculator remembers which army each unit is in (one query fewer per unit), but a
+    wrong memory (an id SQLite handed out again, an army gone or another player's) changes
+    nothing: the unit's own army answers, with the viewer's rights."""
+    from app.services import calculator
+
+    query = f"attacker={armies['tank']['id']}&target={armies['rex']['id']}&distance=5"
+    htmx = {"HX-Request": "true"}
+    right = member.client.get(f"/calculator?{query}", headers=htmx)
+    assert right.status_code == 200 and "data-p=" in right.text
+    assert calculator._ARMY_OF.get(armies["tank"]["id"]) == armies["army"]["id"]
+    theirs = api(stranger, "POST", "/api/v1/armies", json={"name": "Theirs", "budget": 9}).json()
+    gone = api(member, "POST", "/api/v1/armies", json={"name": "Gone", "budget": 9}).json()
+    assert api(member, "DELETE", f"/api/v1/armies/{gone['id']}").status_code == 204
+    empty = api(member, "POST", "/api/v1/armies", json={"name": "Empty", "budget": 9}).json()
+    for wrong in (theirs["id"], gone["id"], empty["id"]):
+        for unit in ("tank", "rex"):
+            calculator._ARMY_OF.put(armies[unit]["id"], wrong)
+        again = member.client.get(f"/calculator?{query}", headers=htmx)
+        assert again.status_code == 200, wrong
+        assert _p(again.text, "any_destroying") == _p(right.text, "any_destroying")
+        assert calculator._ARMY_OF.get(armies["tank"]["id"]) == armies["army"]["id"]
+    # and another player's unit stays out of reach, hint or not
+    calculator._ARMY_OF.put(armies["tank"]["id"], armies["army"]["id"])
+    assert stranger.client.get(f"/calculator?{query}", headers=htmx).status_code == 404
