@@ -13,7 +13,7 @@ from starlette.routing import BaseRoute
 from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from app.db.session import make_engine, make_sessionmaker
+from app.db.session import make_engine, make_read_sessionmaker, make_sessionmaker
 from app.services import compute
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
@@ -138,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.read_sessionmaker = make_read_sessionmaker(engine)  # GET and HEAD
     app.state.bookkeeping_engine = bookkeeping
     app.state.bookkeeping = make_sessionmaker(bookkeeping)
     compute.get_pool(settings).start()  # the calculation workers import in the background

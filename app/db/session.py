@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, exc
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import Engine, TextClause, create_engine, event, exc
+from sqlalchemy.orm import ORMExecuteState, Session, sessionmaker
 
 # A pooled connection idle this long is tested before use (the server may have restarted, or
 # a firewall dropped it); one in steady use is not: a test on every checkout was a round trip
@@ -75,3 +75,47 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False, autoflush=True)
+
+
+# Session.info key: the session only reads (a GET's); a write through it raises.
+READ_ONLY = "brikforge.read_only"
+
+
+class WriteInReadOnlySession(RuntimeError):
+    """A read-only session (a GET's) was asked to write: a bug, answered as a 500."""
+
+
+def make_read_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    """Sessions for requests that only read (GET and HEAD).
+
+    On PostgreSQL each statement commits by itself: no BEGIN and no COMMIT, two round trips
+    of a page's five, and what the reads see is unchanged (under READ COMMITTED every
+    statement takes a fresh snapshot, in a transaction or not). SQLite is left as it is: its
+    driver begins no transaction for a read anyway. Either way a write through one raises
+    ``WriteInReadOnlySession``: a GET changes nothing, and one that did would not be one
+    transaction.
+    """
+    if engine.dialect.name == "postgresql":
+        engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+    return sessionmaker(bind=engine, expire_on_commit=False, autoflush=True, info={READ_ONLY: True})
+
+
+def _is_read(state: ORMExecuteState) -> bool:
+    statement = state.statement
+    if isinstance(statement, TextClause):
+        return statement.text.lstrip()[:6].upper() == "SELECT"
+    return state.is_select
+
+
+def _refuse_writes(state: ORMExecuteState) -> None:
+    if state.session.info.get(READ_ONLY) and not _is_read(state):
+        raise WriteInReadOnlySession(f"a read-only session was asked to run {state.statement}")
+
+
+def _refuse_flushes(session: Session, *_: object) -> None:
+    if session.info.get(READ_ONLY) and (session.new or session.dirty or session.deleted):
+        raise WriteInReadOnlySession("a read-only session was asked to flush changes")
+
+
+event.listen(Session, "do_orm_execute", _refuse_writes)
+event.listen(Session, "before_flush", _refuse_flushes)

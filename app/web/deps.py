@@ -23,6 +23,8 @@ from app.services.sessions import ActiveSession
 from app.web.session_cookie import COOKIE
 
 ANSWER_STATUS = "answer_status"  # request.state: the status of the route's answer
+# Requests that only read: their session is read-only (``make_read_sessionmaker``).
+READING_METHODS = frozenset({"GET", "HEAD"})
 
 
 # The request's database session, for the route's own thread to finish (``SessionRoute``).
@@ -99,8 +101,13 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
     route finishes it in its own thread (``SessionRoute``), so the common request spends no
     trip to the thread pool here. What is still open at the end (an exception before the
     route, an async route) is finished in the pool.
+
+    A GET or HEAD only reads: its session is read-only (``make_read_sessionmaker``), with no
+    BEGIN or COMMIT round trip on PostgreSQL.
     """
-    session: Session = request.app.state.sessionmaker()
+    state = request.app.state
+    reads = request.method in READING_METHODS and hasattr(state, "read_sessionmaker")
+    session: Session = state.read_sessionmaker() if reads else state.sessionmaker()
     reset = _REQUEST_SESSION.set(session)
     try:
         yield session
