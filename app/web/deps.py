@@ -29,6 +29,25 @@ READING_METHODS = frozenset({"GET", "HEAD"})
 
 # The request's database session, for the route's own thread to finish (``SessionRoute``).
 _REQUEST_SESSION: ContextVar[Session | None] = ContextVar("request_session", default=None)
+_REQUEST: ContextVar[Request | None] = ContextVar("request", default=None)
+# request.state: the route looks the login up in its own thread (``SessionRoute``).
+_LOGIN_IN_ROUTE = "login_in_route"
+
+
+class _Later:
+    """What a dependency hands a synchronous route for its own thread to fill in: the
+    login session, the user (or None), or the user a page requires."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}, looked up by the route>"
+
+
+LATER_LOGIN = _Later("login session")
+LATER_USER = _Later("user or None")
+LATER_REQUIRED_USER = _Later("required user")
 
 
 class SessionRoute(APIRoute):
@@ -38,7 +57,9 @@ class SessionRoute(APIRoute):
     below 400) or rolled back (an error answer or exception) in that same thread, right after
     the route returns. Every trip to the thread pool costs a thread switch and the GIL's
     hand-over twice: finishing the session there, rather than in one more trip of its own,
-    took a page from four trips to two (the login lookup and the route).
+    took a page from four trips to two (the login lookup and the route). A GET or HEAD
+    looks its login up there too (``login_session`` hands the route ``LATER_*``
+    placeholders, which ``_finishing_session`` fills in first): one trip.
     The answer also notes its status where ``get_session`` reads it, for what a route left
     open (an async route, or a dependency that refused before the route ran).
     """
@@ -51,7 +72,11 @@ class SessionRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
+        sync = getattr(self.endpoint, "_finishes_session", False)
+
         async def answer(request: Request) -> Response:
+            if sync and request.method in READING_METHODS:
+                setattr(request.state, _LOGIN_IN_ROUTE, True)
             response = await handler(request)
             setattr(request.state, ANSWER_STATUS, response.status_code)
             return response
@@ -68,6 +93,7 @@ def _finishing_session(endpoint: Callable[..., Any]) -> Callable[..., Any]:
     def run(*args: Any, **kwargs: Any) -> Any:
         session = _REQUEST_SESSION.get()
         try:
+            _fill_in_login(kwargs)
             answer = endpoint(*args, **kwargs)
         except BaseException:
             if session is not None:
@@ -81,6 +107,29 @@ def _finishing_session(endpoint: Callable[..., Any]) -> Callable[..., Any]:
 
     run._finishes_session = True  # type: ignore[attr-defined]
     return run
+
+
+def _fill_in_login(kwargs: dict[str, Any]) -> None:
+    """Look up the login a dependency left to the route (``LATER_*``), in the route's
+    thread and with its session, and put it where the placeholders stand."""
+    request = _REQUEST.get()
+    if request is None or getattr(request.state, "login", None) is not LATER_LOGIN:
+        return
+    session = _REQUEST_SESSION.get()
+    token = request.cookies.get(COOKIE)
+    active = _find_login(request, session, token) if session is not None and token else None
+    user = active.user if active is not None else None
+    request.state.login = active
+    request.state.user = user
+    for name, value in kwargs.items():
+        if value is LATER_LOGIN:
+            kwargs[name] = active
+        elif value is LATER_USER:
+            kwargs[name] = user
+        elif value is LATER_REQUIRED_USER:
+            if user is None:
+                raise NotAuthenticated
+            kwargs[name] = user
 
 
 def _finish(session: Session, *, keep: bool) -> None:
@@ -109,6 +158,7 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
     reads = request.method in READING_METHODS and hasattr(state, "read_sessionmaker")
     session: Session = state.read_sessionmaker() if reads else state.sessionmaker()
     reset = _REQUEST_SESSION.set(session)
+    reset_request = _REQUEST.set(request)
     try:
         yield session
     except BaseException:
@@ -126,6 +176,7 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
             session.close()  # nothing to end: no I/O
         with suppress(ValueError):  # (finished in another context than it began)
             _REQUEST_SESSION.reset(reset)
+            _REQUEST.reset(reset_request)
 
 
 # scope="function": commit before the response is sent, so a failed commit is an error answer.
@@ -135,11 +186,15 @@ SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 async def login_session(request: Request, session: SessionDep) -> ActiveSession | None:
     """The live login session (and its user) the request's cookie opens, looked up once.
 
-    Async, so a request without the cookie costs no trip to the thread pool.
+    Async, so a request without the cookie costs no trip to the thread pool; a GET's
+    synchronous route looks it up in its own thread (``LATER_LOGIN``, see ``SessionRoute``).
     """
     if hasattr(request.state, "login"):
         return request.state.login  # type: ignore[no-any-return]
     token = request.cookies.get(COOKIE)
+    if token and getattr(request.state, _LOGIN_IN_ROUTE, False):
+        request.state.login = LATER_LOGIN
+        return LATER_LOGIN  # type: ignore[return-value]
     active = await run_in_threadpool(_find_login, request, session, token) if token else None
     request.state.login = active
     return active
@@ -195,6 +250,8 @@ BearerUser = Annotated[User | None, Depends(bearer_user)]
 
 async def optional_user(request: Request, login: LoginDep) -> User | None:
     """The logged-in user, if any (pages that also serve visitors)."""
+    if login is LATER_LOGIN:
+        return LATER_USER  # type: ignore[return-value]
     user = login.user if login is not None else None
     request.state.user = user
     return user
@@ -204,6 +261,8 @@ async def current_user(
     request: Request, user: Annotated[User | None, Depends(optional_user)]
 ) -> User:
     """The logged-in user of a page; visitors are sent to the login page."""
+    if user is LATER_USER:
+        return LATER_REQUIRED_USER  # type: ignore[return-value]
     if user is None:
         raise NotAuthenticated
     return user
@@ -213,6 +272,8 @@ async def api_user(request: Request, login: LoginDep, token_user: BearerUser) ->
     """The API caller: a personal bearer token, or the browser's session cookie."""
     if request.headers.get("authorization", "").lower().startswith("bearer "):
         user = token_user
+    elif login is LATER_LOGIN:
+        return LATER_REQUIRED_USER  # type: ignore[return-value]
     else:
         user = login.user if login is not None else None
     if user is None:

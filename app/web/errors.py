@@ -8,7 +8,9 @@ fragment for htmx. Routes never raise HTTPException for domain cases.
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -37,6 +39,7 @@ from app.services.errors import (
     TooManyAttempts,
 )
 from app.web.csrf import CsrfError
+from app.web.deps import LATER_LOGIN
 from app.web.htmx import is_htmx
 from app.web.session_cookie import COOKIE
 from app.web.templating import render, render_message
@@ -118,6 +121,31 @@ def _cookie_user(request: Request, token: str) -> Any:
             return active.user if active is not None else None
     except Exception:  # an error page must render even if this fails
         return None
+
+
+def _cookie_login(request: Request, token: str) -> Any:
+    try:
+        with request.app.state.sessionmaker() as db:
+            return sessions.find(db, token)
+    except Exception:  # an error page must render even if this fails
+        return None
+
+
+def _login_settled(handler: Callable[[Request, Any], Response | Awaitable[Response]]) -> Any:
+    """``handler``, run once the login a dependency left to the route (``LATER_LOGIN``) is
+    looked up: an error raised before the route ran (a 422, a 429) still renders the
+    page's navigation and CSRF token for who is logged in."""
+
+    async def settled(request: Request, exc: Any) -> Response:
+        if getattr(request.state, "login", None) is LATER_LOGIN:
+            token = request.cookies.get(COOKIE, "")
+            login = await run_in_threadpool(_cookie_login, request, token)
+            request.state.login = login
+            request.state.user = login.user if login is not None else None
+        answer = handler(request, exc)
+        return await answer if inspect.isawaitable(answer) else answer
+
+    return settled
 
 
 async def _note_user(request: Request) -> None:
@@ -350,3 +378,6 @@ def install_error_handlers(app: FastAPI) -> None:
         message = "internal error (a bug): it has been logged"
         await _note_user(request)
         return _answer(request, 500, "server", message, "Something broke", message)
+
+    for kind, handler in list(app.exception_handlers.items()):
+        app.exception_handlers[kind] = _login_settled(handler)

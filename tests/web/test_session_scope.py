@@ -114,9 +114,10 @@ def test_an_async_route_s_session_is_finished_by_its_answer(async_probe, status,
     assert _rows(app) == kept
 
 
-def test_a_page_takes_two_trips_to_the_thread_pool(member, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The login lookup and the route (which also ends the request's transaction): each trip
-    is a thread switch and two hand-overs of the GIL, a tenth of a page's CPU under load."""
+def test_a_page_takes_one_trip_to_the_thread_pool_and_a_change_two(member, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Each trip is a thread switch and two hand-overs of the GIL, a tenth of a page's CPU
+    under load. A page looks its login up in the route's own trip, which also ends the
+    request's transaction; a change checks its login (and CSRF token) before the route."""
     r = member.client.post(
         "/api/v1/armies",
         json={"name": "Trips", "budget": 100},
@@ -133,4 +134,9 @@ def test_a_page_takes_two_trips_to_the_thread_pool(member, monkeypatch) -> None:
 
     monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
     assert member.client.get(f"/armies/{army}").status_code == 200
+    assert len(trips) == 1, trips
+    trips.clear()
+    fields = {"name": "Trips II", "budget": "100", "version": str(r.json()["version"])}
+    saved = member.form(f"/armies/{army}", fields)
+    assert saved.status_code == 200 and "Trips II" in saved.text
     assert len(trips) == 2, trips
