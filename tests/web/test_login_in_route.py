@@ -91,3 +91,47 @@ def test_a_visitor_page_shows_the_member_who_is_logged_in(app) -> None:  # type:
             r = member.client.get(path)
             assert r.status_code == 200 and LOGGED_IN in r.text, path
             assert set(CSRF_RE.findall(r.text)) == {member.csrf}, path
+
+
+def _calls(dependant) -> set:  # type: ignore[no-untyped-def]
+    out = set()
+    for sub in dependant.dependencies:
+        out.add(sub.call)
+        out |= _calls(sub)
+    return out
+
+
+def test_only_the_login_dependencies_ever_see_a_placeholder(app) -> None:  # type: ignore[no-untyped-def]
+    """A dependency that needs the login before the route would get a ``LATER_*``
+    placeholder on a GET: only those that pass it on to the route (or, as the CSRF check,
+    never read it on a GET) may depend on the login."""
+    from fastapi.routing import APIRoute
+
+    from app.web import deps
+    from app.web.csrf import csrf_protect
+
+    passing_on = {deps.optional_user, deps.current_user, deps.api_user, csrf_protect}
+
+    def needs_login(dependant) -> bool:  # type: ignore[no-untyped-def]
+        return any(
+            sub.call is deps.login_session or needs_login(sub) for sub in dependant.dependencies
+        )
+
+    def routes(items):  # type: ignore[no-untyped-def]
+        for item in items:
+            if isinstance(item, APIRoute):
+                yield item
+            inner = getattr(item, "original_router", None) or item
+            if inner is not item or hasattr(item, "routes"):
+                yield from routes(getattr(inner, "routes", []))
+
+    checked = 0
+    for route in routes(app.router.routes):
+        stack = list(route.dependant.dependencies)
+        while stack:
+            dep = stack.pop()
+            stack.extend(dep.dependencies)
+            if dep.call is not deps.login_session and needs_login(dep):
+                assert dep.call in passing_on, (route.path, dep.call)
+                checked += 1
+    assert checked > 100  # (every page and API route was walked)
