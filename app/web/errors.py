@@ -114,21 +114,17 @@ def _page_error(request: Request, status: int, title: str, message: str) -> Resp
     )
 
 
-def _cookie_user(request: Request, token: str) -> Any:
-    try:
-        with request.app.state.sessionmaker() as db:
-            active = sessions.find(db, token)
-            return active.user if active is not None else None
-    except Exception:  # an error page must render even if this fails
-        return None
-
-
 def _cookie_login(request: Request, token: str) -> Any:
     try:
         with request.app.state.sessionmaker() as db:
             return sessions.find(db, token)
     except Exception:  # an error page must render even if this fails
         return None
+
+
+def _cookie_user(request: Request, token: str) -> Any:
+    login = _cookie_login(request, token)
+    return login.user if login is not None else None
 
 
 def _login_settled(handler: Callable[[Request, Any], Response | Awaitable[Response]]) -> Any:

@@ -1,6 +1,6 @@
 """Army rows stamp: a random number drawn anew by every recorded change of an army
 (``history.record``), the key under which each server keeps the army's computed units
-(``services.army_content``), so a page view reads no units while nothing changed.
+(``services.builder.stored_view``), so a page view reads no units while nothing changed.
 
 Existing armies start at 0: no server has kept anything under a stamp before this column
 existed, and the next change draws a random one.

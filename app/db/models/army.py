@@ -58,12 +58,10 @@ class Army(TimestampMixin, Base):
     # from the units for display; None until first computed (or under an unknown ruleset).
     cost: Mapped[float | None] = mapped_column(Float, default=None)
     # Drawn anew by every recorded change (history.record): the key under which each server
-    # keeps the army's computed units (services.army_content). Random, not counted: a change
+    # keeps the army's computed units (services.builder.stored_view). Random, not counted: a change
     # rolled back, or an id SQLite hands out again, never brings back a stamp that named
     # other units.
-    rows_stamp: Mapped[int] = mapped_column(
-        BigInteger, default=lambda: new_rows_stamp(), server_default="0"
-    )
+    rows_stamp: Mapped[int] = mapped_column(BigInteger, default=new_rows_stamp, server_default="0")
 
     owner: Mapped[User] = relationship(back_populates="armies", lazy="raise")
     units: Mapped[list[Unit]] = relationship(
