@@ -176,6 +176,7 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
             session.close()  # nothing to end: no I/O
         with suppress(ValueError):  # (finished in another context than it began)
             _REQUEST_SESSION.reset(reset)
+        with suppress(ValueError):
             _REQUEST.reset(reset_request)
 
 
