@@ -47,7 +47,7 @@ from app.web.security_headers import SecurityHeadersMiddleware
 from app.web.session_cookie import LoginCookieMiddleware
 
 API_PREFIX = "/api/v1"
-BOOKKEEPING_POOL = 2  # connections (and as many more at a peak) per process
+BOOKKEEPING_POOL = 2  # connections per process (none more at a peak: see Settings)
 STATELESS_PREFIXES = (f"{API_PREFIX}/brikwars/", f"{API_PREFIX}/rulesets")
 # The router tries every route in this order until one matches (two of FastAPI's passes for
 # the router that holds it): the busiest pages come first. The calculator's fragment, last
@@ -133,11 +133,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.database_url,
         prepared_statements=settings.database_prepared_statements,
         pool_size=BOOKKEEPING_POOL,
-        max_overflow=BOOKKEEPING_POOL,
+        max_overflow=0,
     )
     app.state.settings = settings
     app.state.engine = engine
-    app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.sessionmaker = make_sessionmaker(engine, bookkeeping=bookkeeping)
     app.state.read_sessionmaker = make_read_sessionmaker(engine)  # GET and HEAD
     app.state.bookkeeping_engine = bookkeeping
     app.state.bookkeeping = make_sessionmaker(bookkeeping)

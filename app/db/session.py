@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sqlalchemy import Engine, TextClause, create_engine, event, exc
+from sqlalchemy import Connection, Engine, TextClause, create_engine, event, exc
 from sqlalchemy.orm import ORMExecuteState, Session, sessionmaker
 
 # A pooled connection idle this long is tested before use (the server may have restarted, or
@@ -73,8 +73,24 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
-    return sessionmaker(bind=engine, expire_on_commit=False, autoflush=True)
+# Session.info key: the engine for a request's bookkeeping (``bookkeeping_bind``).
+BOOKKEEPING = "brikforge.bookkeeping"
+
+
+def make_sessionmaker(
+    engine: Engine, *, bookkeeping: Engine | None = None
+) -> sessionmaker[Session]:
+    """Sessions on ``engine``; what they must commit on the side goes to ``bookkeeping``."""
+    info = {BOOKKEEPING: bookkeeping} if bookkeeping is not None else {}
+    return sessionmaker(bind=engine, expire_on_commit=False, autoflush=True, info=info)
+
+
+def bookkeeping_bind(session: Session) -> Engine | Connection:
+    """Where a record that must be committed on the side (a login try) is written: a pool
+    of its own, never the one ``session`` holds a connection of. Taken from the same pool,
+    requests that each held one connection and waited for a second emptied it: the pool
+    waited 30 s, then answered 503."""
+    return session.info.get(BOOKKEEPING) or session.get_bind()
 
 
 # Session.info key: the session only reads (a GET's); a write through it raises.

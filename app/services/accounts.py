@@ -14,6 +14,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from app.db.base import utcnow
 from app.db.models import ApiToken, LoginFailure, SignupAttempt, User
+from app.db.session import bookkeeping_bind
 from app.services import quotas, sessions
 from app.services.errors import InvalidCredentials, InvalidField, NotFound, TooManyAttempts
 from app.services.passwords import dummy_hash, hash_password, verify_password
@@ -122,7 +123,7 @@ def _claim_try(session: Session, *, email: str, client_address: str) -> tuple[in
     settings = get_settings()
     now = utcnow()
     memory = max(settings.login_window_seconds, settings.login_address_window_seconds)
-    with Session(bind=session.get_bind()) as own:
+    with Session(bind=bookkeeping_bind(session)) as own:
         if own.get_bind().dialect.name == "postgresql":
             own.execute(select(func.pg_advisory_xact_lock(func.hashtext(client_address))))
         own.execute(

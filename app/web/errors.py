@@ -116,7 +116,8 @@ def _page_error(request: Request, status: int, title: str, message: str) -> Resp
 
 def _cookie_login(request: Request, token: str) -> Any:
     try:
-        with request.app.state.sessionmaker() as db:
+        # the bookkeeping pool: the request may still hold one of the requests' connections
+        with request.app.state.bookkeeping() as db:
             return sessions.find(db, token)
     except Exception:  # an error page must render even if this fails
         return None

@@ -1,9 +1,13 @@
-"""The engine's settings for running behind a connection pooler."""
+"""The engine's settings for running behind a connection pooler, and the app's pools."""
 
 from __future__ import annotations
 
+import threading
+import time
+from typing import Any
+
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from app.db import session as session_module
 from app.db.session import make_engine
@@ -67,3 +71,33 @@ def test_a_pooled_connection_the_server_dropped_is_replaced_before_use(
     finally:
         engine.dispose()
         admin.dispose()
+
+
+def test_a_busy_pool_opens_no_connection_past_its_size(app: Any) -> None:
+    # A connection opened past the pool's size at a peak is closed as soon as it comes back:
+    # under sustained load that was a new PostgreSQL server process every dozen requests.
+    # Past its size, a request waits for a pooled connection instead.
+    for engine in (app.state.engine, app.state.bookkeeping_engine):
+        opened: list[object] = []
+
+        def count(*_: object, opened: list[object] = opened) -> None:
+            opened.append(None)
+
+        def work(engine: Any = engine) -> None:
+            for _ in range(15):
+                with engine.connect() as conn:
+                    conn.execute(text("SELECT 1"))
+                    time.sleep(0.002)  # held a while, as a request holds it
+
+        already = engine.pool.checkedin()
+        event.listen(engine, "connect", count)
+        try:
+            threads = [threading.Thread(target=work) for _ in range(3 * engine.pool.size())]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            event.remove(engine, "connect", count)
+        assert already + len(opened) <= engine.pool.size()
+        assert engine.pool.checkedout() == 0

@@ -8,7 +8,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from app.rules.registry import RULESETS
-from app.web.deps import OptionalUser, SessionRoute
+from app.web.deps import OptionalUser, SessionDep, SessionRoute
 from app.web.htmx import redirect
 from app.web.templating import render
 
@@ -30,14 +30,15 @@ def glossary(request: Request) -> Response:
 
 
 @router.api_route("/healthz", methods=["GET", "HEAD"], include_in_schema=False)
-def healthz(request: Request) -> Response:
+def healthz(session: SessionDep) -> Response:
     """Liveness and database reachability, for docker compose and load balancers.
 
     200 ``{"status": "ok"}``, or 503 with the reason while the database is unreachable.
+    Asked through the request's own session: with a login cookie, that session already holds
+    a connection, and a second one from the same pool could wait for ever when all are held.
     """
     try:
-        with request.app.state.engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
+        session.execute(text("SELECT 1"))
     except DBAPIError as exc:
         reason = f"database unreachable ({type(exc.orig).__name__})"
         return JSONResponse(
