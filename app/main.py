@@ -26,7 +26,7 @@ from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
 from app.web.api import open_calculator as api_open_calculator
 from app.web.api import rulesets as api_rulesets
-from app.web.csrf import csrf_protect
+from app.web.csrf import csrf_protect, page_csrf_protect
 from app.web.errors import install_error_handlers
 from app.web.openapi import build_openapi
 from app.web.routes import (
@@ -171,12 +171,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # They are stateless and outside the session: nothing to forge, no CSRF check.
     app.include_router(api_attacks.router, prefix=API_PREFIX)
     app.include_router(api_rulesets.router, prefix=API_PREFIX)
-    csrf = [Depends(csrf_protect)]
     for router in PAGE_ROUTERS:
-        app.include_router(router, dependencies=csrf, include_in_schema=False)
+        app.include_router(
+            router, dependencies=[Depends(page_csrf_protect)], include_in_schema=False
+        )
     for router in API_ROUTERS:
         if router not in (api_attacks.router, api_rulesets.router):
-            app.include_router(router, prefix=API_PREFIX, dependencies=csrf)
+            app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(csrf_protect)])
 
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")

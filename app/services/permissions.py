@@ -21,6 +21,7 @@ from sqlalchemy import Select, exists, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.interfaces import ORMOption
 
+from app.db.by_id import by_id
 from app.db.models import Army, ArmyEditor, Battle, Club, ClubMember, User
 from app.services.errors import Forbidden, NotFound
 
@@ -67,7 +68,10 @@ def army_for(
     ``load`` passes eager-loading options.
     """
     # populate_existing: an army loaded earlier in this request still gets its eager loads.
-    army = session.get(Army, army_id, options=load, populate_existing=bool(load))
+    if load:
+        army = session.get(Army, army_id, options=load, populate_existing=True)
+    else:
+        army = by_id(session, Army, army_id)
     if army is None:
         raise NotFound("army")
     if army.owner_id == user.id:
@@ -85,7 +89,7 @@ def army_for(
 def army_and_rights(session: Session, *, user: User, army_id: int) -> tuple[Army, bool]:
     """An army the user may read (else NotFound, as ``army_for``), and whether they may also
     change it: a club reader's role and editor status in one query, not three."""
-    army = session.get(Army, army_id)
+    army = by_id(session, Army, army_id)
     if army is None:
         raise NotFound("army")
     if army.owner_id == user.id:

@@ -12,7 +12,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
@@ -79,23 +79,27 @@ def _summary(text: str, limit: int) -> str:
     return "".join(c for c in text if c.isprintable())[:limit]
 
 
+# The user as an entity, the session's own fields as plain columns: every request runs this,
+# and loading a second entity cost more than the query. Built once: building and keying it
+# anew on every request cost more than the query's round trip.
+_FIND = (
+    select(
+        User,
+        UserSession.id,
+        UserSession.csrf_token,
+        UserSession.last_seen_at,
+        UserSession.expires_at,
+    )
+    .join(User, User.id == UserSession.user_id)
+    .where(UserSession.token_hash == bindparam("digest"))
+)
+
+
 def find(session: Session, token: str) -> ActiveSession | None:
     """The live session this cookie token opens, or None (unknown, ended or expired)."""
     if not token or len(token) > 100:
         return None
-    # The user as an entity, the session's own fields as plain columns: every request runs
-    # this, and loading a second entity cost more than the query.
-    found = session.execute(
-        select(
-            User,
-            UserSession.id,
-            UserSession.csrf_token,
-            UserSession.last_seen_at,
-            UserSession.expires_at,
-        )
-        .join(User, User.id == UserSession.user_id)
-        .where(UserSession.token_hash == _digest(token))
-    ).one_or_none()
+    found = session.execute(_FIND, {"digest": _digest(token)}).one_or_none()
     if found is None or found.expires_at <= utcnow():
         return None
     user, session_id, csrf_token, last_seen_at, _ = found

@@ -108,9 +108,15 @@ def test_only_the_login_dependencies_ever_see_a_placeholder(app) -> None:  # typ
     from fastapi.routing import APIRoute
 
     from app.web import deps
-    from app.web.csrf import csrf_protect
+    from app.web.csrf import csrf_protect, page_csrf_protect
 
-    passing_on = {deps.optional_user, deps.current_user, deps.api_user, csrf_protect}
+    passing_on = {
+        deps.optional_user,
+        deps.current_user,
+        deps.api_user,
+        csrf_protect,
+        page_csrf_protect,
+    }
 
     def needs_login(dependant) -> bool:  # type: ignore[no-untyped-def]
         return any(
