@@ -752,8 +752,14 @@ def main(argv: list[str]) -> int:
         with production_server(env, args.workers) as (port, pid):
             browsers = log_in(port, players, args.connections)
             meter = CpuMeter(pid, url)
-            # warm every worker (templates, memoised figures) before measuring
-            run_phase("mix", port, browsers, seconds=3, max_requests=2000, processes=args.processes)
+            # Warm every worker before measuring: its templates, and each army's page and unit
+            # views, which a worker renders once for each version of the army (a cold start:
+            # measured cold, the army page's p99 was 896 ms, then 450 to 486 ms in the three
+            # runs after it). Then every route of the phases to measure.
+            for warm in ("mix", *(p for p in phases if p != "mix")):
+                run_phase(
+                    warm, port, browsers, seconds=3, max_requests=2000, processes=args.processes
+                )
             done: list[Phase] = []
             for name in phases:
                 print(f"phase {name}…", file=sys.stderr)
@@ -772,7 +778,8 @@ def main(argv: list[str]) -> int:
         f"PostgreSQL on 127.0.0.1, `uvicorn --workers {args.workers}`, {args.connections}",
         f"keep-alive connections ({len(players)} members of {CLUBS} clubs logged in,",
         f"{SESSIONS} sessions each, each rolling in a battle of its own; {UNITS}-unit armies);",
-        f"the server's calculation workers warmed up first; each phase {seconds:g} s or at most",
+        "the server's calculation workers and each phase's routes warmed up first (3 s each);",
+        f"each phase {seconds:g} s or at most",
         f"{args.max_requests} requests. The load generator ({args.processes} asyncio processes,",
         "raw HTTP/1.1) runs on the same",
         f"{os.cpu_count()}-core machine and used "

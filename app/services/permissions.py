@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from sqlalchemy import Select, exists, select
+from sqlalchemy import Select, bindparam, exists, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.interfaces import ORMOption
 
@@ -86,6 +86,15 @@ def army_for(
     raise Forbidden("you may read this army but not change it; ask its owner or an organiser")
 
 
+# A club reader's role and whether they are one of the army's chosen editors (built once).
+_READER_RIGHTS = select(
+    ClubMember.role,
+    exists().where(
+        ArmyEditor.army_id == bindparam("army_id"), ArmyEditor.user_id == bindparam("user_id")
+    ),
+).where(ClubMember.club_id == bindparam("club_id"), ClubMember.user_id == bindparam("user_id"))
+
+
 def army_and_rights(session: Session, *, user: User, army_id: int) -> tuple[Army, bool]:
     """An army the user may read (else NotFound, as ``army_for``), and whether they may also
     change it: a club reader's role and editor status in one query, not three."""
@@ -96,11 +105,8 @@ def army_and_rights(session: Session, *, user: User, army_id: int) -> tuple[Army
         return army, True
     if army.club_id is None:
         raise NotFound("army")
-    chosen = exists().where(ArmyEditor.army_id == army.id, ArmyEditor.user_id == user.id)
     found = session.execute(
-        select(ClubMember.role, chosen).where(
-            ClubMember.club_id == army.club_id, ClubMember.user_id == user.id
-        )
+        _READER_RIGHTS, {"army_id": army.id, "club_id": army.club_id, "user_id": user.id}
     ).one_or_none()
     if found is None:
         raise NotFound("army")
