@@ -792,7 +792,8 @@ def main(argv: list[str]) -> int:
         + ", ".join(f"{r} {w}%" for r, w in MIX.items())
         + " (each roll followed by its undo, counted apart).",
         "CPU a request: the app's processes and PostgreSQL's backends, over the phase;",
-        "it does not depend on what else the machine runs, so it compares runs best.",
+        "it compares runs better than req/s does, but it too moves with the machine's speed",
+        "(one server's went from 4.2 to 7.2 ms between runs minutes apart): compare A/B.",
     ]
     text = section(done, notes)
     print(text)

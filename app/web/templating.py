@@ -231,17 +231,25 @@ env.globals.update(
 )
 
 
-_CONTENTS: BoundedMemo[[], str] = BoundedMemo(
-    lambda: "", maxsize=1000, max_bytes=64 << 20, size=lambda html: 200 + len(html)
+_CONTENTS: BoundedMemo[[], tuple[bytes, ...]] = BoundedMemo(
+    lambda: (), maxsize=1000, max_bytes=64 << 20, size=lambda parts: 200 + sum(map(len, parts))
 )
 """Whole pages' content blocks (``render(content_key=...)``): at most 1000, about 64 MB."""
+# A placeholder cut out of the page: an HTML comment, which no escaped text (an army's name
+# in the page's title, say) can spell.
+_CONTENT_SLOT = Markup("<!--brikforge:page-content-->")
+_CONTENT_SLOT_BYTES = _CONTENT_SLOT.encode()
+_TOKEN_SLOT_BYTES = _TOKEN_SLOT.encode()
 
 
-def _content(template: Any, ctx: dict[str, Any], key: Hashable) -> Markup:
+def _content(template: Any, ctx: dict[str, Any], key: Hashable) -> tuple[bytes, ...]:
     """The template's ``content`` block, memoised on ``key`` (which names everything the block
-    shows), with the viewer's CSRF token kept as a slot and filled in per request."""
-    html = _CONTENTS.get(key)
-    if html is None:
+    shows): its UTF-8, cut where the viewer's CSRF token goes (joined with it per request).
+
+    Kept as bytes: an army page's content is some 110 KB; filling in the token and encoding
+    it as text again on every view took about 0.4 ms, a sixth of the page's CPU."""
+    parts = _CONTENTS.get(key)
+    if parts is None:
         slot = {
             "csrf_token": _TOKEN_SLOT,
             "csrf_input": Markup('<input type="hidden" name="{}" value="{}">').format(
@@ -249,9 +257,19 @@ def _content(template: Any, ctx: dict[str, Any], key: Hashable) -> Markup:
             ),
         }
         html = "".join(template.blocks["content"](template.new_context({**ctx, **slot})))
-        _CONTENTS.put(key, html)
-    # our own rendered, escaped HTML; the token is URL-safe base64 (nothing to escape)
-    return Markup(html.replace(_TOKEN_SLOT, ctx["csrf_token"]))  # noqa: S704
+        parts = tuple(html.encode().split(_TOKEN_SLOT_BYTES))
+        _CONTENTS.put(key, parts)
+    return parts
+
+
+def _page_around(template: Any, ctx: dict[str, Any], parts: tuple[bytes, ...]) -> bytes:
+    """The page rendered around its memoised content (the navigation, messages and title
+    afresh), as bytes."""
+    ctx["content_html"] = _CONTENT_SLOT
+    frame = template.render(ctx).encode()
+    head, _, tail = frame.partition(_CONTENT_SLOT_BYTES)
+    # the token is URL-safe base64: nothing to escape
+    return b"".join((head, ctx["csrf_token"].encode().join(parts), tail))
 
 
 def flash(request: Request, message: str, category: str = "info") -> None:
@@ -309,18 +327,22 @@ def render(
         **(context or {}),
     }
     template = env.get_template(template_name)
+    body: str | bytes
     if block is not None and is_htmx(request):
         ctx["flashes"] = _pop_flashes(request)
-        body = "".join(template.blocks[block](template.new_context(ctx)))
+        html = "".join(template.blocks[block](template.new_context(ctx)))
         for name in oob:
-            body += "".join(template.blocks[name](template.new_context(ctx | {"oob": True})))
+            html += "".join(template.blocks[name](template.new_context(ctx | {"oob": True})))
         if ctx["flashes"]:
-            body += env.get_template("partials/flash.html").render(ctx | {"oob": True})
+            html += env.get_template("partials/flash.html").render(ctx | {"oob": True})
+        body = html
     else:
         ctx["flashes"] = _pop_flashes(request)
         if content_key is not None:
-            ctx["content_html"] = _content(template, ctx, (template_name, content_key))
-        body = template.render(ctx)
+            parts = _content(template, ctx, (template_name, content_key))
+            body = _page_around(template, ctx, parts)
+        else:
+            body = template.render(ctx)
     response = HTMLResponse(body, status_code=status_code, headers=dict(headers or {}))
     response.headers["Vary"] = "HX-Request"
     return response

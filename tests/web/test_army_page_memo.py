@@ -150,3 +150,17 @@ def test_each_viewer_gets_their_rights_and_their_own_token(club_army, monkeypatc
     _share(members, army, club, editors=["bob"])
     assert "You may edit this club roster." in _page(bob, army)
     assert _page(members["carol"], army) == pages["carol"]
+
+
+def test_a_name_that_spells_the_content_placeholder_stays_text(app) -> None:  # type: ignore[no-untyped-def]
+    # The page is rendered around a placeholder where its memoised content goes; an army's
+    # name is in the page's title too, and must not be taken for it.
+    with TestClient(app) as client:
+        owner = sign_up(client)
+        name = "<!--brikforge:page-content-->"
+        army = _api(owner, "POST", "/api/v1/armies", json={"name": name, "budget": 100})["id"]
+        _page(owner, army)  # into the memo
+        page = _page(owner, army)
+        assert page == _fresh(owner, army)
+        assert name not in page and "&lt;!--brikforge:page-content--&gt;" in page
+        assert page.count('id="builder"') == 1 and page.index("<title>") < page.index("<main")
