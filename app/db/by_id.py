@@ -1,8 +1,9 @@
 """One row by its primary key, with the statement built once per model.
 
 ``Session.get`` builds and keys a fresh SELECT on every call it cannot answer from the
-session: as much CPU as the query's own round trip (about 0.2 ms of an army page's login
-and army lookups, each). A statement built once keeps its cache key.
+session: about 0.2 ms of the army page's army lookup (measured on a loaded machine, where
+the session, its connection and the query took 0.43 ms). A statement built once keeps
+its cache key.
 """
 
 from __future__ import annotations
