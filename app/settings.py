@@ -38,7 +38,8 @@ class Settings(BaseSettings):
     # max_connections (or the pooler's pool). None more at a peak by default: the pool closes
     # such a connection as soon as it comes back, so a sustained peak opened a new
     # PostgreSQL connection (a server process, a login) every dozen requests (197 in 2,354
-    # army pages, 32 connections on 4 workers); past the pool's size a request waits.
+    # army pages, 32 connections on 4 workers); past the pool's size a request waits. Keep it
+    # above calc_workers + calc_queue: a saved calculation waits for its worker holding one.
     database_pool_size: int = Field(default=8, ge=1, le=100)
     database_max_overflow: int = Field(default=0, ge=0, le=100)
     secret_key: str = ""
