@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
+from app.rules.memo import bounded_cache
+
 WIDTH, HEIGHT = 480, 180
 PAD_LEFT, PAD_BOTTOM, PAD_TOP, PAD_RIGHT = 34, 26, 10, 36
 MAX_BARS = 60
@@ -77,6 +79,16 @@ def damage_chart(
     >>> svg.count("<rect class=\\"bar\\""), "P(Damage ≥ N)" in svg
     (3, True)
     """
+    # (pairs as tuples: a battle's stored odds come back from JSON as lists)
+    return _drawn(tuple((v, p) for v, p in distribution), armour_hint, label, mode)
+
+
+# A chart is drawn from its numbers alone, and the same attacks' charts are asked for again
+# (the calculator re-asks as its inputs change and change back): each is drawn once.
+@bounded_cache(1024, max_bytes=8 << 20, size=lambda svg: 64 + len(svg))
+def _drawn(
+    distribution: tuple[tuple[int, float], ...], armour_hint: str, label: str, mode: str
+) -> Markup:
     shown, left_out = _shown(distribution)
     if not shown:
         return Markup('<p class="meta">No damage is rolled for this attack.</p>')

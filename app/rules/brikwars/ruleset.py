@@ -71,6 +71,7 @@ from app.rules.brikwars.units import (
 from app.rules.brikwars.validation import army_cost, budget_findings, validate_unit
 from app.rules.errors import InvalidInput, TooMuchWork
 from app.rules.fields import FieldValue, FormSplit, InputField, parse_fields
+from app.rules.memo import BoundedMemo
 from app.rules.ruleset import (
     ActionResult,
     AllyInput,
@@ -398,6 +399,33 @@ class RawAttack:
         return AttackRoll((line,))
 
 
+def _turn_attack_odds(turn: Turn) -> AttackOdds:
+    odds = turn_odds(turn.odds())
+    if turn.target.kind == "creation":
+        return odds
+    # Only a Creation loses Size: the main target's table leaves that column out.
+    return replace(
+        odds,
+        lines=tuple(
+            replace(
+                line,
+                targets=(
+                    replace(line.targets[0], inapplicable=("size_damage",)),
+                    *line.targets[1:],
+                ),
+            )
+            for line in odds.lines
+        ),
+    )
+
+
+# A turn's odds depend on nothing but the turn (a frozen value, compared by value: its units,
+# weapons, targets, situation and options), and the same turns come back: the calculator asks
+# again as its inputs change and change back, and a club's players ask about the same units.
+# Kept per process (a turn sent to a calculation worker is kept in that worker).
+_KNOWN_ODDS: BoundedMemo[[Turn], AttackOdds] = BoundedMemo(_turn_attack_odds, maxsize=2048)
+
+
 @dataclass(frozen=True)
 class TurnAttack:
     """A turn of saved units (``Turn``) behind the interface's ``Attack``."""
@@ -405,29 +433,19 @@ class TurnAttack:
     turn: Turn
 
     def inline(self) -> bool:
-        return self.turn.inline()
+        return self._known() or self.turn.inline()
 
     def problems(self) -> tuple[str, ...]:
+        if self._known():
+            return ()  # (odds are only computed for a turn without problems)
         return self.turn.power().problems
 
+    def _known(self) -> bool:
+        """The odds of an equal turn are kept: answered at once."""
+        return _KNOWN_ODDS.get((self.turn,)) is not None
+
     def odds(self) -> AttackOdds:
-        odds = turn_odds(self.turn.odds())
-        if self.turn.target.kind == "creation":
-            return odds
-        # Only a Creation loses Size: the main target's table leaves that column out.
-        return replace(
-            odds,
-            lines=tuple(
-                replace(
-                    line,
-                    targets=(
-                        replace(line.targets[0], inapplicable=("size_damage",)),
-                        *line.targets[1:],
-                    ),
-                )
-                for line in odds.lines
-            ),
-        )
+        return _KNOWN_ODDS(self.turn)
 
     def roll(self, rng: random.Random) -> AttackRoll:
         return turn_roll(self.turn.roll(rng))
