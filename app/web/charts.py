@@ -79,8 +79,11 @@ def damage_chart(
     >>> svg.count("<rect class=\\"bar\\""), "P(Damage ≥ N)" in svg
     (3, True)
     """
-    # (pairs as tuples: a battle's stored odds come back from JSON as lists)
-    return _drawn(tuple((v, p) for v, p in distribution), armour_hint, label, mode)
+    # The engine's distribution is a tuple of pairs already (the key costs no copy); a battle's
+    # stored odds come back from JSON as lists.
+    if not isinstance(distribution, tuple) or (distribution and type(distribution[0]) is not tuple):
+        distribution = tuple((v, p) for v, p in distribution)
+    return _drawn(distribution, armour_hint, label, mode)
 
 
 # A chart is drawn from its numbers alone, and the same attacks' charts are asked for again

@@ -66,7 +66,7 @@ async def page_csrf_protect(
 async def _check(request: Request, login: ActiveSession | None) -> None:
     if request.method in SAFE_METHODS or "session" not in request.scope:
         return  # (no session at all: the stateless calculators, which trust no cookie)
-    if request.url.path.startswith("/api/") and login is None:
+    if request.scope["path"].startswith("/api/") and login is None:
         return
     expected = login.csrf_token if login is not None else request.session.get(SESSION_KEY)
     supplied = request.headers.get(HEADER)

@@ -224,7 +224,7 @@ async def bearer_user(request: Request, session: SessionDep) -> User | None:
     Only API routes authenticate by token: a page ignores the header.
     """
     auth = request.headers.get("authorization", "")
-    if not request.url.path.startswith("/api/") or not auth.lower().startswith("bearer "):
+    if not request.scope["path"].startswith("/api/") or not auth.lower().startswith("bearer "):
         return None
     return await run_in_threadpool(_token_user, request, session, auth[7:].strip())
 

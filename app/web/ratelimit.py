@@ -143,7 +143,8 @@ async def calculator_rate_limit(request: Request) -> None:
 
     Tokens in hand are spent on the event loop (microseconds); the database's round trip
     runs in the thread pool, so a slow database never holds the loop."""
-    if request.method in ("GET", "HEAD") and not request.url.query:
+    # (the scope's query string: ``request.url`` would build a URL object on every request)
+    if request.method in ("GET", "HEAD") and not request.scope.get("query_string"):
         return  # an empty form (the page itself, the catalogue) computes nothing
     address = request.client.host if request.client else "unknown"
     await _calculator_limit(request).take(address)
