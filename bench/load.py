@@ -67,7 +67,9 @@ PHASES = {
     "calculator": {"calculator fragment": 1},
     "odds": {"odds (public)": 1},
     "mix": MIX,
+    "yardstick": {"hello-world": 1},  # bench.hello's app, served the same way: the machine
 }
+APP_PHASES = ("army", "calculator", "odds", "mix")  # on the app (the yardstick: its own server)
 ODDS_BODY = json.dumps(
     {
         "action": {"die": 6, "use": 4, "modifier": 0},
@@ -267,15 +269,16 @@ def migrate(env: dict[str, str]) -> None:
 
 
 @contextmanager
-def production_server(env: dict[str, str], workers: int) -> Iterator[tuple[int, int]]:
+def production_server(
+    env: dict[str, str], workers: int, app: tuple[str, ...] = ("app.main:create_app", "--factory")
+) -> Iterator[tuple[int, int]]:
     """``uvicorn --workers N`` on a free loopback port, as the Dockerfile runs it."""
     port = free_port()
     cmd = [
         sys.executable,
         "-m",
         "uvicorn",
-        "app.main:create_app",
-        "--factory",
+        *app,
         "--host",
         "127.0.0.1",
         "--port",
@@ -467,6 +470,9 @@ class Traffic:
         if route == "odds (public)":
             headers = {"Content-Type": "application/json"}
             return route, _request("POST", "/api/v1/brikwars/odds", headers, ODDS_BODY), (200,)
+        if route == "hello-world":  # the yardstick: the odds' request to a hello-world app
+            headers = {"Content-Type": "application/json"}
+            return route, _request("POST", "/hello", headers, ODDS_BODY), (200,)
         raise ValueError(route)
 
     def undo(self) -> bytes:
@@ -756,12 +762,13 @@ def main(argv: list[str]) -> int:
             # views, which a worker renders once for each version of the army (a cold start:
             # measured cold, the army page's p99 was 896 ms, then 450 to 486 ms in the three
             # runs after it). Then every route of the phases to measure.
-            for warm in ("mix", *(p for p in phases if p != "mix")):
+            on_app = [p for p in phases if p in APP_PHASES]
+            for warm in ("mix", *(p for p in on_app if p != "mix")):
                 run_phase(
                     warm, port, browsers, seconds=3, max_requests=2000, processes=args.processes
                 )
             done: list[Phase] = []
-            for name in phases:
+            for name in on_app:
                 print(f"phase {name}…", file=sys.stderr)
                 done.append(
                     run_phase(
@@ -772,6 +779,31 @@ def main(argv: list[str]) -> int:
                         max_requests=args.max_requests,
                         processes=args.processes,
                         meter=meter,
+                    )
+                )
+        if "yardstick" in phases:
+            # The machine's speed moves (the same server's CPU a request went from 4.2 to 7.2
+            # ms between runs minutes apart): a hello-world app, served and driven the same
+            # way right after, says how fast the machine was during this run.
+            print("phase yardstick…", file=sys.stderr)
+            with production_server(env, args.workers, ("bench.hello:app",)) as (port, pid):
+                run_phase(
+                    "yardstick",
+                    port,
+                    browsers,
+                    seconds=3,
+                    max_requests=2000,
+                    processes=args.processes,
+                )
+                done.append(
+                    run_phase(
+                        "yardstick",
+                        port,
+                        browsers,
+                        seconds=seconds,
+                        max_requests=args.max_requests,
+                        processes=args.processes,
+                        meter=CpuMeter(pid, url),
                     )
                 )
     notes = [
@@ -795,6 +827,20 @@ def main(argv: list[str]) -> int:
         "it compares runs better than req/s does, but it too moves with the machine's speed",
         "(one server's went from 4.2 to 7.2 ms between runs minutes apart): compare A/B.",
     ]
+    yardstick = next((p.rows[0] for p in done if p.name == "yardstick"), None)
+    if yardstick is not None:
+        notes.append(
+            "The yardstick: a hello-world FastAPI app (bench/hello.py: parses the odds' JSON "
+            "body, answers a constant) served and driven the same way, after the app; each "
+            "route's req/s as a share of it: "
+            + ", ".join(
+                f"{r.route} {r.per_second / yardstick.per_second:.3f}"
+                for p in done
+                if p.name in ("army", "calculator", "odds")
+                for r in p.rows
+            )
+            + "."
+        )
     text = section(done, notes)
     print(text)
     if not args.no_write:
