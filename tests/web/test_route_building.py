@@ -40,3 +40,6 @@ def test_the_start_up_heap_is_out_of_the_collectors_reach() -> None:
 
     create_app(get_settings())
     assert gc.get_freeze_count() > 50_000  # frozen: a full collection walks only the rest
+    # and a young collection waits for 20,000 new objects, not 700 (a request's temporaries
+    # are gone by then, rather than walked and promoted)
+    assert gc.get_threshold() == (20_000, 50, 20)
