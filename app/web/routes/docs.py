@@ -11,9 +11,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 
 from app.settings import PROJECT_ROOT
+from app.web.deps import SessionRoute
 from app.web.templating import templates
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)  # (its pages' CSRF check reads the login)
 
 FAVICON = PROJECT_ROOT / "static" / "favicon.svg"
 
