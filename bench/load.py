@@ -825,14 +825,16 @@ def main(argv: list[str]) -> int:
         + " (each roll followed by its undo, counted apart).",
         "CPU a request: the app's processes and PostgreSQL's backends, over the phase;",
         "it compares runs better than req/s does, but it too moves with the machine's speed",
-        "(one server's went from 4.2 to 7.2 ms between runs minutes apart): compare A/B.",
+        "(on 2026-12-02 the same code's army page took 1.8 to 4.4 ms, and the yardstick",
+        "served 2,674 to 4,620 req/s, within an hour): compare code A/B, alternating.",
     ]
     yardstick = next((p.rows[0] for p in done if p.name == "yardstick"), None)
     if yardstick is not None:
         notes.append(
             "The yardstick: a hello-world FastAPI app (bench/hello.py: parses the odds' JSON "
-            "body, answers a constant) served and driven the same way, after the app; each "
-            "route's req/s as a share of it: "
+            "body, answers a constant) served and driven the same way, after the app (the "
+            "machine's speed also moves within a run: the same code's army page was 0.13 and "
+            "0.27 of it in runs a minute apart); each route's req/s as a share of it: "
             + ", ".join(
                 f"{r.route} {r.per_second / yardstick.per_second:.3f}"
                 for p in done
