@@ -826,7 +826,7 @@ def main(argv: list[str]) -> int:
         "CPU a request: the app's processes and PostgreSQL's backends, over the phase;",
         "it compares runs better than req/s does, but it too moves with the machine's speed",
         "(on 2026-12-02 the same code's army page took 1.8 to 4.4 ms, and the yardstick",
-        "served 2,674 to 4,620 req/s, within an hour): compare code A/B, alternating.",
+        "served 2,674 to 4,620 req/s, within 90 minutes): compare code A/B, alternating.",
     ]
     yardstick = next((p.rows[0] for p in done if p.name == "yardstick"), None)
     if yardstick is not None:
