@@ -83,12 +83,18 @@ def damage_chart(
     # stored odds come back from JSON as lists.
     if not isinstance(distribution, tuple) or (distribution and type(distribution[0]) is not tuple):
         distribution = tuple((v, p) for v, p in distribution)
+    if len(distribution) > MAX_KEPT_VALUES:  # (a key that long is not worth its memory)
+        return _drawn.__wrapped__(distribution, armour_hint, label, mode)
     return _drawn(distribution, armour_hint, label, mode)
 
 
 # A chart is drawn from its numbers alone, and the same attacks' charts are asked for again
-# (the calculator re-asks as its inputs change and change back): each is drawn once.
-@bounded_cache(1024, max_bytes=8 << 20, size=lambda svg: 64 + len(svg))
+# (the calculator re-asks as its inputs change and change back): each is drawn once. The keys
+# (a distribution of at most MAX_KEPT_VALUES pairs, 20 kB) and the drawings (8 MB) are bounded.
+MAX_KEPT_VALUES = 250
+
+
+@bounded_cache(512, max_bytes=8 << 20, size=lambda svg: 64 + len(svg))
 def _drawn(
     distribution: tuple[tuple[int, float], ...], armour_hint: str, label: str, mode: str
 ) -> Markup:

@@ -29,3 +29,13 @@ def test_other_numbers_label_or_mode_draw_another_chart():
     assert others[0].count('<rect class="bar"') == 2
     assert "P(Size Damage = N)" in others[1]
     assert 'data-mode="at_least"' in others[2]
+
+
+def test_a_long_distribution_is_drawn_but_not_kept():
+    """Its key would hold every value: past MAX_KEPT_VALUES the chart is drawn each time."""
+    charts._drawn.cache_clear()
+    long = [(v, 1 / 300) for v in range(300)]
+    svg = damage_chart(long)
+    assert svg.count('<rect class="bar"') == charts.MAX_BARS
+    assert damage_chart(long) == svg
+    assert charts._drawn.cache_info().currsize == 0

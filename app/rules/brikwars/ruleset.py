@@ -422,8 +422,19 @@ def _turn_attack_odds(turn: Turn) -> AttackOdds:
 # A turn's odds depend on nothing but the turn (a frozen value, compared by value: its units,
 # weapons, targets, situation and options), and the same turns come back: the calculator asks
 # again as its inputs change and change back, and a club's players ask about the same units.
-# Kept per process (a turn sent to a calculation worker is kept in that worker).
-_KNOWN_ODDS: BoundedMemo[[Turn], AttackOdds] = BoundedMemo(_turn_attack_odds, maxsize=2048)
+# Kept per process (a turn sent to a calculation worker is kept in that worker), within a byte
+# budget: a line's damage distribution can run to hundreds of values.
+def _odds_bytes(odds: AttackOdds) -> int:
+    """About what a turn's odds (and the turn they are kept under) hold in memory."""
+    return 4096 + sum(
+        2048 + 96 * len(line.damage) + 1024 * len(line.targets) + 256 * len(line.steps)
+        for line in odds.lines
+    )
+
+
+_KNOWN_ODDS: BoundedMemo[[Turn], AttackOdds] = BoundedMemo(
+    _turn_attack_odds, maxsize=2048, max_bytes=32 << 20, size=_odds_bytes
+)
 
 
 @dataclass(frozen=True)

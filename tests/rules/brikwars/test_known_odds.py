@@ -74,3 +74,14 @@ def test_a_refused_turn_keeps_nothing():
             over_power.odds()
         assert over_power.problems()
     assert brikwars_ruleset._KNOWN_ODDS.cache_info().currsize == 0
+
+
+def test_the_kept_odds_stay_within_their_byte_budget(monkeypatch: pytest.MonkeyPatch):
+    """A line's damage distribution can run to hundreds of values: the memo counts them."""
+    kept = brikwars_ruleset._KNOWN_ODDS
+    one = brikwars_ruleset._odds_bytes(fresh(Turn(tank(), (0,), minifig())))
+    monkeypatch.setattr(kept, "max_bytes", 2 * one + one // 2)  # room for two such turns
+    for distance in range(1, 6):
+        TurnAttack(Turn(tank(), (0,), minifig(), TurnSituation(Fraction(distance)))).odds()
+    info = kept.cache_info()
+    assert info.currsize == 2 and info.nbytes <= info.max_bytes
