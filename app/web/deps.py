@@ -135,7 +135,16 @@ def _fill_in_login(kwargs: dict[str, Any]) -> None:
         return
     session = _REQUEST_SESSION.get()
     token = request.cookies.get(COOKIE)
-    active = _find_login(request, session, token) if session is not None and token else None
+    # A page under /armies/{army_id} reads that army next: it comes in the same query (the
+    # route's own argument, validated as an Id by now).
+    army_id = kwargs.get("army_id")
+    if not isinstance(army_id, int) or isinstance(army_id, bool):
+        army_id = None
+    active = (
+        _find_login(request, session, token, army_id=army_id)
+        if session is not None and token
+        else None
+    )
     user = active.user if active is not None else None
     request.state.login = active
     request.state.user = user
@@ -204,8 +213,10 @@ async def login_session(request: Request, session: SessionDep) -> ActiveSession 
     return active
 
 
-def _find_login(request: Request, session: Session, token: str) -> ActiveSession | None:
-    active = sessions.find(session, token)
+def _find_login(
+    request: Request, session: Session, token: str, *, army_id: int | None = None
+) -> ActiveSession | None:
+    active = sessions.find(session, token, army_id=army_id)
     if active is not None and sessions.touch_due(active):
         # "Last seen" (at most once a minute) goes in a short transaction of its own,
         # committed at once: a GET holds no write lock while it runs.

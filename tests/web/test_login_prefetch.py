@@ -1,0 +1,38 @@
+"""A page under /armies/{army_id} reads its login and its army in one statement; the army
+loaded with the login grants nothing: the page's own access check still decides."""
+
+from __future__ import annotations
+
+from app.web.inputs import MAX_ID
+from tests.web.conftest import Member
+from tests.web.test_builder import TANK, add_unit, count_queries, create
+
+
+def test_the_army_page_is_one_statement(member: Member, app) -> None:  # type: ignore[no-untyped-def]
+    army_id = create(member, budget="10000")
+    add_unit(member, army_id, TANK)
+    assert member.client.get(f"/armies/{army_id}").status_code == 200  # (its units kept)
+    with count_queries(app) as statements:
+        page = member.client.get(f"/armies/{army_id}")
+    assert page.status_code == 200 and "Tank" in page.text
+    assert len(statements) == 1, statements
+    assert "JOIN army" in statements[0] and "user_session" in statements[0]
+    with count_queries(app) as api:
+        assert member.client.get(f"/api/v1/armies/{army_id}").json()["id"] == army_id
+    assert len(api) == 1 and "JOIN army" in api[0]
+
+
+def test_another_players_army_is_still_not_found(member: Member, stranger: Member) -> None:
+    army_id = create(member, budget="100")
+    for path in (f"/armies/{army_id}", f"/api/v1/armies/{army_id}", f"/armies/{army_id}/history"):
+        r = stranger.client.get(path)
+        assert r.status_code == 404, (path, r.status_code)
+        assert "Host" not in r.text
+
+
+def test_an_unknown_army_is_not_found(member: Member) -> None:
+    for army_id in (987_654, MAX_ID):
+        assert member.client.get(f"/armies/{army_id}").status_code == 404
+    # past an Id's range: refused before any query (bound as it is, it would fail PostgreSQL's
+    # integer column: a 500)
+    assert member.client.get(f"/armies/{MAX_ID + 1}").status_code == 404
