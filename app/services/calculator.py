@@ -188,6 +188,11 @@ class Calculation:
 _ARMY_OF: BoundedMemo[[], int] = BoundedMemo(lambda: 0, maxsize=20_000)
 
 
+def army_hint(unit_id: int) -> int | None:
+    """The army this server last saw ``unit_id`` in, if it remembers (only a hint)."""
+    return _ARMY_OF.get(unit_id)
+
+
 class Views:
     """Army views loaded once per calculation (an army appears as attacker and target)."""
 

@@ -113,11 +113,11 @@ def find(session: Session, token: str, *, army_id: int | None = None) -> ActiveS
         found = session.execute(
             _FIND_WITH_ARMY, {"digest": _digest(token), "army": army_id}
         ).one_or_none()
+        if found is not None:
+            # (the session's identity map holds its objects weakly: kept for the request)
+            session.info[_PREFETCHED] = found.Army
     if found is None or found.expires_at <= utcnow():
         return None
-    if army_id is not None:
-        # (the session's identity map holds its objects weakly: kept for the request)
-        session.info[_PREFETCHED] = found[5]
     user, session_id, csrf_token, last_seen_at = found[:4]
     return ActiveSession(session_id, user, csrf_token, last_seen_at)
 

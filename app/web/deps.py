@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Callable, Coroutine
 from contextlib import suppress
 from contextvars import ContextVar
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -24,6 +24,7 @@ from app.web.session_cookie import COOKIE
 
 # Requests that only read: their session is read-only (``make_read_sessionmaker``).
 READING_METHODS = frozenset({"GET", "HEAD"})
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 # The request's database session, for the route's own thread to finish (``SessionRoute``).
@@ -111,7 +112,7 @@ def _finishing_session(endpoint: Callable[..., Any]) -> Callable[..., Any]:
     def run(*args: Any, **kwargs: Any) -> Any:
         session = _REQUEST_SESSION.get()
         try:
-            _fill_in_login(kwargs)
+            _fill_in_login(kwargs, getattr(endpoint, _READS_ARMY, None))
             answer = endpoint(*args, **kwargs)
         except BaseException:
             if session is not None:
@@ -127,7 +128,25 @@ def _finishing_session(endpoint: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def _fill_in_login(kwargs: dict[str, Any]) -> None:
+_READS_ARMY = "_reads_army"  # an endpoint's attribute (``reads_army``)
+
+
+def reads_army(find: Callable[[Request], int | None]) -> Callable[[F], F]:
+    """Route decorator (under the router's): the army the route reads first, as ``find``
+    names it from the request, is loaded with the login, in the same query. (A page under
+    /armies/{army_id} needs none: that argument names it.) Loading an army grants nothing:
+    the route's access check decides."""
+
+    def mark(endpoint: F) -> F:
+        setattr(endpoint, _READS_ARMY, find)
+        return endpoint
+
+    return mark
+
+
+def _fill_in_login(
+    kwargs: dict[str, Any], army_of: Callable[[Request], int | None] | None = None
+) -> None:
     """Look up the login a dependency left to the route (``LATER_*``), in the route's
     thread and with its session, and put it where the placeholders stand."""
     request = _REQUEST.get()
@@ -136,10 +155,10 @@ def _fill_in_login(kwargs: dict[str, Any]) -> None:
     session = _REQUEST_SESSION.get()
     token = request.cookies.get(COOKIE)
     # A page under /armies/{army_id} reads that army next: it comes in the same query (the
-    # route's own argument, validated as an Id by now).
+    # route's own argument, validated as an Id by now), as does the one ``reads_army`` names.
     army_id = kwargs.get("army_id")
     if not isinstance(army_id, int) or isinstance(army_id, bool):
-        army_id = None
+        army_id = army_of(request) if army_of is not None else None
     active = (
         _find_login(request, session, token, army_id=army_id)
         if session is not None and token

@@ -36,3 +36,32 @@ def test_an_unknown_army_is_not_found(member: Member) -> None:
     # past an Id's range: refused before any query (bound as it is, it would fail PostgreSQL's
     # integer column: a 500)
     assert member.client.get(f"/armies/{MAX_ID + 1}").status_code == 404
+
+
+def test_the_calculator_reads_the_attackers_army_with_the_login(member: Member, app) -> None:  # type: ignore[no-untyped-def]
+    """Once this server has seen the attacking unit's army, a calculation reads it with the
+    login: an attack within one army is one statement."""
+    army_id = create(member, budget="10000")
+    tank = add_unit(member, army_id, TANK)["id"]
+    rex = add_unit(member, army_id, {**TANK, "name": "Rex"})["id"]
+    url = f"/calculator?attacker={tank}&target={rex}&distance=4"
+    htmx = {"HX-Request": "true"}
+    assert member.client.get(url, headers=htmx).status_code == 200
+    with count_queries(app) as statements:
+        r = member.client.get(url.replace("=4", "=5"), headers=htmx)
+    assert r.status_code == 200 and "data-p" in r.text
+    assert len(statements) == 1 and "JOIN army" in statements[0], statements
+
+
+def test_another_players_attacker_is_not_found_though_its_army_came_with_the_login(
+    member: Member, stranger: Member
+) -> None:
+    """The hint names the army this server last saw the unit in, and the login loads it:
+    another player's unit is still not found (the calculation's access check decides)."""
+    army_id = create(member, budget="10000")
+    tank = add_unit(member, army_id, TANK)["id"]
+    assert member.client.get(f"/calculator?attacker={tank}&target={tank}").status_code == 200
+    theirs = create(stranger, budget="100")
+    target = add_unit(stranger, theirs, TANK)["id"]
+    r = stranger.client.get(f"/calculator?attacker={tank}&target={target}")
+    assert r.status_code == 404 and "There is nothing at this address" in r.text

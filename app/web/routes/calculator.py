@@ -23,8 +23,9 @@ from app.services import calculator
 from app.services.calculator import BONUS_DIE, CalcRequest
 from app.web.calculator_query import FOLLOWER, Params, optional_id, parse, to_pairs, to_query
 from app.web.charts import CHART_MODES, chart_mode, damage_chart
-from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
+from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute, reads_army
 from app.web.htmx import is_htmx, redirect
+from app.web.inputs import parse_id
 from app.web.ratelimit import calculator_rate_limit
 from app.web.templating import env, render
 
@@ -128,7 +129,15 @@ def _situation_text(ruleset: Ruleset, situation: Any) -> dict[str, str]:
     return {f.name: format_field(f, values[f.name]) for f in ruleset.situation_fields}
 
 
+def _attacker_army(request: Request) -> int | None:
+    """The attacking unit's army, as this server last saw it: read with the login (a wrong
+    hint costs nothing but the row; the calculation reads the unit's army as it is)."""
+    unit_id = parse_id(request.query_params.get("attacker"))
+    return calculator.army_hint(unit_id) if unit_id is not None else None
+
+
 @router.get("/calculator", dependencies=RATE_LIMITED)
+@reads_army(_attacker_army)
 def calculator_page(request: Request, session: SessionDep, user: CurrentUser) -> Response:
     """The calculator; for htmx just its block, with the URL to push."""
     params = Params(list(request.query_params.multi_items()))
