@@ -23,11 +23,12 @@ def test_the_army_page_is_one_statement(member: Member, app) -> None:  # type: i
 
 
 def test_another_players_army_is_still_not_found(member: Member, stranger: Member) -> None:
-    army_id = create(member, budget="100")
+    army_id = create(member, name="Secret Column", budget="100")
+    assert "Secret Column" in member.client.get(f"/armies/{army_id}").text
     for path in (f"/armies/{army_id}", f"/api/v1/armies/{army_id}", f"/armies/{army_id}/history"):
         r = stranger.client.get(path)
         assert r.status_code == 404, (path, r.status_code)
-        assert "Host" not in r.text
+        assert "Secret Column" not in r.text  # loaded with the login, shown nowhere
 
 
 def test_an_unknown_army_is_not_found(member: Member) -> None:
