@@ -113,10 +113,16 @@ document.addEventListener("htmx:afterRequest", (event) => {
     return;
   }
   // The answer swapped in a new copy of the button (same id): the keyboard goes on to it once
-  // htmx has settled its attributes (until then it wears the old, disabled ones).
+  // htmx has settled its attributes (until then it wears the old, disabled ones). Our settle
+  // delay is 0, so that is done by now unless a swap is still settling.
   if (!button.id) return;
-  document.addEventListener("htmx:afterSettle", () => {
+  const focusFresh = () => {
     const fresh = document.getElementById(button.id);
     if (fresh && !fresh.disabled && document.activeElement === document.body) fresh.focus();
-  }, { once: true });
+  };
+  if (document.querySelector(".htmx-settling")) {
+    document.addEventListener("htmx:afterSettle", focusFresh, { once: true });
+  } else {
+    focusFresh();
+  }
 });

@@ -29,9 +29,11 @@ def new_army(page: Page, name: str, budget: int) -> None:
     form.get_by_label("Budget", exact=True).fill(str(budget))
     form.get_by_role("button", name="Create army").click()
     expect(page.get_by_role("heading", name=name)).to_be_visible()
+    # htmx wires up the page on DOMContentLoaded: a pick before then would fetch nothing.
+    page.wait_for_load_state()
 
 
 def settled(page: Page) -> None:
-    """Wait until no htmx request is in flight (a picker's fields fetched again, a preview):
-    a click meanwhile may race the swap that answers it."""
-    expect(page.locator(".htmx-request")).to_have_count(0)
+    """Wait until no htmx request is in flight (a picker's fields fetched again, a preview)
+    and no swap is still settling: a click meanwhile may race the swap that answers it."""
+    expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
