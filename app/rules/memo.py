@@ -67,6 +67,11 @@ class BoundedMemo(Generic[P, R]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         key: Hashable = (args, tuple(sorted(kwargs.items()))) if kwargs else args
+        return self.keyed(key, *args, **kwargs)
+
+    def keyed(self, key: Hashable, *args: P.args, **kwargs: P.kwargs) -> R:
+        """``fn(*args, **kwargs)`` kept under the caller's ``key``: for a value that depends on
+        less than the arguments carry (equal keys must give equal values)."""
         with self._lock:
             found = self._data.get(key)
             if found is not None:

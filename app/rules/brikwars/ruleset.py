@@ -6,9 +6,11 @@ Everything here translates: the engine's own types (``UnitSpec``, ``BrikWarsOpti
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 from fractions import Fraction
 from typing import Any
 
@@ -436,6 +438,58 @@ _KNOWN_ODDS: BoundedMemo[[Turn], AttackOdds] = BoundedMemo(
     _turn_attack_odds, maxsize=2048, max_bytes=32 << 20, size=_odds_bytes
 )
 
+_UNIT_FIELDS = tuple(f.name for f in dataclass_fields(UnitSpec) if f.name != "name")
+_FOLLOWER_FIELDS = tuple(f.name for f in dataclass_fields(ArcFollower))
+_TURN_FIELDS = tuple(f.name for f in dataclass_fields(Turn) if f.compare)
+
+
+class _OddsKey:
+    """What a turn's odds depend on: the turn less its units' names. A squad's Troopers or a
+    club's copies of one Tank have equal odds (unit names appear nowhere in them; an ally's
+    does, in a Combined Attack's line: that turn is kept under the whole turn). Hashed once."""
+
+    __slots__ = ("_hash", "_parts")
+
+    def __init__(self, parts: tuple[Any, ...]) -> None:
+        self._parts = parts
+        self._hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _OddsKey):
+            return NotImplemented
+        return self._hash == other._hash and self._parts == other._parts
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_OddsKey, (self._parts,))  # hashed anew: a string's hash differs by process
+
+    @classmethod
+    def of(cls, turn: Turn) -> _OddsKey:
+        if turn.allies:
+            return cls((turn,))
+        parts: list[Any] = []
+        for name in _TURN_FIELDS:
+            value = getattr(turn, name)
+            if isinstance(value, UnitSpec):
+                value = _unit_key(value)
+            elif name == "followers":
+                value = tuple(_follower_key(f) for f in value)
+            parts.append(value)
+        return cls(tuple(parts))
+
+
+def _unit_key(unit: UnitSpec) -> tuple[Any, ...]:
+    return tuple(getattr(unit, name) for name in _UNIT_FIELDS)
+
+
+def _follower_key(follower: ArcFollower) -> tuple[Any, ...]:
+    return tuple(
+        _unit_key(v) if isinstance(v, UnitSpec) else v
+        for v in (getattr(follower, name) for name in _FOLLOWER_FIELDS)
+    )
+
 
 @dataclass(frozen=True)
 class TurnAttack:
@@ -451,12 +505,16 @@ class TurnAttack:
             return ()  # (odds are only computed for a turn without problems)
         return self.turn.power().problems
 
+    @functools.cached_property
+    def _key(self) -> _OddsKey:
+        return _OddsKey.of(self.turn)
+
     def _known(self) -> bool:
-        """The odds of an equal turn are kept: answered at once."""
-        return _KNOWN_ODDS.get((self.turn,)) is not None
+        """The odds of an equal turn (names aside) are kept: answered at once."""
+        return _KNOWN_ODDS.get(self._key) is not None
 
     def odds(self) -> AttackOdds:
-        return _KNOWN_ODDS(self.turn)
+        return _KNOWN_ODDS.keyed(self._key, self.turn)
 
     def roll(self, rng: random.Random) -> AttackRoll:
         return turn_roll(self.turn.roll(rng))

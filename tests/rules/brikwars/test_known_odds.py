@@ -1,17 +1,20 @@
 """A turn's odds are kept per process: an equal turn is answered from memory, any change
 to the turn (a unit, a weapon, the situation) is computed anew, and nothing is kept for a
-turn the rules refuse."""
+turn the rules refuse. Units' names are not part of the odds: turns that differ only in
+names share them (a squad's Troopers, a club's copies of one Tank)."""
 
 from __future__ import annotations
 
+import pickle
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
 from app.rules.brikwars import ruleset as brikwars_ruleset
 from app.rules.brikwars.ruleset import TurnAttack
-from app.rules.brikwars.turn import Turn, TurnSituation
-from app.rules.brikwars.units import hero, minifig
+from app.rules.brikwars.turn import Ally, ArcFollower, Turn, TurnSituation
+from app.rules.brikwars.units import UnitSpec, WeaponSpec, hero, minifig
 from app.rules.errors import InvalidInput
 from app.rules.ruleset import AttackOdds
 from tests.rules.brikwars.test_turn import rex, tank
@@ -85,3 +88,66 @@ def test_the_kept_odds_stay_within_their_byte_budget(monkeypatch: pytest.MonkeyP
         TurnAttack(Turn(tank(), (0,), minifig(), TurnSituation(Fraction(distance)))).odds()
     info = kept.cache_info()
     assert info.currsize == 2 and info.nbytes <= info.max_bytes
+
+
+def renamed(turn: Turn, tag: str) -> Turn:
+    """The turn with every unit named anew (``tag`` in each name)."""
+    return replace(
+        turn,
+        attacker=replace(turn.attacker, name=f"{tag} attacker"),
+        target=replace(turn.target, name=f"{tag} target"),
+        followers=tuple(
+            replace(f, unit=replace(f.unit, name=f"{tag} follower {k}"))
+            for k, f in enumerate(turn.followers)
+        ),
+    )
+
+
+NAMELESS_TURNS = [
+    Turn(tank(), (0,), minifig(), TurnSituation(distance=Fraction(5))),
+    Turn(tank(), (0, 3), hero(), TurnSituation(distance=Fraction(14))),
+    Turn(tank(), (1,), minifig(), TurnSituation(burst=3)),
+    Turn(
+        tank(),
+        (1,),
+        minifig(),
+        TurnSituation(arc=2),
+        (ArcFollower(minifig(), Fraction(4)), ArcFollower(hero(), Fraction(13))),
+    ),
+    Turn(rex(), (0,), tank(), TurnSituation(distance=Fraction(1))),
+]
+
+
+@pytest.mark.parametrize("turn", NAMELESS_TURNS)
+def test_turns_that_differ_only_in_names_share_their_odds(turn: Turn):
+    odds = TurnAttack(turn).odds()
+    other = renamed(turn, "Qzx")
+    assert TurnAttack(other).inline() and TurnAttack(other).problems() == ()
+    assert TurnAttack(other).odds() is odds
+    assert brikwars_ruleset._KNOWN_ODDS.cache_info().hits == 1
+    # ... which holds because no unit's name reaches the odds: computed afresh, they are
+    # equal, and name nobody
+    computed = fresh(other)
+    assert computed == odds
+    assert "Qzx" not in repr(computed)
+
+
+def test_a_combined_attack_names_its_ally_so_is_kept_under_the_whole_turn():
+    walker = UnitSpec(name="Walker", size=3, structure_level=3)
+    trooper = UnitSpec(name="Pvt", kind="minifig", weapons=(WeaponSpec("short_ranged_weapon"),))
+    turn = Turn(
+        tank(), (0,), walker, TurnSituation(distance=Fraction(3)), allies=(Ally(trooper, (0,)),)
+    )
+    other = replace(turn, allies=(Ally(replace(trooper, name="Sgt"), (0,)),))
+    first, second = TurnAttack(turn).odds(), TurnAttack(other).odds()
+    assert "Pvt's" in first.lines[0].label and "Sgt's" in second.lines[0].label
+    assert TurnAttack(turn).odds() is first
+
+
+def test_a_kept_key_is_hashed_anew_where_it_is_unpickled():
+    """A turn's key travels with it to a calculation worker, where strings hash otherwise."""
+    key = TurnAttack(renamed(NAMELESS_TURNS[0], "A"))._key
+    assert pickle.loads(pickle.dumps(key)) == key  # noqa: S301  (our own object)
+    assert key.__reduce__()[1] == (key._parts,)  # the hash is not carried
+    assert key == TurnAttack(renamed(NAMELESS_TURNS[0], "B"))._key
+    assert key != TurnAttack(NAMELESS_TURNS[1])._key

@@ -36,7 +36,10 @@ class Turn:
     options: BrikWarsOptions = DEFAULT_OPTIONS
     inoperative: frozenset[int] = frozenset()
     allies: tuple[Ally, ...] = ()
-    _built: list[tuple[Line, ...]] = field(default_factory=list, compare=False, repr=False)
+    # the lines, built once (not an argument: a turn copied with `replace` builds its own)
+    _built: list[tuple[Line, ...]] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         self._check_weapons()
