@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import bindparam, delete, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from app.db.base import utcnow
 from app.db.models import Army, User, UserSession
@@ -97,25 +98,31 @@ _FIND = (
 
 # The same, with the army a page names (its path's ``army_id``), in the same round trip: the
 # army page and every page under it read that army next, and ``by_id`` finds it in the session
-# instead of querying. Loading it grants nothing: the page's access check still decides.
+# instead of querying. A calculation names two (the attacker's and the target's). Loading an
+# army grants nothing: the page's access check still decides.
+_SECOND_ARMY = aliased(Army)
 _FIND_WITH_ARMY = _FIND.add_columns(Army).outerjoin(Army, Army.id == bindparam("army"))
-_PREFETCHED = "prefetched army"  # Session.info
+_FIND_WITH_ARMIES = _FIND_WITH_ARMY.add_columns(_SECOND_ARMY).outerjoin(
+    _SECOND_ARMY, _SECOND_ARMY.id == bindparam("army2")
+)
+_FINDS = (_FIND, _FIND_WITH_ARMY, _FIND_WITH_ARMIES)  # by the number of armies
+MAX_PREFETCHED = len(_FINDS) - 1
+_PREFETCHED = "prefetched armies"  # Session.info
 
 
-def find(session: Session, token: str, *, army_id: int | None = None) -> ActiveSession | None:
+def find(session: Session, token: str, *, army_ids: Sequence[int] = ()) -> ActiveSession | None:
     """The live session this cookie token opens, or None (unknown, ended or expired).
-    ``army_id``: an army the request reads next, loaded into ``session`` in the same query."""
+    ``army_ids`` (at most two): armies the request reads next, loaded into ``session`` in the
+    same query."""
     if not token or len(token) > 100:
         return None
-    if army_id is None:
-        found = session.execute(_FIND, {"digest": _digest(token)}).one_or_none()
-    else:
-        found = session.execute(
-            _FIND_WITH_ARMY, {"digest": _digest(token), "army": army_id}
-        ).one_or_none()
-        if found is not None:
-            # (the session's identity map holds its objects weakly: kept for the request)
-            session.info[_PREFETCHED] = found.Army
+    if len(army_ids) > MAX_PREFETCHED:
+        raise ValueError(f"at most {MAX_PREFETCHED} armies come with the login")
+    params = {"digest": _digest(token), **dict(zip(("army", "army2"), army_ids, strict=False))}
+    found = session.execute(_FINDS[len(army_ids)], params).one_or_none()
+    if found is not None and army_ids:
+        # (the session's identity map holds its objects weakly: kept for the request)
+        session.info[_PREFETCHED] = found[5:]
     if found is None or found.expires_at <= utcnow():
         return None
     user, session_id, csrf_token, last_seen_at = found[:4]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from contextlib import suppress
 from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar
@@ -131,11 +131,11 @@ def _finishing_session(endpoint: Callable[..., Any]) -> Callable[..., Any]:
 _READS_ARMY = "_reads_army"  # an endpoint's attribute (``reads_army``)
 
 
-def reads_army(find: Callable[[Request], int | None]) -> Callable[[F], F]:
-    """Route decorator (under the router's): the army the route reads first, as ``find``
-    names it from the request, is loaded with the login, in the same query. (A page under
-    /armies/{army_id} needs none: that argument names it.) Loading an army grants nothing:
-    the route's access check decides."""
+def reads_army(find: Callable[[Request], Sequence[int]]) -> Callable[[F], F]:
+    """Route decorator (under the router's): the armies the route reads first, as ``find``
+    names them from the request (at most two), are loaded with the login, in the same query.
+    (A page under /armies/{army_id} needs none: that argument names it.) Loading an army
+    grants nothing: the route's access check decides."""
 
     def mark(endpoint: F) -> F:
         setattr(endpoint, _READS_ARMY, find)
@@ -145,7 +145,7 @@ def reads_army(find: Callable[[Request], int | None]) -> Callable[[F], F]:
 
 
 def _fill_in_login(
-    kwargs: dict[str, Any], army_of: Callable[[Request], int | None] | None = None
+    kwargs: dict[str, Any], armies_of: Callable[[Request], Sequence[int]] | None = None
 ) -> None:
     """Look up the login a dependency left to the route (``LATER_*``), in the route's
     thread and with its session, and put it where the placeholders stand."""
@@ -155,12 +155,15 @@ def _fill_in_login(
     session = _REQUEST_SESSION.get()
     token = request.cookies.get(COOKIE)
     # A page under /armies/{army_id} reads that army next: it comes in the same query (the
-    # route's own argument, validated as an Id by now), as does the one ``reads_army`` names.
+    # route's own argument, validated as an Id by now), as do the ones ``reads_army`` names.
     army_id = kwargs.get("army_id")
-    if not isinstance(army_id, int) or isinstance(army_id, bool):
-        army_id = army_of(request) if army_of is not None else None
+    army_ids: Sequence[int] = ()
+    if isinstance(army_id, int) and not isinstance(army_id, bool):
+        army_ids = (army_id,)
+    elif armies_of is not None:
+        army_ids = armies_of(request)
     active = (
-        _find_login(request, session, token, army_id=army_id)
+        _find_login(request, session, token, army_ids=army_ids)
         if session is not None and token
         else None
     )
@@ -233,9 +236,9 @@ async def login_session(request: Request, session: SessionDep) -> ActiveSession 
 
 
 def _find_login(
-    request: Request, session: Session, token: str, *, army_id: int | None = None
+    request: Request, session: Session, token: str, *, army_ids: Sequence[int] = ()
 ) -> ActiveSession | None:
-    active = sessions.find(session, token, army_id=army_id)
+    active = sessions.find(session, token, army_ids=army_ids)
     if active is not None and sessions.touch_due(active):
         # "Last seen" (at most once a minute) goes in a short transaction of its own,
         # committed at once: a GET holds no write lock while it runs.

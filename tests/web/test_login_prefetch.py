@@ -49,9 +49,39 @@ def test_the_calculator_reads_the_attackers_army_with_the_login(member: Member, 
     htmx = {"HX-Request": "true"}
     assert member.client.get(url, headers=htmx).status_code == 200
     with count_queries(app) as statements:
-        r = member.client.get(url.replace("=4", "=5"), headers=htmx)
+        r = member.client.get(url.replace("distance=4", "distance=5"), headers=htmx)
     assert r.status_code == 200 and "data-p" in r.text
     assert len(statements) == 1 and "JOIN army" in statements[0], statements
+
+
+def test_a_calculation_across_two_armies_reads_both_with_the_login(member: Member, app) -> None:  # type: ignore[no-untyped-def]
+    """The attacker's army and the target's, as this server last saw them: one statement."""
+    home = create(member, name="Home Guard", budget="10000")
+    away = create(member, name="Far Raiders", budget="10000")
+    tank = add_unit(member, home, TANK)["id"]
+    rex = add_unit(member, away, {**TANK, "name": "Rex"})["id"]
+    url = f"/calculator?attacker={tank}&target={rex}&distance=4"
+    htmx = {"HX-Request": "true"}
+    assert member.client.get(url, headers=htmx).status_code == 200
+    with count_queries(app) as statements:
+        r = member.client.get(url.replace("distance=4", "distance=5"), headers=htmx)
+    assert r.status_code == 200 and "data-p" in r.text and "Rex" in r.text
+    assert len(statements) == 1, statements
+    assert statements[0].count("JOIN army") == 2 and "user_session" in statements[0]
+
+
+def test_another_players_target_is_not_found_though_its_army_came_with_the_login(
+    member: Member, stranger: Member
+) -> None:
+    army_id = create(member, name="Hidden Host", budget="10000")
+    rex = add_unit(member, army_id, {**TANK, "name": "Rex"})["id"]
+    assert member.client.get(f"/calculator?attacker={rex}&target={rex}").status_code == 200
+    theirs = create(stranger, budget="10000")
+    tank = add_unit(stranger, theirs, TANK)["id"]
+    assert stranger.client.get(f"/calculator?attacker={tank}&target={tank}").status_code == 200
+    r = stranger.client.get(f"/calculator?attacker={tank}&target={rex}")
+    assert r.status_code == 404 and "There is nothing at this address" in r.text
+    assert "Hidden Host" not in r.text and "Rex" not in r.text
 
 
 def test_another_players_attacker_is_not_found_though_its_army_came_with_the_login(

@@ -129,15 +129,21 @@ def _situation_text(ruleset: Ruleset, situation: Any) -> dict[str, str]:
     return {f.name: format_field(f, values[f.name]) for f in ruleset.situation_fields}
 
 
-def _attacker_army(request: Request) -> int | None:
-    """The attacking unit's army, as this server last saw it: read with the login (a wrong
-    hint costs nothing but the row; the calculation reads the unit's army as it is)."""
-    unit_id = parse_id(request.query_params.get("attacker"))
-    return calculator.army_hint(unit_id) if unit_id is not None else None
+def _calculation_armies(request: Request) -> tuple[int, ...]:
+    """The attacking and target units' armies, as this server last saw them: read with the
+    login (a wrong hint costs nothing but the row; the calculation reads each unit's army as
+    it is)."""
+    armies: list[int] = []
+    for key in ("attacker", "target"):
+        unit_id = parse_id(request.query_params.get(key))
+        army_id = calculator.army_hint(unit_id) if unit_id is not None else None
+        if army_id is not None and army_id not in armies:
+            armies.append(army_id)
+    return tuple(armies)
 
 
 @router.get("/calculator", dependencies=RATE_LIMITED)
-@reads_army(_attacker_army)
+@reads_army(_calculation_armies)
 def calculator_page(request: Request, session: SessionDep, user: CurrentUser) -> Response:
     """The calculator; for htmx just its block, with the URL to push."""
     params = Params(list(request.query_params.multi_items()))
