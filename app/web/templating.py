@@ -222,6 +222,34 @@ def fragment(context: Context, *key: Any, cache: bool = True, caller: Any = None
 
 env.globals["fragment"] = fragment
 
+_LINE_SECTIONS: BoundedMemo[[], tuple[str, int]] = BoundedMemo(
+    lambda: ("", 0), maxsize=1000, max_bytes=24 << 20, size=lambda kept: 200 + kept[1]
+)
+"""A calculator line's rendered section (``kept_line``), and the bytes it keeps: its HTML and
+the line it is keyed on (the line's damage distribution is most of it)."""
+
+
+def kept_line(line: Any, *key: Hashable, caller: Any) -> Markup:
+    """The HTML of a ``{% call kept_line(line, ...) %}`` block: an attack line's section,
+    rendered once for equal odds. ``key`` names all else it shows (the ruleset, the chart
+    mode, the target's spec, the followers' specs of a line with several targets). The same turns'
+    odds come back as the same objects (kept by the ruleset), and equal ones compare cheaply;
+    rendering a line was most of the calculator's results. No CSRF token is inside."""
+    try:
+        memo_key: Hashable = (line, *key)
+        kept = _LINE_SECTIONS.get(memo_key)
+    except TypeError:  # (odds read back from JSON hold lists: drawn each time)
+        return Markup(caller())  # noqa: S704  (our own rendered, escaped HTML)
+    if kept is None:
+        html = str(caller())
+        damage = getattr(line, "damage", ())
+        _LINE_SECTIONS.put(memo_key, (html, len(html) + 2048 + 128 * len(damage)))
+        return Markup(html)  # noqa: S704
+    return Markup(kept[0])  # noqa: S704
+
+
+env.globals["kept_line"] = kept_line
+
 # The form macros, imported once for every template (an import per include is slow).
 _forms = env.get_template("partials/forms.html").module
 env.globals.update(
