@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models import User
+from app.db.session import READ_ONLY
 from app.services import accounts, sessions
 from app.services.errors import NotAuthenticated
 from app.services.sessions import ActiveSession
@@ -184,7 +185,11 @@ def _fill_in_login(
 def _finish(session: Session, *, keep: bool) -> None:
     if not session.in_transaction():
         return
-    if keep:
+    if session.info.get(READ_ONLY):
+        # A GET's session wrote nothing (a write raises) and began no transaction on the
+        # server: closing it gives its connection back, without a commit's bookkeeping.
+        session.close()
+    elif keep:
         session.commit()
     else:
         session.rollback()

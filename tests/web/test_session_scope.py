@@ -145,3 +145,30 @@ def test_a_page_takes_one_trip_to_the_thread_pool_and_a_change_two(member, monke
     saved = member.form(f"/armies/{army}", fields)
     assert saved.status_code == 200 and "Trips II" in saved.text
     assert len(trips) == 2, trips
+
+
+def test_a_page_closes_its_read_session_without_a_commit(member, app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A GET only reads (its session refuses writes): it is closed, its connection back in the
+    pool, without a commit's bookkeeping. A change still commits."""
+    from sqlalchemy.orm import Session
+
+    commits: list[bool] = []
+    real = Session.commit
+
+    def counted(self: Session) -> None:
+        commits.append(bool(self.info.get("brikforge.read_only")))
+        real(self)
+
+    monkeypatch.setattr(Session, "commit", counted)
+    r = member.client.post(
+        "/api/v1/armies",
+        json={"name": "Reads", "budget": 100},
+        headers={"X-CSRF-Token": member.csrf},
+    )
+    assert r.status_code == 201 and commits == [False]
+    commits.clear()
+    pool = app.state.read_sessionmaker.kw["bind"].pool
+    for path in (f"/armies/{r.json()['id']}", "/armies", f"/api/v1/armies/{r.json()['id']}"):
+        assert member.client.get(path).status_code == 200, path
+        assert pool.checkedout() == 0, path
+    assert commits == []
