@@ -12,13 +12,15 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import Select, bindparam, delete, exists, select, update
 from sqlalchemy.orm import Session, aliased
 
 from app.db.base import utcnow
-from app.db.models import Army, User, UserSession
+from app.db.models import Army, ArmyEditor, ClubMember, User, UserSession
 from app.services.errors import NotFound
+from app.services.permissions import READER_RIGHTS
 from app.settings import get_settings
 
 # The account page's "last seen" is written at most this often per session.
@@ -98,16 +100,29 @@ _FIND = (
 
 # The same, with the army a page names (its path's ``army_id``), in the same round trip: the
 # army page and every page under it read that army next, and ``by_id`` finds it in the session
-# instead of querying. A calculation names two (the attacker's and the target's). Loading an
-# army grants nothing: the page's access check still decides.
-_SECOND_ARMY = aliased(Army)
-_FIND_WITH_ARMY = _FIND.add_columns(Army).outerjoin(Army, Army.id == bindparam("army"))
-_FIND_WITH_ARMIES = _FIND_WITH_ARMY.add_columns(_SECOND_ARMY).outerjoin(
-    _SECOND_ARMY, _SECOND_ARMY.id == bindparam("army2")
-)
-_FINDS = (_FIND, _FIND_WITH_ARMY, _FIND_WITH_ARMIES)  # by the number of armies
+# instead of querying. A calculation names two (the attacker's and the target's). With each
+# army come the user's rights in it as a club reader (their role in its club, whether they are
+# one of its chosen editors), which ``army_and_rights`` would otherwise ask for next. Loading an
+# army grants nothing: the page's access check still decides, on these rights.
+def _with_army(statement: Select[*tuple[Any, ...]], parameter: str) -> Select[*tuple[Any, ...]]:
+    army, member = aliased(Army), aliased(ClubMember)
+    editor = (
+        exists()
+        .where(ArmyEditor.army_id == army.id, ArmyEditor.user_id == User.id)
+        .correlate(army, User)
+    )
+    return (
+        statement.add_columns(army, member.role, editor)
+        .outerjoin(army, army.id == bindparam(parameter))
+        .outerjoin(member, (member.club_id == army.club_id) & (member.user_id == User.id))
+    )
+
+
+_FIND_WITH_ARMY = _with_army(_FIND, "army")
+_FINDS = (_FIND, _FIND_WITH_ARMY, _with_army(_FIND_WITH_ARMY, "army2"))  # by the number of armies
 MAX_PREFETCHED = len(_FINDS) - 1
 _PREFETCHED = "prefetched armies"  # Session.info
+_LOGIN_COLUMNS = 5
 
 
 def find(session: Session, token: str, *, army_ids: Sequence[int] = ()) -> ActiveSession | None:
@@ -121,8 +136,14 @@ def find(session: Session, token: str, *, army_ids: Sequence[int] = ()) -> Activ
     params = {"digest": _digest(token), **dict(zip(("army", "army2"), army_ids, strict=False))}
     found = session.execute(_FINDS[len(army_ids)], params).one_or_none()
     if found is not None and army_ids:
+        armies = found[_LOGIN_COLUMNS::3]
         # (the session's identity map holds its objects weakly: kept for the request)
-        session.info[_PREFETCHED] = found[5:]
+        session.info[_PREFETCHED] = armies
+        rights = session.info.setdefault(READER_RIGHTS, {})
+        for k, army in enumerate(armies):
+            if army is not None:
+                role, editor = found[_LOGIN_COLUMNS + 3 * k + 1 : _LOGIN_COLUMNS + 3 * k + 3]
+                rights[(army.id, found[0].id)] = (role, bool(editor))
     if found is None or found.expires_at <= utcnow():
         return None
     user, session_id, csrf_token, last_seen_at = found[:4]

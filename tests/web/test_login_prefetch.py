@@ -96,3 +96,36 @@ def test_another_players_attacker_is_not_found_though_its_army_came_with_the_log
     target = add_unit(stranger, theirs, TANK)["id"]
     r = stranger.client.get(f"/calculator?attacker={tank}&target={target}")
     assert r.status_code == 404 and "There is nothing at this address" in r.text
+
+
+def test_a_club_readers_rights_come_with_the_login(member: Member, stranger: Member, app) -> None:  # type: ignore[no-untyped-def]
+    """A clubmate's army: the reader's role in the club and whether they are one of its chosen
+    editors come in the login's statement, and decide the page as they did."""
+    from tests.web.test_clubs import api, club_with
+
+    club_id = club_with(member, stranger)
+    body = {"name": "Club Column", "budget": 50, "club_id": club_id}
+    army_id = api(member, "POST", "/api/v1/armies", json=body).json()["id"]
+    url = f"/armies/{army_id}"
+    assert stranger.client.get(url).status_code == 200
+    with count_queries(app) as statements:
+        page = stranger.client.get(url)
+    assert page.status_code == 200 and "Club Column" in page.text
+    assert 'id="add-unit-form"' not in page.text  # a reader: nothing to edit with
+    assert len(statements) == 1 and "club_member" in statements[0], statements
+    # Chosen as an editor: the page offers the editing forms, from the same one statement.
+    reader = next(
+        m["user_id"]
+        for m in api(member, "GET", f"/api/v1/clubs/{club_id}").json()["members"]
+        if m["role"] == "member"
+    )
+    sharing = {"club_id": club_id, "editor_ids": [reader]}
+    assert api(member, "PUT", f"/api/v1/armies/{army_id}/sharing", json=sharing).status_code == 200
+    with count_queries(app) as statements:
+        page = stranger.client.get(url)
+    assert page.status_code == 200 and 'id="add-unit-form"' in page.text
+    assert len(statements) == 1, statements
+    # Made private again: a 404, though the login still loads the army.
+    api(member, "PUT", f"/api/v1/armies/{army_id}/sharing", json={"club_id": None})
+    r = stranger.client.get(url)
+    assert r.status_code == 404 and "Club Column" not in r.text
