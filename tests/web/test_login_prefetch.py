@@ -39,19 +39,26 @@ def test_an_unknown_army_is_not_found(member: Member) -> None:
     assert member.client.get(f"/armies/{MAX_ID + 1}").status_code == 404
 
 
+def _second_calculation(member: Member, app, tank: int, rex: int) -> list[str]:  # type: ignore[no-untyped-def]
+    """The statements of a calculation after the same one at another distance (this server
+    has seen both units' armies), which must show its odds."""
+    url = f"/calculator?attacker={tank}&target={rex}&distance=4"
+    htmx = {"HX-Request": "true"}
+    assert member.client.get(url, headers=htmx).status_code == 200
+    with count_queries(app) as statements:
+        r = member.client.get(url.replace("distance=4", "distance=5"), headers=htmx)
+    assert r.status_code == 200 and "data-p" in r.text and "Rex" in r.text
+    return statements
+
+
 def test_the_calculator_reads_the_attackers_army_with_the_login(member: Member, app) -> None:  # type: ignore[no-untyped-def]
     """Once this server has seen the attacking unit's army, a calculation reads it with the
     login: an attack within one army is one statement."""
     army_id = create(member, budget="10000")
     tank = add_unit(member, army_id, TANK)["id"]
     rex = add_unit(member, army_id, {**TANK, "name": "Rex"})["id"]
-    url = f"/calculator?attacker={tank}&target={rex}&distance=4"
-    htmx = {"HX-Request": "true"}
-    assert member.client.get(url, headers=htmx).status_code == 200
-    with count_queries(app) as statements:
-        r = member.client.get(url.replace("distance=4", "distance=5"), headers=htmx)
-    assert r.status_code == 200 and "data-p" in r.text
-    assert len(statements) == 1 and "JOIN army" in statements[0], statements
+    statements = _second_calculation(member, app, tank, rex)
+    assert len(statements) == 1 and statements[0].count("JOIN army") == 1, statements
 
 
 def test_a_calculation_across_two_armies_reads_both_with_the_login(member: Member, app) -> None:  # type: ignore[no-untyped-def]
@@ -60,12 +67,7 @@ def test_a_calculation_across_two_armies_reads_both_with_the_login(member: Membe
     away = create(member, name="Far Raiders", budget="10000")
     tank = add_unit(member, home, TANK)["id"]
     rex = add_unit(member, away, {**TANK, "name": "Rex"})["id"]
-    url = f"/calculator?attacker={tank}&target={rex}&distance=4"
-    htmx = {"HX-Request": "true"}
-    assert member.client.get(url, headers=htmx).status_code == 200
-    with count_queries(app) as statements:
-        r = member.client.get(url.replace("distance=4", "distance=5"), headers=htmx)
-    assert r.status_code == 200 and "data-p" in r.text and "Rex" in r.text
+    statements = _second_calculation(member, app, tank, rex)
     assert len(statements) == 1, statements
     assert statements[0].count("JOIN army") == 2 and "user_session" in statements[0]
 
