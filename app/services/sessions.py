@@ -135,7 +135,10 @@ def find(session: Session, token: str, *, army_ids: Sequence[int] = ()) -> Activ
         raise ValueError(f"at most {MAX_PREFETCHED} armies come with the login")
     params = {"digest": _digest(token), **dict(zip(("army", "army2"), army_ids, strict=False))}
     found = session.execute(_FINDS[len(army_ids)], params).one_or_none()
-    if found is not None and army_ids:
+    if found is None or found.expires_at <= utcnow():
+        return None
+    user, session_id, csrf_token, last_seen_at = found[:4]
+    if army_ids:
         armies = found[_LOGIN_COLUMNS::3]
         # (the session's identity map holds its objects weakly: kept for the request)
         session.info[_PREFETCHED] = armies
@@ -143,10 +146,7 @@ def find(session: Session, token: str, *, army_ids: Sequence[int] = ()) -> Activ
         for k, army in enumerate(armies):
             if army is not None:
                 role, editor = found[_LOGIN_COLUMNS + 3 * k + 1 : _LOGIN_COLUMNS + 3 * k + 3]
-                rights[(army.id, found[0].id)] = (role, bool(editor))
-    if found is None or found.expires_at <= utcnow():
-        return None
-    user, session_id, csrf_token, last_seen_at = found[:4]
+                rights[(army.id, user.id)] = (role, bool(editor))
     return ActiveSession(session_id, user, csrf_token, last_seen_at)
 
 
