@@ -35,7 +35,9 @@ def test_a_pick_right_after_a_swap_fetches_its_fields(page: Page, base_url: str)
     page.evaluate(PICK_AGAIN_AT_ONCE)
 
     form.get_by_label("Kind").select_option("creation")
-    page.wait_for_function("window.__pickedAgain === true")
+    # A function, not an expression: Playwright evals an expression again on each poll, and
+    # our CSP (no 'unsafe-eval') refuses that once the first check comes back false.
+    page.wait_for_function("() => window.__pickedAgain === true")
     # The second pick (minifig) was fetched and swapped in: no Creation fields are left.
     expect(form.get_by_label("Kind")).to_have_value("minifig")
     expect(form.get_by_label("Size (inches)")).to_have_count(0)
