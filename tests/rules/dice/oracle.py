@@ -9,12 +9,16 @@ goes deeper are left out and their mass reported, so the true probability of any
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from typing import TypeVar
 
 from app.rules.dice import Dice, Pool
+
+K = TypeVar("K")
 
 # A group outcome: (value, dice, natural faces)
 GroupOutcome = tuple[int, int, tuple[int, ...]]
@@ -42,6 +46,26 @@ def enumerate_group(spec: Dice, depth: int) -> tuple[dict[GroupOutcome, Fraction
 
     walk(spec.sides, (), Fraction(1))
     return out, missing
+
+
+Table = tuple[dict[GroupOutcome, Fraction], Fraction]
+
+
+def _in_whole_numbers(tables: Sequence[Table]) -> tuple[list[list[tuple[GroupOutcome, int]]], int]:
+    """Each group's outcomes with whole-number weights over the group's common denominator,
+    and the product of those denominators: a combination's exact probability is the product
+    of its weights over that scale, without a Fraction per combination (which made the
+    largest enumerations take a minute)."""
+    rows, scale = [], 1
+    for table, _ in tables:
+        den = math.lcm(*(p.denominator for p in table.values()))
+        rows.append([(outcome, int(p * den)) for outcome, p in table.items()])
+        scale *= den
+    return rows, scale
+
+
+def _exact(weights: dict[K, int], scale: int) -> dict[K, Fraction]:
+    return {key: Fraction(w, scale) for key, w in weights.items()}
 
 
 @dataclass(frozen=True)
@@ -97,14 +121,11 @@ def _enumerate_all(
     for _, miss in tables:
         survive *= 1 - miss
     n = len(specs)
-    results: list[dict[tuple[int, int, bool], Fraction]] = [{} for _ in range(n + 1)]
-    items: Iterable[tuple[tuple[GroupOutcome, Fraction], ...]] = itertools.product(
-        *[list(t.items()) for t, _ in tables]
-    )
+    rows, scale = _in_whole_numbers(tables)
+    results: list[dict[tuple[int, int, bool], int]] = [{} for _ in range(n + 1)]
+    items: Iterable[tuple[tuple[GroupOutcome, int], ...]] = itertools.product(*rows)
     for combo in items:
-        prob = Fraction(1)
-        for _, p in combo:
-            prob *= p
+        prob = math.prod(w for _, w in combo)
         order = sorted(
             (g for g in range(n) if specs[g].deflectable or not deflection),
             key=lambda g: (combo[g][0][0], sign * combo[g][0][1]),
@@ -117,8 +138,8 @@ def _enumerate_all(
             total = max(0, sum(v for v, _, _ in kept) + pool.modifier)
             dice = sum(c for _, c, _ in kept)
             key = (total, dice, ones)
-            results[drop][key] = results[drop].get(key, Fraction(0)) + prob
-    return [Enumeration(r, 1 - survive) for r in results]
+            results[drop][key] = results[drop].get(key, 0) + prob
+    return [Enumeration(_exact(r, scale), 1 - survive) for r in results]
 
 
 def enumerate_ring_deflected(
@@ -141,19 +162,18 @@ def _rings_deflected(
         survive *= 1 - miss
     sign = -1 if fewer_dice_first else 1
     n = len(specs)
-    out: dict[tuple[int, int], dict[tuple[int, int], Fraction]] = {}
-    for combo in itertools.product(*[list(t.items()) for t, _ in tables]):
-        prob = Fraction(1)
-        for _, p in combo:
-            prob *= p
+    rows, scale = _in_whole_numbers(tables)
+    out: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+    for combo in itertools.product(*rows):
+        prob = math.prod(w for _, w in combo)
         groups = sorted((g for g, _ in combo), key=lambda o: (o[0], sign * o[1]), reverse=True)
         for ring in range(n):
             dice = sum(c for _, c, _ in groups[ring:])
             for layers in range(n - ring + 1):
                 damage = max(0, sum(v for v, _, _ in groups[ring + layers :]) + pool.modifier)
                 cell = out.setdefault((ring, layers), {})
-                cell[(damage, dice)] = cell.get((damage, dice), Fraction(0)) + prob
-    return out, 1 - survive
+                cell[(damage, dice)] = cell.get((damage, dice), 0) + prob
+    return {key: _exact(cell, scale) for key, cell in out.items()}, 1 - survive
 
 
 def enumerate_ring_mixed(
@@ -175,11 +195,10 @@ def enumerate_ring_mixed(
     survive = Fraction(1)
     for _, miss in tables:
         survive *= 1 - miss
-    out: dict[tuple[int, int], Fraction] = {}
-    for combo in itertools.product(*[list(t.items()) for t, _ in tables]):
-        prob = Fraction(1)
-        for _, p in combo:
-            prob *= p
+    rows, scale = _in_whole_numbers(tables)
+    out: dict[tuple[int, int], int] = {}
+    for combo in itertools.product(*rows):
+        prob = math.prod(w for _, w in combo)
         plain = [d.deflectable and not ap for d, ap in specs]
         order = sorted(
             range(len(specs)),
@@ -194,5 +213,5 @@ def enumerate_ring_mixed(
                 continue
             damage += combo[g][0][0]
         key = (max(0, damage + pool.modifier), sum(combo[g][0][1] for g in kept))
-        out[key] = out.get(key, Fraction(0)) + prob
-    return out, 1 - survive
+        out[key] = out.get(key, 0) + prob
+    return _exact(out, scale), 1 - survive
