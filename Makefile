@@ -6,7 +6,7 @@ MYPY_CACHE ?= .mypy_cache
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test suite lint typecheck format migrate bench load clean
+.PHONY: run test suite lint typecheck format migrate bench load baseline clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ bench: $(VENV)/.dev-installed
 # short bounded phases): the "## Load" section of bench/results.md. Not part of `make test`.
 load: $(VENV)/.dev-installed
 	$(BIN)/python -m bench.load $(LOAD_ARGS)
+
+# Issue 15's wrk figure on the code it was measured on and on this code, side by side (needs
+# git and wrk): the "## Load against the issue's baseline" section of bench/results.md.
+baseline: $(VENV)/.dev-installed
+	$(BIN)/python -m bench.baseline $(BASELINE_ARGS)
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .

@@ -92,12 +92,12 @@ def loopback_only(url: str) -> None:
 
 
 @contextmanager
-def throwaway_database(base_url: str) -> Iterator[str]:
+def throwaway_database(base_url: str, tag: str = "load") -> Iterator[str]:
     """A fresh PostgreSQL database beside ``base_url``'s, dropped afterwards."""
     import psycopg
 
     loopback_only(base_url)
-    name = f"brikforge_load_{os.getpid()}"
+    name = f"brikforge_{tag}_{os.getpid()}"
     admin = base_url.replace("postgresql+psycopg://", "postgresql://", 1)
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
@@ -262,17 +262,21 @@ def _user_model() -> Any:
     return User
 
 
-def migrate(env: dict[str, str]) -> None:
+def migrate(env: dict[str, str], cwd: Path = ROOT) -> None:
     subprocess.run(
-        [sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True
+        [sys.executable, "-m", "alembic", "upgrade", "head"], cwd=cwd, env=env, check=True
     )
 
 
 @contextmanager
 def production_server(
-    env: dict[str, str], workers: int, app: tuple[str, ...] = ("app.main:create_app", "--factory")
+    env: dict[str, str],
+    workers: int,
+    app: tuple[str, ...] = ("app.main:create_app", "--factory"),
+    cwd: Path = ROOT,
 ) -> Iterator[tuple[int, int]]:
-    """``uvicorn --workers N`` on a free loopback port, as the Dockerfile runs it."""
+    """``uvicorn --workers N`` on a free loopback port, as the Dockerfile runs it (the app
+    imported from ``cwd``: another checkout serves its own code)."""
     port = free_port()
     cmd = [
         sys.executable,
@@ -290,7 +294,7 @@ def production_server(
         "--log-level",
         "warning",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)  # noqa: S603
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, start_new_session=True)  # noqa: S603
     try:
         deadline = time.monotonic() + 180  # four workers importing on a busy machine
         while True:
@@ -713,11 +717,14 @@ def section(phases: list[Phase], notes: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str) -> None:
-    """Replace (or add) the ``## Load`` section of bench/results.md."""
+def write_section(text: str, heading: str = SECTION) -> None:
+    """Replace (or add, at the end) the ``heading`` section of bench/results.md (up to the
+    next ``## `` heading); the other sections stay as they are."""
     current = RESULTS.read_text() if RESULTS.exists() else "# BrikForge benchmarks\n"
-    kept = current.split(f"\n{SECTION}\n", 1)[0].rstrip("\n")
-    RESULTS.write_text(kept + "\n\n" + text)
+    before, found, after = current.partition(f"\n{heading}\n")
+    rest = after.partition("\n## ")
+    tail = "\n## " + rest[2] if found and rest[1] else ""
+    RESULTS.write_text(before.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n" + tail)
 
 
 def main(argv: list[str]) -> int:
