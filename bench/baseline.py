@@ -235,14 +235,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seconds", type=int, default=10, help="per route, code and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--database-url", default=os.environ.get("LOAD_DATABASE_URL", DEFAULT_DB))
+    parser.add_argument(
+        "--baseline", default=BASELINE, help="another commit to compare with (prints only)"
+    )
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
+    if args.baseline != BASELINE:
+        args.no_write = True  # the section is the issue's comparison
     if shutil.which("wrk") is None:
         parser.error("needs wrk (apt-get install wrk)")
     seconds, rounds = min(max(args.seconds, 2), 60), min(max(args.rounds, 1), 10)
-    codes = [f"baseline {BASELINE}", "this code"]
+    codes = [f"baseline {args.baseline}", "this code"]
     with ExitStack() as stack:
-        trees = [stack.enter_context(baseline_tree(BASELINE)), ROOT]
+        trees = [stack.enter_context(baseline_tree(args.baseline)), ROOT]
         script_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         sites = []
         for k, (code, tree) in enumerate(zip(codes, trees, strict=True)):
@@ -269,7 +274,7 @@ def main(argv: list[str]) -> int:
     notes = (
         f"`make baseline`, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: the issue's measurement "
         f"(`wrk -t2 -c32`, PostgreSQL on 127.0.0.1, `uvicorn --workers 4`) on the code the "
-        f"issue measured ({BASELINE}) and on this code, side by side: {rounds} rounds of "
+        f"issue measured ({args.baseline}) and on this code, side by side: {rounds} rounds of "
         f"{seconds} s a route and code, alternating, after 3 s of warm-up each. Both servers "
         "run throughout; only the one driven is busy. The issue saw 455 req/s and a p99 of "
         "474 ms for the army page on this kind of machine; the baseline's figures here say "

@@ -12,10 +12,17 @@ long until a token is back) is remembered too, so a flood from one address is re
 without a database round trip. The per-process table is bounded: past ``MAX_CLIENTS``
 addresses the least recently seen is forgotten (its lease dropped, its next request asks the
 database).
+
+A process draws for one client at a time: requests that find no token in hand while a draw
+for their client is on its way wait for it, then spend from what it brought. Each drawing
+for itself, every request in flight when a lease ran out (32 at once under ``make load``)
+queued on the bucket's row lock, each write waiting for the one before it to commit: 44
+draws in 300 requests on one worker, where one a second does.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
@@ -60,6 +67,7 @@ class SharedLimit:
         self.max_clients = max_clients
         # client -> (tokens in hand, until when); no tokens: refused until then
         self._local: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self._drawing: dict[str, asyncio.Future[None]] = {}  # client -> its draw on its way
         self._lock = threading.Lock()
         self._pruned_at = time.monotonic()
 
@@ -68,8 +76,24 @@ class SharedLimit:
 
     async def take(self, client: str) -> None:
         """Spend one of ``client``'s tokens, or raise ``RateLimited``."""
-        if self._spend_local(client, time.monotonic()):
-            return
+        loop = asyncio.get_running_loop()
+        while True:
+            if self._spend_local(client, time.monotonic()):
+                return
+            pending = self._drawing.get(client)
+            if pending is None or pending.get_loop() is not loop:
+                break
+            # (shielded: a waiter that is cancelled must not cancel the draw for the others)
+            await asyncio.shield(pending)
+        mine = self._drawing[client] = loop.create_future()
+        try:
+            await self._draw_and_keep(client)
+        finally:
+            if self._drawing.get(client) is mine:
+                del self._drawing[client]
+            mine.set_result(None)
+
+    async def _draw_and_keep(self, client: str) -> None:
         draw = await run_in_threadpool(self._draw, client)
         now = time.monotonic()
         if draw.taken > 1:

@@ -181,6 +181,37 @@ def test_a_server_takes_tokens_a_few_at_a_time_and_spends_them_locally(app) -> N
     assert _tokens(engine, "t 10.0.0.4") < 17
 
 
+def _at_once(limit: SharedLimit, n: int) -> list[BaseException | None]:
+    """``n`` requests from one address in flight together: each one's refusal, or None."""
+
+    async def together() -> list[BaseException | None]:
+        import asyncio
+
+        answers = await asyncio.gather(
+            *(limit.take("10.0.0.5") for _ in range(n)), return_exceptions=True
+        )
+        return [a if isinstance(a, BaseException) else None for a in answers]
+
+    return run_coroutine(together())  # type: ignore[no-any-return]
+
+
+def test_requests_in_flight_together_share_one_draw(app) -> None:  # type: ignore[no-untyped-def]
+    engine = app.state.engine
+    limit = SharedLimit(engine, name="t", per_minute=12000, burst=300)  # leases of 20
+    assert _at_once(limit, 10) == [None] * 10
+    # One lease of 20 for all ten (each drawing its own took 200: the bucket held 100).
+    assert _tokens(engine, "t 10.0.0.5") == pytest.approx(280, abs=1)
+
+
+def test_requests_in_flight_together_get_no_more_than_the_bucket(app) -> None:  # type: ignore[no-untyped-def]
+    engine = app.state.engine
+    limit = SharedLimit(engine, name="t", per_minute=1, burst=3)  # leases of one token
+    answers = _at_once(limit, 5)
+    assert answers.count(None) == 3
+    assert all(isinstance(a, RateLimited) for a in answers if a is not None)
+    assert _tokens(engine, "t 10.0.0.5") < 1
+
+
 def test_a_server_remembers_a_refusal(app) -> None:  # type: ignore[no-untyped-def]
     engine = app.state.engine
     limit = SharedLimit(engine, name="t", per_minute=1, burst=2)
