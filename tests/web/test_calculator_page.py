@@ -314,6 +314,18 @@ def test_an_input_change_reads_no_picker_armies(member: Member, armies, monkeypa
     assert _p(results.text, "any_destroying") == _p(page.text, "any_destroying")
 
 
+def test_a_calculation_learns_where_all_its_armys_units_are(member: Member, armies) -> None:  # type: ignore[no-untyped-def]
+    """A unit the server has no hint for is looked up once, and its army's other units are
+    hinted with it: the next calculation naming one of them reads its army with the login."""
+    from app.services import calculator
+
+    calculator._ARMY_OF.cache_clear()
+    query = f"attacker={armies['tank']['id']}&distance=5"
+    assert member.client.get(f"/calculator?{query}", headers={"HX-Request": "true"}).is_success
+    for unit in ("rex", "tank", "minifig"):
+        assert calculator._ARMY_OF.get(armies[unit]["id"]) == armies["army"]["id"], unit
+
+
 def test_which_army_a_unit_is_in_is_a_hint_the_armys_own_view_confirms(
     member: Member, stranger: Member, armies
 ) -> None:  # type: ignore[no-untyped-def]
