@@ -232,8 +232,8 @@ class Views:
             self._army_of[unit_id] = army_id
             view = self.army(army_id)
             # The whole army's units at once: a server meets an army's units one calculation
-            # at a time, and each unit's first calculation asked the database (a third of
-            # make load's calculator fragments while a worker warmed up, not one an army).
+            # at a time, and each unit's first calculation asked the database (29% of make
+            # load's calculator fragments on a worker 6 s after its start, not one an army).
             for unit in view.units:
                 _ARMY_OF.put(unit.row.id, army_id)
             _ARMY_OF.put(unit_id, army_id)

@@ -14,10 +14,9 @@ addresses the least recently seen is forgotten (its lease dropped, its next requ
 database).
 
 A process draws for one client at a time: requests that find no token in hand while a draw
-for their client is on its way wait for it, then spend from what it brought. Each drawing
-for itself, every request in flight when a lease ran out (32 at once under ``make load``)
-queued on the bucket's row lock, each write waiting for the one before it to commit: 44
-draws in 300 requests on one worker, where one a second does.
+for their client is on its way wait for it, then spend from what it brought. Before, every
+request in flight when a lease ran out (up to 32 at once under ``make load``) drew for itself,
+each an upsert of the bucket's one row: 44 draws in 300 requests on one worker, against 2.
 """
 
 from __future__ import annotations
