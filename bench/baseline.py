@@ -177,8 +177,17 @@ def drive(site: Site, route: str, seconds: int, script_dir: Path) -> Figures:
         float(_match(r"Requests/sec:\s+([\d.]+)", out)),
         _ms(out, "50"),
         _ms(out, "99"),
-        sum(int(n) for n in re.findall(r"(?:Non-2xx or 3xx responses|errors: \w+) (\d+)", out)),
+        _errors(out),
     )
+
+
+def _errors(out: str) -> int:
+    """Non-2xx answers and socket errors (connect, read, write, timeout) wrk counted."""
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    sockets = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out
+    )
+    return (int(bad.group(1)) if bad else 0) + (sum(map(int, sockets.groups())) if sockets else 0)
 
 
 def _match(pattern: str, text: str) -> str:
