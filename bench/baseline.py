@@ -44,6 +44,7 @@ from bench.load import (
     _units,
     migrate,
     production_server,
+    server_env,
     throwaway_database,
     write_section,
 )
@@ -100,18 +101,6 @@ def baseline_tree(commit: str) -> Iterator[Path]:
             check=False,
         )
         shutil.rmtree(where.parent, ignore_errors=True)
-
-
-def _env(url: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DATABASE_URL": url,
-        "SECRET_KEY": "baseline-secret",
-        "CALC_RATE_PER_MINUTE": "100000000",  # every request comes from 127.0.0.1
-        "CALC_RATE_BURST": "100000000",
-        "ARGON2_MEMORY_KIB": "1024",
-        "ARGON2_TIME_COST": "1",
-    }
 
 
 def furnish(code: str, port: int) -> Site:
@@ -261,7 +250,7 @@ def main(argv: list[str]) -> int:
         sites = []
         for k, (code, tree) in enumerate(zip(codes, trees, strict=True)):
             url = stack.enter_context(throwaway_database(args.database_url, f"baseline{k}"))
-            env = _env(url)
+            env = server_env(url)
             print(f"{code}: migrating, starting 4 workers…", file=sys.stderr)
             migrate(env, cwd=tree)
             port, _ = stack.enter_context(production_server(env, 4, cwd=tree))

@@ -262,6 +262,21 @@ def _user_model() -> Any:
     return User
 
 
+def server_env(database_url: str) -> dict[str, str]:
+    """The environment a measured server runs with."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": "load-test-secret",
+        # every request comes from 127.0.0.1: the per-address limit would refuse the test
+        "CALC_RATE_PER_MINUTE": "100000000",
+        "CALC_RATE_BURST": "100000000",
+        # the seeded accounts' password hashes: logging in is not what is measured
+        "ARGON2_MEMORY_KIB": "1024",
+        "ARGON2_TIME_COST": "1",
+    }
+
+
 def migrate(env: dict[str, str], cwd: Path = ROOT) -> None:
     subprocess.run(
         [sys.executable, "-m", "alembic", "upgrade", "head"], cwd=cwd, env=env, check=True
@@ -744,17 +759,7 @@ def main(argv: list[str]) -> int:
     seconds = min(args.seconds, 60.0)
     load_before = os.getloadavg()[0]
     with throwaway_database(args.database_url) as url:
-        env = {
-            **os.environ,
-            "DATABASE_URL": url,
-            "SECRET_KEY": "load-test-secret",
-            # every request comes from 127.0.0.1: the per-address limit would refuse the test
-            "CALC_RATE_PER_MINUTE": "100000000",
-            "CALC_RATE_BURST": "100000000",
-            # the seeded accounts' password hashes: logging in is not what is measured
-            "ARGON2_MEMORY_KIB": "1024",
-            "ARGON2_TIME_COST": "1",
-        }
+        env = server_env(url)
         os.environ.update(env)
         print("migrating and seeding…", file=sys.stderr)
         migrate(env)
