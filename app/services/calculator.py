@@ -236,7 +236,7 @@ class Views:
             # load's calculator fragments on a worker 6 s after its start, not one an army).
             for unit in view.units:
                 _ARMY_OF.put(unit.row.id, army_id)
-            _ARMY_OF.put(unit_id, army_id)
+            return view, view.unit(unit_id)
         view = self.army(army_id)
         return view, view.unit(unit_id)
 

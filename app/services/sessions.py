@@ -122,7 +122,7 @@ _FIND_WITH_ARMY = _with_army(_FIND, "army")
 _FINDS = (_FIND, _FIND_WITH_ARMY, _with_army(_FIND_WITH_ARMY, "army2"))  # by the number of armies
 MAX_PREFETCHED = len(_FINDS) - 1
 _PREFETCHED = "prefetched armies"  # Session.info
-_LOGIN_COLUMNS = 5
+_LOGIN_COLUMNS = len(_FIND.column_descriptions)  # then each army's (army, role, editor)
 
 
 def find(session: Session, token: str, *, army_ids: Sequence[int] = ()) -> ActiveSession | None:
@@ -139,13 +139,12 @@ def find(session: Session, token: str, *, army_ids: Sequence[int] = ()) -> Activ
         return None
     user, session_id, csrf_token, last_seen_at = found[:4]
     if army_ids:
-        armies = found[_LOGIN_COLUMNS::3]
+        armies, roles, editors = (found[_LOGIN_COLUMNS + k :: 3] for k in range(3))
         # (the session's identity map holds its objects weakly: kept for the request)
         session.info[_PREFETCHED] = armies
         rights = session.info.setdefault(READER_RIGHTS, {})
-        for k, army in enumerate(armies):
+        for army, role, editor in zip(armies, roles, editors, strict=True):
             if army is not None:
-                role, editor = found[_LOGIN_COLUMNS + 3 * k + 1 : _LOGIN_COLUMNS + 3 * k + 3]
                 rights[(army.id, user.id)] = (role, bool(editor))
     return ActiveSession(session_id, user, csrf_token, last_seen_at)
 
