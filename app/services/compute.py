@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import anyio.to_thread
 from anyio import CapacityLimiter
 
+from app.services import work_slots
 from app.services.errors import Busy, CalculationTimeout
 from app.settings import Settings, get_settings
 
@@ -155,6 +156,12 @@ class ComputePool:
             self.release()
 
     def run_admitted(self, fn: Callable[..., T], *args: Any) -> T:
+        # Waiting for a worker and its answer is not this process's work: the request's
+        # work slot goes to the next in line meanwhile.
+        with work_slots.set_aside():
+            return self._run_admitted(fn, *args)
+
+    def _run_admitted(self, fn: Callable[..., T], *args: Any) -> T:
         worker = self._take()
         self.last_worker = worker
         status: str
