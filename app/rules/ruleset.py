@@ -323,6 +323,12 @@ class Attack(Protocol):
 
     def odds(self) -> AttackOdds: ...
 
+    def remember(self, odds: AttackOdds) -> None:
+        """Keep the odds a calculation worker computed for this attack (its ``odds()`` ran
+        in another process), so that an equal attack is ``inline()`` here next time. A
+        ruleset that keeps no odds ignores them."""
+        ...
+
     def roll(self, rng: random.Random) -> AttackRoll: ...
 
     # calculator

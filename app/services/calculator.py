@@ -345,7 +345,7 @@ def _loadout(
         if result.problems:
             return result
         # a small attack here; a larger one in a worker process, with its deadline
-        result.odds = attack.odds() if attack.inline() else compute.run(attack.odds)
+        result.odds = compute.odds(attack)
     except InvalidInput as err:
         result.error = err
     except RulesError as err:  # TooMuchWork: say so rather than time out

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import anyio.to_thread
 from anyio import CapacityLimiter
 
+from app.rules.ruleset import Attack, AttackOdds
 from app.services import work_slots
 from app.services.errors import Busy, CalculationTimeout
 from app.settings import Settings, get_settings
@@ -244,6 +245,18 @@ def set_pool(pool: ComputePool | None) -> ComputePool | None:
 def run(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` in the calculation pool: from sync code (services, sync routes)."""
     return get_pool().run(fn, *args)
+
+
+def odds(attack: Attack) -> AttackOdds:
+    """The attack's odds: computed here when small, else in the pool (sync code only). A
+    worker's answer is handed back to the attack's ruleset to keep (``Attack.remember``): an
+    equal attack is small next time. Kept only in the worker, it went to the pool again on
+    every request, and under load a pool at low priority refused them as busy."""
+    if attack.inline():
+        return attack.odds()
+    found = run(attack.odds)
+    attack.remember(found)
+    return found
 
 
 async def run_async(fn: Callable[..., T], *args: Any) -> T:

@@ -182,6 +182,10 @@ class BattleTurn:
     def odds(self) -> AttackOdds:
         return self.odds_of(self.turn.odds())
 
+    def remember(self, odds: AttackOdds) -> None:
+        """Nothing kept: a battle's turns carry its state (damage, jammed weapons), so an
+        equal one rarely comes again."""
+
     def problems(self) -> tuple[str, ...]:
         return self.turn.power().problems
 

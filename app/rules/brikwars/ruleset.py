@@ -360,6 +360,9 @@ class RawAttack:
     def inline(self) -> bool:
         return atk.cheap([self.attack])
 
+    def remember(self, odds: AttackOdds) -> None:
+        """Nothing kept here: the dice core keeps what it summed in the worker that summed it."""
+
     def odds(self) -> AttackOdds:
         try:
             o = self.attack.odds()
@@ -515,6 +518,10 @@ class TurnAttack:
 
     def odds(self) -> AttackOdds:
         return _KNOWN_ODDS.keyed(self._key, self.turn)
+
+    def remember(self, odds: AttackOdds) -> None:
+        """A worker's odds of this turn, kept as if computed here (equal key, equal odds)."""
+        _KNOWN_ODDS.put(self._key, odds)
 
     def roll(self, rng: random.Random) -> AttackRoll:
         return turn_roll(self.turn.roll(rng))

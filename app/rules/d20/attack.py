@@ -72,6 +72,9 @@ class D20Attack:
         """Cheap enough to compute in the request: a figurine is some 30 µs of odds."""
         return len(self.strikes) <= INLINE_TARGETS
 
+    def remember(self, odds: AttackOdds) -> None:
+        """Nothing kept: a figurine's odds take microseconds."""
+
     def problems(self) -> tuple[str, ...]:
         return self.refused
 

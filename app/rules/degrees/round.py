@@ -167,6 +167,9 @@ class Round:
         """Cheap enough to compute in the request (a shot on a target is some 20 µs)."""
         return len(self.targets) * len(self.shots) <= 20
 
+    def remember(self, odds: AttackOdds) -> None:
+        """Nothing kept: a shot's odds take microseconds."""
+
     def problems(self) -> tuple[str, ...]:
         return self.problem_list
 

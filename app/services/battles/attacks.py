@@ -242,4 +242,4 @@ def roll_attack(
 def _odds(made: BattleAttack) -> Any:
     """The attack's odds: where the request is handled when it is small, else in the
     calculation workers."""
-    return made.attack.odds() if made.attack.inline() else compute.run(made.attack.odds)
+    return compute.odds(made.attack)

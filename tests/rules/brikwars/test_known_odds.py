@@ -69,6 +69,16 @@ def test_a_kept_turn_is_inline_and_has_no_problems():
     assert volley.inline() and volley.problems() == ()
 
 
+def test_odds_a_worker_computed_are_kept_here():
+    """The worker's answer, handed back (``remember``): an equal turn is inline here and
+    answered with it."""
+    turn = Turn(tank(), (1,), minifig(), TurnSituation(burst=3))
+    from_worker = fresh(turn)
+    TurnAttack(turn).remember(from_worker)
+    again = TurnAttack(Turn(tank(), (1,), minifig(), TurnSituation(burst=3)))
+    assert again.inline() and again.odds() is from_worker
+
+
 def test_a_refused_turn_keeps_nothing():
     over_power = TurnAttack(Turn(rex(), (0, 1, 2), minifig()))
     assert over_power.problems()

@@ -115,6 +115,9 @@ class CoinAttack:
     def inline(self) -> bool:
         return True
 
+    def remember(self, odds: AttackOdds) -> None:
+        pass
+
     def problems(self) -> tuple[str, ...]:
         return ()
 
