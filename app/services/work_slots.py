@@ -34,7 +34,7 @@ class Slot:
         self.done = False
 
     def give_back(self) -> None:
-        """The request is done with it (on the event loop; once)."""
+        """The request is done with it (on the event loop; a second call does nothing)."""
         with self._lock:
             self.done = True
             if not self.held:
