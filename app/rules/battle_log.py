@@ -17,7 +17,9 @@ from typing import Any
 
 from app.rules.errors import InvalidInput
 from app.rules.fields import FieldValue, parse_fields
-from app.rules.ruleset import JSON, AttackOdds, AttackRoll, Fighter, UnitAction
+from app.rules.ruleset.fighters import Fighter, UnitAction
+from app.rules.ruleset.figures import JSON
+from app.rules.ruleset.odds import AttackOdds, AttackRoll
 
 
 def _names(targets: Sequence[Fighter]) -> list[tuple[int | None, str]]:

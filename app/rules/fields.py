@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from app.rules.errors import InvalidInput
+from app.rules.errors import FieldErrors, InvalidInput
 from app.rules.numbers import NOT_A_NUMBER, exact_number
 from app.rules.text import control_character_reason
 
@@ -40,7 +40,10 @@ class InputField:
     ``inches``: an exact number (whole, decimal or a/b) within ``low``..``high``;
     ``whole``: an integer within ``low``..``high``; ``flag``: on or off; ``choice``: one of
     ``choices`` (value, label); ``text``: one line of at most ``high`` characters.
-    ``optional``: empty input means ``None`` rather than the default.
+    ``optional``: empty input means ``None`` rather than the default. ``when``: the field
+    applies only where each named switch has one of its values (``("mode", ("explosion",))``;
+    the switch ``weapon_type``: one of the chosen weapons is of such a type), so a form asks
+    only what applies; empty: it always applies.
     """
 
     name: str
@@ -52,10 +55,33 @@ class InputField:
     choices: tuple[tuple[str, str], ...] = ()
     help: str = ""
     optional: bool = False
+    when: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def choice_values(self) -> tuple[str, ...]:
         return tuple(value for value, _ in self.choices)
+
+    def applies(self, values: Mapping[str, object], weapon_types: Sequence[str] = ()) -> bool:
+        """True when the field applies to a form whose switches have ``values`` and whose
+        chosen weapons are of ``weapon_types``.
+
+        >>> radius = InputField("radius", "Radius", "whole", 0, when=(("mode", ("blast",)),))
+        >>> radius.applies({"mode": "blast"}), radius.applies({"mode": "shot"})
+        (True, False)
+        >>> hot = InputField("hot", "Hot", "flag", False, when=(("weapon_type", ("flamer",)),))
+        >>> hot.applies({}, ("gun", "flamer")), hot.applies({}, ("gun",))
+        (True, False)
+        """
+        for switch, allowed in self.when:
+            if switch == WEAPON_TYPE:
+                if not any(t in allowed for t in weapon_types):
+                    return False
+            elif str(values.get(switch, "")) not in allowed:
+                return False
+        return True
+
+
+WEAPON_TYPE = "weapon_type"  # the ``when`` switch read from the chosen weapons' types
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +257,8 @@ def describe(field: InputField) -> dict[str, Any]:
         out["choices"] = [{"value": v, "label": label} for v, label in field.choices]
     if field.help:
         out["help"] = field.help
+    if field.when:
+        out["when"] = {switch: list(allowed) for switch, allowed in field.when}
     return out
 
 
@@ -282,3 +310,40 @@ def whole_value(values: Mapping[str, FieldValue], key: str) -> int:
     value = values[key]
     assert isinstance(value, int)
     return value
+
+
+def read_object(
+    data: object,
+    path: str,
+    fields: Sequence[InputField],
+    errors: FieldErrors,
+    *,
+    also: frozenset[str] = frozenset(),
+) -> dict[str, FieldValue]:
+    """Every field's value in the JSON object at ``path`` (a unit, ``weapons.2``), each
+    refusal noted in ``errors`` by its path rather than raised, so a whole unit's wrong
+    fields are named at once: an unknown key, a required field missing, a bad value (which
+    reads as its default). ``also``: keys the caller reads itself (``weapons``).
+
+    >>> errors = FieldErrors()
+    >>> hits = InputField("hits", "Hits", "whole", 1, low=1, high=5)
+    >>> read_object({"hits": 9, "colour": "red"}, "weapons.0", (hits,), errors)
+    {'hits': 1}
+    >>> errors.errors
+    {'weapons.0.colour': 'is not a known field', 'weapons.0.hits': 'must be from 1 to 5'}
+    """
+    prefix = f"{path}." if path else ""
+    if not isinstance(data, Mapping):
+        errors.add(path or "body", "must be an object")
+        return {f.name: f.default for f in fields}
+    known = frozenset(f.name for f in fields) | also
+    for key in data:
+        if key not in known:
+            errors.add(f"{prefix}{key}", "is not a known field")
+    for f in fields:
+        if f.default is None and not f.optional and data.get(f.name) is None:
+            errors.add(f"{prefix}{f.name}", "is required")
+    values, refused = parse_fields(fields, data)
+    for name, reason in refused.items():
+        errors.add(f"{prefix}{name}", reason)
+    return values

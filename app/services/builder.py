@@ -21,7 +21,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Army, Unit, User, Weapon
-from app.rules.errors import InvalidInput
+from app.rules.errors import InvalidFields, InvalidInput
 from app.rules.memo import BoundedMemo, bounded_cache
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import Finding, Ruleset, UnitFigures, WeaponFigures, read_options
@@ -318,9 +318,10 @@ def _check_unit(rules: Ruleset, data: Mapping[str, Any], *, weapon_index: int | 
         return rules.decode_unit(dict(data))
     except InvalidInput as exc:
         prefix = f"weapons.{weapon_index}."
-        if weapon_index is not None and exc.field.startswith(prefix):
-            raise InvalidInput(exc.field[len(prefix) :], exc.reason) from None
-        raise
+        if weapon_index is None or not any(f.startswith(prefix) for f in exc.reasons()):
+            raise
+        own = {f.removeprefix(prefix): reason for f, reason in exc.reasons().items()}
+        raise InvalidFields(own) from None
 
 
 def _split_unit(rules: Ruleset, spec: Any) -> tuple[str, str, dict[str, Any], list[dict[str, Any]]]:

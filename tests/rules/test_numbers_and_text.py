@@ -140,7 +140,9 @@ def test_unit_names_and_weapon_labels_refuse_control_characters() -> None:
     assert caught.value.field == "weapons.0.label"
 
 
-@pytest.mark.parametrize("module", ["app.rules.numbers", "app.rules.text"])
+@pytest.mark.parametrize(
+    "module", ["app.rules.numbers", "app.rules.text", "app.rules.errors", "app.rules.fields"]
+)
 def test_docstring_examples(module: str) -> None:
     import doctest
     import importlib

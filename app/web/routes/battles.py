@@ -319,7 +319,7 @@ def battle_roll(
             moved=attack.moved,
         )
     except InvalidInput as exc:
-        return _refused(request, session, user, battle_id, form, {exc.field: exc.reason})
+        return _refused(request, session, user, battle_id, form, exc.reasons())
     if not is_htmx(request):
         query = {
             "attacker": attack.attacker_id,

@@ -147,7 +147,7 @@ def _refused(
         )
         status = 409
     else:
-        state = FormState(scope, dict(form), {exc.field: exc.reason})
+        state = FormState(scope, dict(form), exc.reasons())
         status = 422
     if unit_id is not None:
         return builder_page(
