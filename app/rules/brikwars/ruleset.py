@@ -89,6 +89,7 @@ from app.rules.ruleset import (
     LineRoll,
     Outcome,
     RolledDie,
+    RulesetBase,
     SampleAttack,
     Standing,
     TargetInput,
@@ -596,7 +597,7 @@ _TANK: dict[str, Any] = {
 _WALKER: dict[str, Any] = {"name": "Walker", "size": 3, "structure_level": 3}
 
 
-class BrikWars:
+class BrikWars(RulesetBase):
     """The ``brikwars`` ruleset."""
 
     id = "brikwars"

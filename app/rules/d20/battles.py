@@ -157,7 +157,7 @@ class D20BattleAttack(BattleAttack):
 class D20Battles:
     """The battle half of the D20 ruleset (mixed into ``D20``)."""
 
-    unit_actions = UNIT_ACTIONS
+    unit_actions: tuple[UnitAction, ...] = UNIT_ACTIONS
 
     @property
     def battle_situation_fields(self) -> tuple[InputField, ...]:

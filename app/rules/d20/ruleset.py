@@ -16,10 +16,10 @@ from app.rules.d20.battles import D20Battles
 from app.rules.d20.builder import D20Builder
 from app.rules.d20.calculator import D20Calculator
 from app.rules.d20.glossary import GLOSSARY
-from app.rules.ruleset import JSON, Ruleset
+from app.rules.ruleset import JSON, Ruleset, RulesetBase
 
 
-class D20(D20Builder, D20Calculator, D20Battles):
+class D20(D20Builder, D20Calculator, D20Battles, RulesetBase):
     id = "d20"
     name = "D20 Power/Reach"
     summary = (

@@ -116,7 +116,7 @@ class DegreesBattleAttack(BattleAttack):
 class DegreesBattles:
     """The battle half of the Degrees ruleset (mixed into ``Degrees``)."""
 
-    unit_actions = UNIT_ACTIONS
+    unit_actions: tuple[UnitAction, ...] = UNIT_ACTIONS
 
     @property
     def battle_situation_fields(self) -> tuple[InputField, ...]:

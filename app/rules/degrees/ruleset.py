@@ -16,10 +16,10 @@ from app.rules.degrees.battles import DegreesBattles
 from app.rules.degrees.builder import DegreesBuilder
 from app.rules.degrees.calculator import DegreesCalculator
 from app.rules.degrees.glossary import GLOSSARY
-from app.rules.ruleset import JSON, Ruleset
+from app.rules.ruleset import JSON, Ruleset, RulesetBase
 
 
-class Degrees(DegreesBuilder, DegreesCalculator, DegreesBattles):
+class Degrees(DegreesBuilder, DegreesCalculator, DegreesBattles, RulesetBase):
     id = "degrees"
     name = "Degrees"
     summary = (

@@ -19,6 +19,7 @@ The package, by job:
 """
 
 from app.rules.ruleset.base import (
+    NAME_FIELD,
     AttackBase,
     RememberingAttack,
     RulesetBase,
@@ -69,6 +70,7 @@ from app.rules.ruleset.reading import (
 
 __all__ = [
     "JSON",
+    "NAME_FIELD",
     "ActionResult",
     "AllyInput",
     "Attack",

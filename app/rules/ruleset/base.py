@@ -54,6 +54,8 @@ from app.rules.ruleset.odds import (
 )
 from app.rules.text import plain_field_words
 
+NAME_FIELD = InputField("name", "Name", "text", None, high=120)  # every unit has one
+
 
 class Values(Mapping[str, FieldValue]):
     """Field values by name, frozen and hashable (compared and memoised as keys), read as a
@@ -188,6 +190,7 @@ class RulesetBase(ABC):
     outcome_columns: tuple[Column, ...]
     sample_attacks: tuple[SampleAttack, ...]
 
+    unit_fields: tuple[InputField, ...] = (NAME_FIELD,)
     cost_unit: str = "pts"
     glossary: tuple[GlossaryTerm, ...] = ()
     option_fields: tuple[InputField, ...] = ()

@@ -77,6 +77,13 @@ class Building(Protocol):
         ...
 
     @property
+    def unit_fields(self) -> tuple[InputField, ...]:
+        """The unit form's fields, by the names ``encode_unit`` writes (``name``, ``kind``,
+        ...; not ``weapons``): the generic builder form asks them, and ``unit_form`` says
+        which apply to which ``kind``. A weapon's fields are its catalogue entry's."""
+        ...
+
+    @property
     def unit_columns(self) -> tuple[Column, ...]: ...
     @property
     def weapon_columns(self) -> tuple[Column, ...]: ...

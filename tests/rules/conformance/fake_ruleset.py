@@ -18,6 +18,7 @@ from typing import Any
 from app.rules.errors import FieldErrors, InvalidInput
 from app.rules.fields import FieldValue, InputField, read_object
 from app.rules.ruleset import (
+    NAME_FIELD,
     ActionResult,
     AllyInput,
     AttackBase,
@@ -49,7 +50,7 @@ from app.rules.ruleset import (
 
 HITS = InputField("hits", "Hits", "whole", 1, low=1, high=5)
 UNIT_FIELDS = (
-    InputField("name", "Name", "text", None, high=80),
+    NAME_FIELD,
     InputField("kind", "Kind", "choice", "trooper", choices=(("trooper", "Trooper"),)),
     HITS,
 )
@@ -136,6 +137,7 @@ class CoinWar(RulesetBase):
         InputField("hit_on", "Dice hit on", "choice", "4", choices=(("4", "4+"), ("5", "5+"))),
         InputField("allow_over_budget", "Over budget is only a warning", "flag", False),
     )
+    unit_fields = UNIT_FIELDS
     unit_columns = (Column("hits", "Hits"),)
     weapon_columns = (Column("dice", "Dice"),)
     situation_fields = (InputField("cover", "Target in cover", "flag", False),)
@@ -160,7 +162,7 @@ class CoinWar(RulesetBase):
 
     def decode_unit(self, data: Mapping[str, Any]) -> CoinUnit:
         errors = FieldErrors()
-        unit = read_object(data, "", UNIT_FIELDS, errors, also=frozenset({"weapons"}))
+        unit = read_object(data, "", self.unit_fields, errors, also=frozenset({"weapons"}))
         weapons = data.get("weapons", []) if isinstance(data, Mapping) else []
         if not isinstance(weapons, list):
             errors.add("weapons", "must be a list")
