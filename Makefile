@@ -6,7 +6,7 @@ MYPY_CACHE ?= .mypy_cache
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test suite lint typecheck format migrate bench load baseline clean
+.PHONY: run test suite lint typecheck format migrate bench compare load baseline clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,13 @@ suite: $(VENV)/.dev-installed
 # Speed targets: writes bench/results.md (exit 1 if a target is missed).
 bench: $(VENV)/.dev-installed
 	$(BIN)/python -m bench
+
+# make bench on an older commit (OLD=<rev>) and on this code in alternating pairs, each row's
+# median new/old ratio (above 1.10: a regression); writes bench/compare.md.
+OLD ?= HEAD~1
+PAIRS ?= 5
+compare: $(VENV)/.dev-installed
+	$(BIN)/python -m bench.compare --old $(OLD) --pairs $(PAIRS) $(SUITES)
 
 # Production-shaped load (PostgreSQL on 127.0.0.1, 4 workers, a seeded throw-away database,
 # short bounded phases): the "## Load" section of bench/results.md. Not part of `make test`.
