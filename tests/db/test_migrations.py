@@ -491,3 +491,50 @@ def test_army_cost_migration_costs_existing_armies() -> None:
     command.downgrade(cfg, BEFORE_ARMY_COST)
     assert "cost" not in {c["name"] for c in inspect(engine).get_columns("army")}
     engine.dispose()
+
+
+BEFORE_UNIT_NOTES = "3e8b6d2a9f51"  # the revision before unit notes
+
+
+def test_unit_notes_migration_gives_existing_units_empty_notes() -> None:
+    """Issue 26: units made before notes have none, and keep their weapons (the column is
+    added without rebuilding the table); a downgrade takes the column away again."""
+    from sqlalchemy import text
+
+    url = another_database_url()
+    cfg = alembic_config(url)
+    command.upgrade(cfg, BEFORE_UNIT_NOTES)
+    engine = make_engine(url)
+    stamps = {"created_at": NOW, "updated_at": NOW}
+    with engine.begin() as conn:
+        user = _insert(
+            conn, "user_account", email="n@example.com", display_name="N", password_hash="x",
+            **stamps,
+        )  # fmt: skip
+        army = _insert(
+            conn, "army", owner_id=user, name="Red", ruleset_id="brikwars", budget=100,
+            notes="army notes", house_rules={}, version=1, **stamps,
+        )  # fmt: skip
+        unit = _insert(
+            conn, "unit", army_id=army, position=0, name="Trooper", kind="minifig", spec={},
+            count=2, version=1, **stamps,
+        )  # fmt: skip
+        _insert(
+            conn, "weapon", unit_id=unit, position=0, type="gun", spec={"size": 1}, version=1,
+            **stamps,
+        )  # fmt: skip
+    command.upgrade(cfg, "head")
+    with engine.begin() as conn:
+        assert conn.execute(text("SELECT notes, count FROM unit")).one() == ("", 2)
+        assert conn.execute(text("SELECT COUNT(*) FROM weapon")).scalar_one() == 1
+        # a unit written without notes (an older server's INSERT) gets the empty default
+        _insert(
+            conn, "unit", army_id=army, position=1, name="Sentry", kind="minifig", spec={},
+            version=1, **stamps,
+        )  # fmt: skip
+        assert conn.execute(text("SELECT notes FROM unit WHERE position = 1")).scalar_one() == ""
+    command.downgrade(cfg, BEFORE_UNIT_NOTES)
+    assert "notes" not in {c["name"] for c in inspect(engine).get_columns("unit")}
+    with engine.begin() as conn:
+        assert conn.execute(text("SELECT COUNT(*) FROM weapon")).scalar_one() == 1
+    engine.dispose()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.db.base import Base, TimestampMixin
@@ -33,6 +33,9 @@ class Unit(TimestampMixin, Base):
     spec: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     # How many identical figures the unit stands for (a battle fields each one apart).
     count: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    # The player's own words on the unit, whatever the ruleset ("holds the bridge"): the
+    # builder's, not the ruleset's, so ``spec`` never holds them (bounded by the service).
+    notes: Mapped[str] = mapped_column(Text, default="", server_default="")
     version: Mapped[int] = mapped_column(Integer, default=1)
 
     army: Mapped[Army] = relationship(back_populates="units", lazy="raise")
