@@ -19,7 +19,17 @@ from app.rules.registry import get_ruleset
 from app.services.army_rows import UnitRow
 
 FORMAT = "brikforge-army"
-VERSION = 1
+# Version 2: each unit carries its ``notes`` (the player's own text, "" when none). Version 1
+# documents (and revisions stored before) are read still: their units have no notes.
+VERSION = 2
+READS = (1, 2)
+# A unit's members that are the builder's, not its ruleset's: ``decode_unit`` reads the rest.
+BUILDER_KEYS = frozenset({"count", "notes"})
+
+
+def ruleset_fields(unit: dict[str, Any]) -> dict[str, Any]:
+    """A document's unit without the builder's members, as its ruleset reads it."""
+    return {k: v for k, v in unit.items() if k not in BUILDER_KEYS}
 
 
 def export_doc(army: Army, rows: list[UnitRow]) -> dict[str, Any]:
@@ -53,7 +63,7 @@ def doc_parts(army: Army, rows: list[UnitRow]) -> tuple[str, list[str]]:
 
 def unit_texts(rows: list[UnitRow]) -> list[str]:
     """Each unit's JSON text in the export document."""
-    return [_unit_json(row.content, row.count) for row in rows]
+    return [_unit_json(row.content, row.count, row.notes) for row in rows]
 
 
 def join_doc(head: str, units: list[str]) -> str:
@@ -133,18 +143,19 @@ def _members(obj_json: str) -> str:
 
 
 @bounded_cache(4096, max_bytes=32 << 20, size=lambda text: 100 + 2 * len(text))
-def _unit_json(content: tuple[Any, ...], count: int) -> str:
-    """A unit's JSON from its stored content (``UnitRow.content``) and count, memoised: a
-    revision of a large army re-serialises mostly unchanged units. A count of 1 is left
-    out (a document without one reads as 1), so single units' documents are as before."""
+def _unit_json(content: tuple[Any, ...], count: int, notes: str) -> str:
+    """A unit's JSON from its stored content (``UnitRow.content``), count and notes,
+    memoised: a revision of a large army re-serialises mostly unchanged units. A count of 1
+    is left out (a document without one reads as 1); the notes are always there, beside the
+    name, kind and count that are the builder's too (the ruleset's own fields follow)."""
     name, kind, spec_json, weapons = content
     weapon_json = ",".join(
         f'{{"type": {json.dumps(w_type)}{_members(w_spec)}}}' for w_type, w_spec in weapons
     )
     counted = f', "count": {count}' if count != 1 else ""
     return (
-        f'{{"name": {json.dumps(name)}, "kind": {json.dumps(kind)}{counted}'
-        f'{_members(spec_json)}, "weapons": [{weapon_json}]}}'
+        f'{{"name": {json.dumps(name)}, "kind": {json.dumps(kind)}{counted}, '
+        f'"notes": {json.dumps(notes)}{_members(spec_json)}, "weapons": [{weapon_json}]}}'
     )
 
 
@@ -156,7 +167,8 @@ def add_units(
     positions: list[int] | None = None,
 ) -> None:
     """Create the document's units (and their weapons) in the army, in order or at the
-    ``positions`` given (a unit without a count stands for one figure).
+    ``positions`` given (a unit without a count stands for one figure; without notes, a
+    version 1 document's, it has none).
 
     Two bulk INSERTs, not an object per row: a restore or an import of a large army writes
     hundreds of rows (the units' ids come back in the order given).
@@ -176,6 +188,7 @@ def add_units(
                 "name": data.pop("name"),
                 "kind": data.pop("kind"),
                 "count": data.pop("count", 1),
+                "notes": data.pop("notes", ""),
                 "spec": data,
                 **stamps,
             }

@@ -17,6 +17,7 @@ from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 from app.db.models import Army, Unit, Weapon
 from app.rules.errors import InvalidInput
+from app.rules.text import control_character_reason
 
 # A unit stands for 1 to MAX_COUNT identical figures. Fifty covers the largest squad of
 # identical minifigs a table fields, and keeps one line of the builder from taking a
@@ -26,6 +27,10 @@ MAX_COUNT = 50
 # issue-15 scale whose pages, exports and imports are benchmarked (bench/bigdata.py).
 MAX_UNITS = 1000
 COUNT_REASON = f"must be a whole number from 1 to {MAX_COUNT}"
+# A unit's notes are the player's own text, at most this long: a paragraph or two of orders
+# and reminders, not a story (the army's own notes take 10,000).
+MAX_NOTES = 2000
+NOTES_REASON = f"must be text of at most {MAX_NOTES} characters"
 
 
 def read_count(value: object) -> int:
@@ -35,6 +40,21 @@ def read_count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_COUNT:
         raise InvalidInput("count", COUNT_REASON)
     return value
+
+
+def read_notes(value: object) -> str:
+    """A unit's notes from a form or a document, trimmed, lines ending ``\\n``; InvalidInput
+    naming ``notes`` when they are not text, too long or hold control characters."""
+    if not isinstance(value, str):
+        raise InvalidInput("notes", NOTES_REASON)
+    # A browser sends CRLF: one break each. Blank ends (a textarea's last newline) go.
+    text = value.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if len(text) > MAX_NOTES:
+        raise InvalidInput("notes", NOTES_REASON)
+    reason = control_character_reason(text, multiline=True)
+    if reason is not None:
+        raise InvalidInput("notes", reason)
+    return text
 
 
 # session.info key: {army_id: rows} read since the session last wrote units or weapons.
@@ -74,6 +94,8 @@ class UnitRow:
     weapons: tuple[WeaponRow, ...]
     # How many identical figures the unit stands for (``unit.count``, 1 to MAX_COUNT).
     count: int = 1
+    # The player's own text on the unit (``unit.notes``): no figure depends on it.
+    notes: str = ""
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -82,11 +104,17 @@ class UnitRow:
     @property
     def base(self) -> dict[str, Any]:
         """The unit's own fields as stored: the base of a stale edit's merge."""
-        return {"name": self.name, "kind": self.kind, "count": self.count, **self.spec}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "count": self.count,
+            "notes": self.notes,
+            **self.spec,
+        }
 
     @property
     def content(self) -> tuple[object, ...]:
-        """What the unit is, as stored: the memo key of its figures."""
+        """What the unit is, as stored: the memo key of its figures (its notes left out)."""
         return (
             self.name,
             self.kind,
@@ -121,7 +149,7 @@ _WEAPON_ROWS = text(
     "ORDER BY w.unit_id, w.position"
 ).bindparams(bindparam("ids", expanding=True))
 _UNIT_ROWS = text(
-    "SELECT army_id, id, position, version, name, kind, CAST(spec AS TEXT), count "
+    "SELECT army_id, id, position, version, name, kind, CAST(spec AS TEXT), count, notes "
     "FROM unit WHERE army_id IN :ids ORDER BY army_id, position, id"
 ).bindparams(bindparam("ids", expanding=True))
 
@@ -134,13 +162,11 @@ def load_rows_of(session: Session, army_ids: list[int]) -> dict[int, list[UnitRo
     weapons: dict[int, list[WeaponRow]] = {}
     for unit_id, *fields in session.execute(_WEAPON_ROWS, {"ids": army_ids}).all():
         weapons.setdefault(unit_id, []).append(WeaponRow(*fields))
-    for army_id, unit_id, position, version, name, kind, spec_json, count in session.execute(
+    for army_id, unit_id, *fields, spec_json, count, notes in session.execute(
         _UNIT_ROWS, {"ids": army_ids}
     ).all():
         unit_weapons = tuple(weapons.get(unit_id, ()))
-        armies[army_id].append(
-            UnitRow(unit_id, position, version, name, kind, spec_json, unit_weapons, count)
-        )
+        armies[army_id].append(UnitRow(unit_id, *fields, spec_json, unit_weapons, count, notes))
     return armies
 
 

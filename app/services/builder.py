@@ -37,7 +37,7 @@ from app.services.army_rows import WeaponRow as WeaponRow
 from app.services.army_rows import load_rows as load_rows
 from app.services.army_rows import load_rows_of as load_rows_of
 from app.services.army_rows import lock_army as lock_army
-from app.services.army_rows import only_read, read_count, unit_dict
+from app.services.army_rows import only_read, read_count, read_notes, unit_dict
 from app.services.errors import NotFound, StaleVersion
 from app.services.permissions import Access, army_and_rights, army_for
 
@@ -392,8 +392,10 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     """Append a unit (and any weapons given with it) to the army."""
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
     rules = get_ruleset(army.ruleset_id)
+    notes = read_notes(data["notes"]) if data.get("notes") is not None else ""
     data = _clean(data)
     count = read_count(data.pop("count")) if "count" in data else 1
+    data.pop("notes", None)
     spec = _check_unit(rules, data)
     name, kind, fields, weapons = _split_unit(rules, spec)
     lock_army(session, army.id)
@@ -405,6 +407,7 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
         kind=kind,
         spec=fields,
         count=count,
+        notes=notes,
         position=0 if last is None else last + 1,
         weapons=[],
     )
@@ -436,13 +439,17 @@ def update_unit(
     rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
     before = rules.decode_unit(current)
+    # Notes sent empty clear them: read before ``_clean`` drops empty text.
+    notes = read_notes(data["notes"]) if data.get("notes") is not None else None
     changes = _clean(data)
     if "weapons" in changes:
         raise InvalidInput("weapons", "edit weapons through their own routes")
-    # The count is the builder's, not the ruleset's: it is read and merged beside the unit.
+    # The count and notes are the builder's, not the ruleset's: read and merged beside the unit.
     count = read_count(changes.pop("count")) if "count" in changes else None
+    changes.pop("notes", None)
     merged = _patched_unit(rules, current, changes)
     new_count = unit.count if count is None else count
+    new_notes = unit.notes if notes is None else notes
     note = ""
     if expected_version is not None and unit.version != expected_version:
         latest = history.latest_change(session, army.id)
@@ -450,8 +457,10 @@ def update_unit(
             raise StaleVersion("unit", unit.version, latest)
         weapons = current["weapons"]
         try:
+            base_notes = read_notes(base.get("notes", unit.notes))
             base = _clean(base)
             base_count = read_count(base.pop("count", unit.count))
+            base.pop("notes", None)
             was = _stored_unit(rules, {**base, "weapons": weapons})
         except InvalidInput:
             raise StaleVersion("unit", unit.version, latest) from None
@@ -462,11 +471,16 @@ def update_unit(
             what="unit",
             current_version=unit.version,
             latest_change=latest,
-            base={**was, "count": base_count},
-            mine={**mine, "count": base_count if count is None else count},
-            theirs={**theirs, "count": unit.count},
+            base={**was, "count": base_count, "notes": base_notes},
+            mine={
+                **mine,
+                "count": base_count if count is None else count,
+                "notes": base_notes if notes is None else notes,
+            },
+            theirs={**theirs, "count": unit.count, "notes": unit.notes},
         )
         new_count = result.pop("count")
+        new_notes = result.pop("notes")
         merged = {**result, "weapons": weapons}
         note = f" ({merge.MERGED_NOTE})"
     spec = _check_unit(rules, merged)
@@ -475,11 +489,14 @@ def update_unit(
     words = _change_words(rules, {"kind": unit.kind, **stored}, {"kind": kind, **fields})
     if new_count != unit.count:
         words.append(f"count {unit.count} → {new_count}")
+    if new_notes != unit.notes:
+        words.append(_notes_words(unit.notes, new_notes))
     head = f"renamed '{unit.name}' to '{name}'" if name != unit.name else f"changed {unit.name}"
     if not words and name == unit.name:
         words = ["no change"]
     old_count = unit.count
     unit.name, unit.kind, unit.spec, unit.count = name, kind, fields, new_count
+    unit.notes = new_notes
     options = options_of(army)
     delta = new_count * rules.unit_cost(spec, options) - old_count * rules.unit_cost(
         before, options
@@ -508,6 +525,13 @@ def _patched_unit(
     except InvalidInput:
         return {"name": current["name"], "weapons": current["weapons"], **changes}
     return merged
+
+
+def _notes_words(old: str, new: str) -> str:
+    """A change of a unit's notes in a revision's words (not the text: it may be long)."""
+    if not old:
+        return "notes added"
+    return "notes removed" if not new else "notes changed"
 
 
 def _counted(name: str, count: int) -> str:
@@ -548,6 +572,7 @@ def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) 
         kind=original.kind,
         spec=dict(original.spec),
         count=original.count,
+        notes=original.notes,
         position=original.position + 1,
         weapons=[],
     )

@@ -31,6 +31,7 @@ from app.services.army_document import (
     add_units,
     doc_parts,
     join_doc,
+    ruleset_fields,
     split_doc,
     split_joined,
     unit_texts,
@@ -237,7 +238,7 @@ def weapon_names(ruleset_id: str, doc: dict[str, Any]) -> list[list[str]]:
     """Each unit's weapons in a snapshot, named as everywhere else ('3" MachineGun'); a unit
     the ruleset no longer reads keeps its stored types, in words."""
     return [
-        list(_unit_weapon_names(ruleset_id, json.dumps(data, sort_keys=True)))
+        list(_unit_weapon_names(ruleset_id, json.dumps(ruleset_fields(data), sort_keys=True)))
         for data in doc.get("units", [])
     ]
 

@@ -128,6 +128,7 @@ def fork(session: Session, *, user: User, source: Army) -> Army:
             kind=row.kind,
             spec=row.spec,
             count=row.count,
+            notes=row.notes,
             position=row.position,
             weapons=[],
         )

@@ -20,12 +20,12 @@ from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.text import control_character_reason
 from app.services import army_rows, builder, history, quotas
-from app.services.army_document import FORMAT, VERSION, add_units
+from app.services.army_document import FORMAT, READS, VERSION, add_units
 
 # The export document lives in army_document; its names stay importable from here.
 from app.services.army_document import export_doc as export_doc
 from app.services.army_document import export_json as export_json
-from app.services.army_rows import read_count
+from app.services.army_rows import read_count, read_notes
 from app.services.errors import ServiceError
 
 MAX_BYTES = 1_000_000
@@ -55,6 +55,9 @@ def export_text(view: builder.ArmyView) -> str:
         # what the unit is built with beyond its stat line (propulsion, Mind...), then weapons
         built = [" · ".join(f"{label}: {value}" for label, value in uv.figures.profile)]
         lines += [f"{number}. {head}", *(f"   {b}" for b in built if b), *rest]
+        if uv.row.notes:  # the player's own words, each line indented under the unit
+            first, *more = uv.row.notes.split("\n")
+            lines += [f"   Notes: {first}", *(f"   {line}".rstrip() for line in more)]
     lines += ["", f"Total: {total}"]
     return "\n".join(lines) + "\n"
 
@@ -107,8 +110,12 @@ def parse_document(raw: bytes) -> dict[str, Any]:
     problems: list[tuple[str, str]] = []
     if doc.get("format") != FORMAT:
         problems.append(("format", f"must be {FORMAT!r}"))
-    if doc.get("version") != VERSION:
-        problems.append(("version", f"must be {VERSION} (this BrikForge reads version {VERSION})"))
+    version = doc.get("version")
+    if isinstance(version, bool) or version not in READS:
+        readable = " or ".join(str(v) for v in READS)
+        problems.append(
+            ("version", f"must be {readable} (this BrikForge writes version {VERSION})")
+        )
     ruleset_id = doc.get("ruleset")
     rules = RULESETS.get(ruleset_id) if isinstance(ruleset_id, str) else None
     if rules is None:
@@ -158,11 +165,16 @@ def parse_document(raw: bytes) -> dict[str, Any]:
                 (f"units[{index}].weapons", _unit_reason(index, unit, "weapons", reason))
             )
             continue
-        count = 1
-        if isinstance(unit, dict) and "count" in unit:
-            unit = {k: v for k, v in unit.items() if k != "count"}
+        # The count and (from version 2) the notes are the builder's, read beside the unit.
+        own = ("count", "notes") if version != 1 else ("count",)
+        count, notes = 1, ""
+        if isinstance(unit, dict) and any(key in unit for key in own):
+            unit = {k: v for k, v in unit.items() if k not in own}
             try:
-                count = read_count(units[index]["count"])
+                if "count" in units[index]:
+                    count = read_count(units[index]["count"])
+                if "notes" in own and "notes" in units[index]:
+                    notes = read_notes(units[index]["notes"])
             except InvalidInput as exc:
                 reason = _unit_reason(index, unit, exc.field, exc.reason)
                 problems.append((_path(index, exc.field), reason))
@@ -176,6 +188,7 @@ def parse_document(raw: bytes) -> dict[str, Any]:
         normal = rules.encode_unit(spec)  # normalised, exact numbers kept
         if count != 1:
             normal["count"] = count
+        normal["notes"] = notes
         unit_name = normal.get("name")
         if not isinstance(unit_name, str) or not unit_name.strip() or len(unit_name) > 120:
             reason = _unit_reason(index, None, "name", "must be text of 1 to 120 characters")

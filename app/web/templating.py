@@ -19,7 +19,7 @@ from app.rules.memo import BoundedMemo, bounded_cache
 from app.rules.numbers import one_decimal
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.rules.ruleset import Ruleset, glossary_term
-from app.services.army_rows import MAX_COUNT
+from app.services.army_rows import MAX_COUNT, MAX_NOTES
 from app.settings import PROJECT_ROOT
 from app.web.builder_forms import flatten
 from app.web.charts import CHART_MODES, damage_chart
@@ -135,6 +135,7 @@ env.globals["grouped_options"] = grouped_options
 env.globals["damage_chart"] = damage_chart
 env.globals["chart_modes"] = CHART_MODES
 env.globals["max_unit_count"] = MAX_COUNT
+env.globals["max_unit_notes"] = MAX_NOTES
 env.globals["term"] = lambda rules, word, shown="": term(rules, word, shown)
 env.globals["term_tips"] = lambda rules: term_tips(rules)
 env.filters["battle_unit_option"] = lambda row: (str(row.id), f"{row.name} ({row.side})")

@@ -76,11 +76,16 @@ def _changed_options(rules: Ruleset) -> dict[str, object]:
     return options
 
 
+# Every unit has notes, whatever its ruleset: the builder's, beside what the ruleset reads.
+NOTES = "Hold the <bridge> & wait\nfor the signal"
+
+
 def _document(rules: Ruleset) -> dict[str, object]:
     units = []
     for sample in rules.sample_attacks:
         for data in (sample.attacker, *sample.targets):
-            units.append(rules.encode_unit(rules.decode_unit(data)))
+            notes = NOTES if not units else ""
+            units.append(rules.encode_unit(rules.decode_unit(data)) | {"notes": notes})
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -154,13 +159,19 @@ def test_the_builder_pages_render_an_army_of_the_ruleset(app: FastAPI, ruleset: 
         for row, unit in zip(rows, figures, strict=True):
             assert f'id="unit-{row.id}"' in page.text
             assert unit.cost_text in page.text
+        # the first unit's notes, escaped, under it on the page, the sheet and in the text
+        shown = "Hold the &lt;bridge&gt; &amp; wait\nfor the signal"
+        assert rows[0].notes == NOTES and page.text.count(shown) == 1
         text = client.get(f"/armies/{army_id}/export.txt")
         assert text.status_code == 200, text.text
         for number, row in enumerate(rows, start=1):
             assert f"{number}. {row.name}" in text.text
+        assert "   Notes: Hold the <bridge> & wait\n   for the signal\n" in text.text
+        assert text.text.count("Notes:") == 1
         sheet = client.get(f"/armies/{army_id}/print?cards=true")
         assert sheet.status_code == 200, sheet.text
         assert all(unit.cost_text in sheet.text for unit in figures)
+        assert sheet.text.count(shown) == 2  # the roster's line and the stat card
         editor = client.get(
             f"/armies/{army_id}/units/{armed.id}/editor", headers={"HX-Request": "true"}
         )

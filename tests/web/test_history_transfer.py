@@ -81,7 +81,7 @@ def test_export_import_round_trip_gives_an_equal_army(member: Member) -> None:
         json={"name": "Trooper", "kind": "minifig"},
     )
     doc = api(member, "GET", f"/api/v1/armies/{army_id}/export").json()
-    assert doc["format"] == "brikforge-army" and doc["version"] == 1
+    assert doc["format"] == "brikforge-army" and doc["version"] == 2
     assert doc["ruleset"] == "brikwars" and doc["house_rules"]["bonus_die"] == "same"
     r = api(member, "POST", "/api/v1/armies/import", content=json.dumps(doc))
     assert r.status_code == 201, r.text

@@ -47,6 +47,7 @@ def unit_out(uv: builder.UnitView, rules: Ruleset) -> UnitOut:
         kind=uv.row.kind,
         spec=uv.row.spec,
         count=uv.count,
+        notes=uv.row.notes,
         cost=float(uv.cost),
         total_cost=float(uv.total_cost),
         findings=_findings(uv.findings),

@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.services.army_rows import MAX_COUNT
-from app.web.inputs import Int, Line, NoBool, SingleLine, Version
+from app.services.army_rows import MAX_COUNT, MAX_NOTES
+from app.web.inputs import Int, Line, MultiLine, NoBool, SingleLine, Version
 
 Number = Annotated[int | float | str, NoBool]
 """A JSON number or an exact string; the engine bounds it (``app.rules.numbers``)."""
@@ -51,6 +51,15 @@ Count = Annotated[
     NoBool,
 ]
 
+Notes = Annotated[
+    str,
+    Field(
+        max_length=MAX_NOTES,
+        description="The player's own text on the unit, any ruleset (lines apart with \\n)",
+    ),
+    MultiLine,
+]
+
 
 class WeaponIn(_WithRulesetFields):
     """A weapon: its ``type`` and its ruleset's own fields (BrikWars: ``size``, ``xsize``,
@@ -77,6 +86,7 @@ class UnitIn(_WithRulesetFields):
     name: UnitName
     kind: Line | None = None
     count: Count = 1
+    notes: Notes = ""
     weapons: list[WeaponIn] = Field(default_factory=list, max_length=100)
 
 
@@ -88,6 +98,7 @@ class UnitPatch(_WithRulesetFields):
     name: UnitName | None = None
     kind: Line | None = None
     count: Count | None = None
+    notes: Notes | None = Field(default=None, description="New notes; empty text clears them")
 
 
 class MoveIn(_In):
@@ -165,6 +176,7 @@ class UnitOut(_RulesetFields):
     kind: str
     spec: dict[str, Any]
     count: int = Field(description="How many identical figures the unit stands for")
+    notes: str = Field(description="The player's own text on the unit (empty when none)")
     cost: float = Field(description="The cost of one figure")
     total_cost: float = Field(description="The cost of all its figures (count × cost)")
     findings: list[FindingOut]
