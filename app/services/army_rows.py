@@ -162,11 +162,13 @@ def load_rows_of(session: Session, army_ids: list[int]) -> dict[int, list[UnitRo
     weapons: dict[int, list[WeaponRow]] = {}
     for unit_id, *fields in session.execute(_WEAPON_ROWS, {"ids": army_ids}).all():
         weapons.setdefault(unit_id, []).append(WeaponRow(*fields))
-    for army_id, unit_id, *fields, spec_json, count, notes in session.execute(
+    for army_id, unit_id, position, version, name, kind, spec_json, count, notes in session.execute(
         _UNIT_ROWS, {"ids": army_ids}
     ).all():
         unit_weapons = tuple(weapons.get(unit_id, ()))
-        armies[army_id].append(UnitRow(unit_id, *fields, spec_json, unit_weapons, count, notes))
+        armies[army_id].append(
+            UnitRow(unit_id, position, version, name, kind, spec_json, unit_weapons, count, notes)
+        )
     return armies
 
 
