@@ -137,7 +137,7 @@ def parse_document(raw: bytes) -> dict[str, Any]:
         try:
             rules.decode_options(doc.get("house_rules") or {})
         except InvalidInput as exc:
-            problems.append((f"house_rules.{exc.field}", exc.reason))
+            problems += [(f"house_rules.{f}", why) for f, why in exc.reasons().items()]
     known = {
         "format",
         "version",
@@ -181,9 +181,9 @@ def parse_document(raw: bytes) -> dict[str, Any]:
                 continue
         try:
             spec = rules.decode_unit(unit)
-        except InvalidInput as exc:
-            reason = _unit_reason(index, unit, exc.field, exc.reason)
-            problems.append((_path(index, exc.field), reason))
+        except InvalidInput as exc:  # every wrong field of the unit, each by its path
+            for field, why in exc.reasons().items():
+                problems.append((_path(index, field), _unit_reason(index, unit, field, why)))
             continue
         normal = rules.encode_unit(spec)  # normalised, exact numbers kept
         if count != 1:
