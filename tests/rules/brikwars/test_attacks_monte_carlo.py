@@ -33,6 +33,7 @@ from app.rules.brikwars.attacks import (
 from app.rules.brikwars.catalogue import DamageExpr
 from tests.rules.brikwars.attack_support import within
 
+pytestmark = pytest.mark.slow  # every test reads the module's Monte Carlo fixture
 ROLLS = 200_000
 HALF = ROLLS // 2
 HERO_PLATED = Target(Armour(dice=2, sides=6, deflection=1), kind="hero")
@@ -148,7 +149,6 @@ def check(count: int, p: float) -> None:
     assert within(count, ROLLS, p), (count / ROLLS, p)
 
 
-@pytest.mark.slow
 def test_single_attack(mc: Tallies) -> None:
     odds = SINGLE.odds()
     for name, p in odds.outcomes().items():
@@ -156,7 +156,6 @@ def test_single_attack(mc: Tallies) -> None:
     check(mc["single"]["crit"], odds.critical_failure)
 
 
-@pytest.mark.slow
 def test_parry_with_a_shield(mc: Tallies) -> None:
     odds = PARRIED.odds()
     for name, p in odds.outcomes().items():
@@ -165,7 +164,6 @@ def test_parry_with_a_shield(mc: Tallies) -> None:
     check(mc["parried"]["disarmed"], odds.disarmed)
 
 
-@pytest.mark.slow
 def test_combined_attack(mc: Tallies) -> None:
     odds = COMBINED.odds()
     assert odds.size_damage > 0 and odds.destroyed == 0
@@ -173,7 +171,6 @@ def test_combined_attack(mc: Tallies) -> None:
         check(mc["combined"][name], p)
 
 
-@pytest.mark.slow
 def test_explosion_ring_and_knockback(mc: Tallies) -> None:
     ring = EXPLOSION.ring_odds(WALL.target, 1)
     check(mc["wall"][("something_bad", -1)], ring.something_bad)
@@ -187,7 +184,6 @@ def test_explosion_ring_and_knockback(mc: Tallies) -> None:
         check(mc["plated"][("kb", inches)], p)
 
 
-@pytest.mark.slow
 def test_burst(mc: Tallies) -> None:
     odds = BURST.odds()
     t = odds.targets[0]
@@ -198,7 +194,6 @@ def test_burst(mc: Tallies) -> None:
     check(mc["burst"]["inoperative"], odds.inoperative)
 
 
-@pytest.mark.slow
 def test_arc_fire(mc: Tallies) -> None:
     odds = ARC.odds()
     for t in odds.targets:

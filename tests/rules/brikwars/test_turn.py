@@ -176,6 +176,7 @@ def _frequencies(turn: Turn, n: int, seed: int) -> Counter:
     return seen
 
 
+@pytest.mark.slow  # 40,000 seeded turns
 @pytest.mark.parametrize(
     ("weapons", "situation"),
     [
@@ -243,15 +244,20 @@ def test_cover_and_aiming_change_the_target_size_modifier():
     assert size_step(visible_size=Fraction(4), small="1x1") == "+0"
 
 
-def test_allies_join_a_combined_attack():
-    """Another unit's weapon joins: one line, the engine's Combined Attack of both attacks."""
-    from app.rules.brikwars.attacks import CombinedAttack
+def _allied_turn() -> tuple[Turn, UnitSpec, UnitSpec]:
     from app.rules.brikwars.turn import Ally
 
     walker = UnitSpec(name="Walker", size=3, structure_level=3)
     trooper = UnitSpec(name="Pvt", kind="minifig", weapons=(WeaponSpec("short_ranged_weapon"),))
     sit = TurnSituation(distance=Fraction(3))
-    turn = Turn(tank(), (0,), walker, sit, allies=(Ally(trooper, (0,)),))
+    return Turn(tank(), (0,), walker, sit, allies=(Ally(trooper, (0,)),)), walker, trooper
+
+
+def test_allies_join_a_combined_attack():
+    """Another unit's weapon joins: one line, the engine's Combined Attack of both attacks."""
+    from app.rules.brikwars.attacks import CombinedAttack
+
+    turn, walker, trooper = _allied_turn()
     odds = turn.odds()
     assert len(odds.lines) == 1 and odds.lines[0].kind == "combined"
     assert "Pvt's Short-Ranged Weapon" in odds.lines[0].label
@@ -262,9 +268,14 @@ def test_allies_join_a_combined_attack():
         )
     ).odds()
     assert odds.lines[0].main.size_damage == pytest.approx(both.size_damage, abs=1e-12)
+
+
+@pytest.mark.slow  # 40,000 seeded turns
+def test_an_allied_turns_rolls_match_its_odds():
+    turn, _, _ = _allied_turn()
     n = 40_000
     seen = _frequencies(turn, n, seed=7)
-    for outcome, p in odds.lines[0].main.outcomes().items():
+    for outcome, p in turn.odds().lines[0].main.outcomes().items():
         assert within(seen[outcome], n, p), (outcome, seen[outcome] / n, p)
 
 

@@ -29,6 +29,7 @@ from app.rules.dice import (
     total_distribution,
 )
 
+pytestmark = pytest.mark.slow  # every test reads the module's Monte Carlo fixture
 ROLLS = 200_000
 HALF = ROLLS // 2
 EXPLOSION = Pool.of(10, 10)
@@ -158,7 +159,6 @@ def check_cells(counts: Counter, n: int, pmf: np.ndarray) -> None:
     assert counts[tuple(int(i) for i in top)] > 0
 
 
-@pytest.mark.slow
 def test_monte_carlo_explosion_rings(mc: Tallies) -> None:
     rings = explosion_rings(EXPLOSION)
     for k, ring in enumerate(rings):
@@ -169,7 +169,6 @@ def test_monte_carlo_explosion_rings(mc: Tallies) -> None:
     assert within(mc["critical"], ROLLS, rings[0].all_ones)
 
 
-@pytest.mark.slow
 def test_monte_carlo_knockback_against_armour(mc: Tallies) -> None:
     # ring 2 against a 1d10 Armour roll, split by dice left; a Critical Failure has no effect
     result = compare_by_dice(explosion_rings(EXPLOSION)[2], GROUND)
@@ -178,14 +177,12 @@ def test_monte_carlo_knockback_against_armour(mc: Tallies) -> None:
     assert sum(mc["knockback"].values()) > 0.9 * ROLLS  # ring 2 of 10d10 nearly always wins
 
 
-@pytest.mark.slow
 def test_monte_carlo_plated_object_in_ring_two(mc: Tallies) -> None:
     # 1 layer of Deflection in ring 2: damage = the total without 3 groups (ring 3's total),
     # KnockBack = ring 2's dice left; the joint from the same rolls.
     check_cells(mc["plated"], ROLLS, explosion_ring_deflected(EXPLOSION, 2, 1).pmf)
 
 
-@pytest.mark.slow
 def test_monte_carlo_damage_against_armour_pool(mc: Tallies) -> None:
     result = compare(total_distribution(Pool.of(5, 10)), Pool.of(5, 10))
     tally = mc["duel"]
@@ -195,7 +192,6 @@ def test_monte_carlo_damage_against_armour_pool(mc: Tallies) -> None:
     assert within(tally["crit"], ROLLS, result.critical_failure)
 
 
-@pytest.mark.slow
 def test_monte_carlo_deflection_with_modifiers_and_bonus_options(mc: Tallies) -> None:
     exact = deflect(DEFLECTED, 2)
     check_histogram(mc["deflected"], ROLLS, exact.pmf)
