@@ -23,6 +23,7 @@ from tests.conftest import CSRF_RE, alembic_config, another_database_url
 from tests.web.conftest import PASSWORD
 from tests.web.test_battles import TANK
 
+pytestmark = pytest.mark.slow  # two uvicorn servers to start (the module's fixture)
 ROOT = Path(__file__).resolve().parents[2]
 SESSION_COOKIE = "brikforge_session"
 FORTRESS = {"name": "Fortress", "size": 40, "structure_level": 3}  # outlasts six rolls

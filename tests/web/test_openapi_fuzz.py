@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.web.conftest import sign_up
@@ -31,6 +32,7 @@ CHECKS = ",".join(
         "unsupported_method",
     )
 )
+pytestmark = pytest.mark.slow  # a minute or more of fuzzing
 REPORT = Path(__file__).resolve().parent.parent / "artifacts" / "schemathesis.txt"
 
 
