@@ -1,4 +1,5 @@
-# BrikForge: `make run` serves on http://127.0.0.1:8000 (SQLite), `make test` runs everything.
+# BrikForge: `make run` serves on http://127.0.0.1:8000 (SQLite), `make test` runs everything,
+# `make quick` the fast part while you work.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -6,7 +7,7 @@ MYPY_CACHE ?= .mypy_cache
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test suite lint typecheck format migrate bench compare load baseline clean
+.PHONY: run test quick suite lint typecheck format migrate bench compare load baseline clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +36,15 @@ test: $(VENV)/.dev-installed
 # The tests alone (CI's second database pass: the checks above are the same on both).
 suite: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest
+
+# The loop while you work: ruff and the tests not marked `slow` (Monte Carlo, brute-force
+# enumeration, the schemathesis fuzz, live servers) nor `browser` (they need Chromium and
+# start a server and a browser: run them when you change a page). No mypy. `make test`
+# runs everything, as CI does.
+quick: $(VENV)/.dev-installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check app tests migrations bench
+	$(BIN)/python -m pytest -m "not slow and not browser"
 
 # Speed targets: writes bench/results.md (exit 1 if a target is missed).
 bench: $(VENV)/.dev-installed
