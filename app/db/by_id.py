@@ -26,4 +26,4 @@ def by_id(session: Session, model: type[T], ident: int) -> T | None:
     if statement is None:
         (key,) = inspect(model).primary_key
         statement = _STATEMENTS[model] = select(model).where(key == bindparam("ident"))
-    return session.execute(statement, {"ident": ident}).scalar_one_or_none()  # type: ignore[no-any-return]
+    return session.execute(statement, {"ident": ident}).scalar_one_or_none()

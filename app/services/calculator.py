@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -123,7 +122,8 @@ class LoadoutResult:
         return tuple(index[w.row.id] for w in self.weapons)
 
     @property
-    def unit_cost(self) -> Fraction:
+    def unit_cost(self) -> Any:
+        """One figure's cost, in its ruleset's own numbers (BrikWars: a ``Fraction``)."""
         return self.unit.cost
 
     @property
@@ -496,7 +496,7 @@ def roll_in_new_battle(
         target_id=ids[target.row.id],
         # what the battle decides itself from its state (Homing In, D20's Shaken) it sets
         situation=battle_situation(calc.ruleset, request.situation),
-        followers=followers,  # type: ignore[arg-type]
+        followers=followers,
         seed=seed,
     )
     return RolledInBattle(

@@ -175,11 +175,11 @@ def _rebuild(session: Session, army_id: int, revision_id: int, base_id: int | No
     row = stored[revision_id]
     while row.snapshot_json is None:
         chain.append(row.delta_json)
-        row = stored[row.parent_id]  # type: ignore[index]
+        row = stored[row.parent_id]
     head, units = _split(row.snapshot_json, row.unit_lengths)
     rebuilt = _Rebuilt(revision_id, row.id, head, units, 0, 0)
     for change_json in reversed(chain):
-        _apply(change_json, rebuilt)  # type: ignore[arg-type]
+        _apply(change_json, rebuilt)
     return rebuilt
 
 

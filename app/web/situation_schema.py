@@ -51,7 +51,7 @@ def field_definition(field: InputField) -> tuple[Any, Any]:
     elif kind == "flag":
         annotation = bool
     elif kind == "choice":
-        annotation = Literal[field.choice_values]  # type: ignore[valid-type]
+        annotation = Literal[field.choice_values]
     else:
         length = None if field.high is None else int(field.high)
         annotation = Annotated[str, Field(max_length=length), SingleLine]

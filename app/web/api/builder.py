@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import Response
+from pydantic import BaseModel
 
 from app.rules.registry import get_ruleset
 from app.rules.ruleset import Finding, Ruleset
@@ -90,7 +91,7 @@ def _unit(session: SessionDep, user: ApiUser, army_id: Id, unit_id: Id) -> UnitO
     return unit_out(view.unit(unit_id), view.ruleset)
 
 
-def _body(model: Any) -> dict[str, Any]:
+def _body(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(exclude_none=True, exclude={"version", "base"})
 
 

@@ -84,7 +84,7 @@ def _attack_fields(ruleset_id: str) -> type[BaseModel]:
     """The body's ruleset-dependent part (situation, followers) as the ruleset reads it."""
     situation, follower = situation_in(ruleset_id), follower_in(ruleset_id)
     most = get_ruleset(ruleset_id).max_targets - 1
-    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    model: type[BaseModel] = create_model(
         "AttackFields",
         __base__=_In,
         __module__=__name__,
