@@ -19,8 +19,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.db.models import User
-from app.services.sessions import ActiveSession
-from app.web.deps import bearer_user, login_session
+from app.web.deps import Later, LoginOrLater, PendingLoginDep, bearer_user
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SESSION_KEY = "csrf"
@@ -46,7 +45,7 @@ def csrf_token(request: Request) -> str:
 
 async def csrf_protect(
     request: Request,
-    login: Annotated[ActiveSession | None, Depends(login_session)],
+    login: PendingLoginDep,
     token_user: Annotated[User | None, Depends(bearer_user)],
 ) -> None:
     """The API routers' dependency: refuse unsafe requests without the session's token."""
@@ -55,17 +54,17 @@ async def csrf_protect(
     await _check(request, login)
 
 
-async def page_csrf_protect(
-    request: Request, login: Annotated[ActiveSession | None, Depends(login_session)]
-) -> None:
+async def page_csrf_protect(request: Request, login: PendingLoginDep) -> None:
     """The page routers' dependency: as ``csrf_protect``, without looking for a bearer
     token, which a page ignores (one dependency fewer to resolve on every page)."""
     await _check(request, login)
 
 
-async def _check(request: Request, login: ActiveSession | None) -> None:
+async def _check(request: Request, login: LoginOrLater) -> None:
     if request.method in SAFE_METHODS or "session" not in request.scope:
         return  # (no session at all: the stateless calculators, which trust no cookie)
+    if isinstance(login, Later):  # (never: only a GET's route looks its login up itself)
+        raise CsrfError
     if request.scope["path"].startswith("/api/") and login is None:
         return
     expected = login.csrf_token if login is not None else request.session.get(SESSION_KEY)

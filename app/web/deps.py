@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Callable, Coroutine, Sequence
 from contextlib import suppress
 from contextvars import ContextVar
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 from fastapi import Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -26,6 +26,7 @@ from app.web.session_cookie import COOKIE
 # Requests that only read: their session is read-only (``make_read_sessionmaker``).
 READING_METHODS = frozenset({"GET", "HEAD"})
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 # The request's database session, for the route's own thread to finish (``SessionRoute``).
@@ -36,20 +37,37 @@ _LOGIN_IN_ROUTE = "login_in_route"
 _SESSION = "db_session"  # request.state: the request's database session (``SessionRoute``)
 
 
-class _Later:
-    """What a dependency hands a synchronous route for its own thread to fill in: the
-    login session, the user (or None), or the user a page requires."""
+class Later(Generic[T]):
+    """What a login dependency hands a synchronous GET route in place of its ``T``, for the
+    route's own thread to fill in (``_fill_in_login``): it looks the login up and puts
+    ``value(login)`` where the placeholder stands. The dependencies say so in their return
+    types (``T | Later[T]``); the route's own parameter is a plain ``T`` by the time it runs."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, value: Callable[[ActiveSession | None], T]) -> None:
         self.name = name
+        self.value = value
 
     def __repr__(self) -> str:
         return f"<{self.name}, looked up by the route>"
 
 
-LATER_LOGIN = _Later("login session")
-LATER_USER = _Later("user or None")
-LATER_REQUIRED_USER = _Later("required user")
+def _login(login: ActiveSession | None) -> ActiveSession | None:
+    return login
+
+
+def _user(login: ActiveSession | None) -> User | None:
+    return login.user if login is not None else None
+
+
+def _required_user(login: ActiveSession | None) -> User:
+    if login is None:
+        raise NotAuthenticated
+    return login.user
+
+
+LATER_LOGIN: Later[ActiveSession | None] = Later("login session", _login)
+LATER_USER: Later[User | None] = Later("user or None", _user)
+LATER_REQUIRED_USER: Later[User] = Later("required user", _required_user)
 
 
 class SessionRoute(APIRoute):
@@ -168,18 +186,11 @@ def _fill_in_login(
         if session is not None and token
         else None
     )
-    user = active.user if active is not None else None
     request.state.login = active
-    request.state.user = user
+    request.state.user = _user(active)
     for name, value in kwargs.items():
-        if value is LATER_LOGIN:
-            kwargs[name] = active
-        elif value is LATER_USER:
-            kwargs[name] = user
-        elif value is LATER_REQUIRED_USER:
-            if user is None:
-                raise NotAuthenticated
-            kwargs[name] = user
+        if isinstance(value, Later):
+            kwargs[name] = value.value(active)
 
 
 def _finish(session: Session, *, keep: bool) -> None:
@@ -221,20 +232,23 @@ async def get_session(request: Request) -> Session:
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+# The login as a dependency sees it: on a synchronous GET route, a placeholder (``Later``).
+LoginOrLater = ActiveSession | Later[ActiveSession | None] | None
 
 
-async def login_session(request: Request, session: SessionDep) -> ActiveSession | None:
+async def login_session(request: Request, session: SessionDep) -> LoginOrLater:
     """The live login session (and its user) the request's cookie opens, looked up once.
 
     Async, so a request without the cookie costs no trip to the thread pool; a GET's
     synchronous route looks it up in its own thread (``LATER_LOGIN``, see ``SessionRoute``).
     """
     if hasattr(request.state, "login"):
-        return request.state.login  # type: ignore[no-any-return]
+        known: LoginOrLater = request.state.login
+        return known
     token = request.cookies.get(COOKIE)
     if token and getattr(request.state, _LOGIN_IN_ROUTE, False):
         request.state.login = LATER_LOGIN
-        return LATER_LOGIN  # type: ignore[return-value]
+        return LATER_LOGIN
     active = await run_in_threadpool(_find_login, request, session, token) if token else None
     request.state.login = active
     return active
@@ -256,7 +270,10 @@ def _find_login(
     return active
 
 
+# What the route's parameter holds (its placeholder filled in before it runs); the
+# dependencies that pass the login on to a route take ``PendingLoginDep``.
 LoginDep = Annotated[ActiveSession | None, Depends(login_session)]
+PendingLoginDep = Annotated[LoginOrLater, Depends(login_session)]
 
 
 async def bearer_user(request: Request, session: SessionDep) -> User | None:
@@ -290,34 +307,37 @@ def _token_user(request: Request, session: Session, plain: str) -> User | None:
 BearerUser = Annotated[User | None, Depends(bearer_user)]
 
 
-async def optional_user(request: Request, login: LoginDep) -> User | None:
+async def optional_user(
+    request: Request, login: PendingLoginDep
+) -> User | Later[User | None] | None:
     """The logged-in user, if any (pages that also serve visitors)."""
-    if login is LATER_LOGIN:
-        return LATER_USER  # type: ignore[return-value]
-    user = login.user if login is not None else None
+    if isinstance(login, Later):
+        return LATER_USER
+    user = _user(login)
     request.state.user = user
     return user
 
 
-async def current_user(request: Request, login: LoginDep) -> User:
+async def current_user(request: Request, login: PendingLoginDep) -> User | Later[User]:
     """The logged-in user of a page; visitors are sent to the login page. (On the login
     itself, not on ``optional_user``: a dependency fewer to resolve on every page.)"""
-    if login is LATER_LOGIN:
-        return LATER_REQUIRED_USER  # type: ignore[return-value]
-    if login is None:
-        raise NotAuthenticated
-    request.state.user = login.user
-    return login.user
+    if isinstance(login, Later):
+        return LATER_REQUIRED_USER
+    user = _required_user(login)
+    request.state.user = user
+    return user
 
 
-async def api_user(request: Request, login: LoginDep, token_user: BearerUser) -> User:
+async def api_user(
+    request: Request, login: PendingLoginDep, token_user: BearerUser
+) -> User | Later[User]:
     """The API caller: a personal bearer token, or the browser's session cookie."""
     if request.headers.get("authorization", "").lower().startswith("bearer "):
         user = token_user
-    elif login is LATER_LOGIN:
-        return LATER_REQUIRED_USER  # type: ignore[return-value]
+    elif isinstance(login, Later):
+        return LATER_REQUIRED_USER
     else:
-        user = login.user if login is not None else None
+        user = _user(login)
     if user is None:
         raise NotAuthenticated
     request.state.user = user
