@@ -11,6 +11,8 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 from urllib.parse import quote
 
@@ -185,196 +187,223 @@ def _answer(
     return response
 
 
-def _retry_later(
-    request: Request, status: int, title: str, message: str, retry_after: int
-) -> Response:
-    """A refusal the client may retry after ``retry_after`` seconds (pages: the message in
-    place of the result)."""
-    retry = {"Retry-After": str(retry_after)}
-    return _answer(request, status, "body", message, title, message, retry)
+# How a refusal's texts come from its exception: a fixed text, or read off the exception.
+_Text = str | Callable[[Any], str]
+
+
+def _text(text: _Text, exc: Any) -> str:
+    return text if isinstance(text, str) else text(exc)
+
+
+def _retry_after(exc: Any) -> dict[str, str]:
+    return {"Retry-After": str(exc.retry_after_seconds)}
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    """How one kind of exception is answered (``_answer``): its status, and the API's field
+    and reason, the page's title and message (the reason, unless given), and its headers.
+    ``in_place``: an htmx request gets the message alone, the page left as it was.
+    ``note_user``: the error may come before any route dependency ran (``_note_user``)."""
+
+    status: int
+    title: str
+    field: _Text = "body"
+    reason: _Text = str
+    message: _Text | None = None
+    headers: Callable[[Any], dict[str, str]] | None = None
+    in_place: bool = False
+    note_user: bool = False
+
+    async def __call__(self, request: Request, exc: Any) -> Response:
+        if self.note_user:
+            await _note_user(request)
+        reason = _text(self.reason, exc)
+        message = reason if self.message is None else _text(self.message, exc)
+        if self.in_place and is_htmx(request):
+            return render_message(request, message)
+        headers = self.headers(exc) if self.headers is not None else None
+        field = _text(self.field, exc)
+        return _answer(request, self.status, field, reason, self.title, message, headers)
+
+
+CSRF_MESSAGE = "the form expired or came from another site (CSRF check failed); reload the page"
+DATABASE_DOWN_MESSAGE = "the database is unavailable or busy; try again shortly"
+BUG_MESSAGE = "internal error (a bug): it has been logged"
+_CSRF_REFUSED = _Refusal(403, "Request refused", field="csrf_token", reason=CSRF_MESSAGE)
+_DATABASE_DOWN = _Refusal(
+    503,
+    "Service unavailable",
+    field="database",
+    reason=DATABASE_DOWN_MESSAGE,
+    headers=lambda exc: {"Retry-After": "5"},
+)
+# Starlette's own HTTP errors, by status; any other status is answered as it is (``_http``).
+_NOT_JSON = "is not valid JSON (or has a number too long)"
+_HTTP_ERRORS = {
+    404: _Refusal(
+        404, "Not found", field="path", reason="not found", message="There is nothing here."
+    ),
+    # FastAPI's answer when json.loads fails other than by syntax (a body that is not
+    # UTF-8, an integer of more than 4300 digits: Python's limit) or a form is unreadable
+    400: _Refusal(422, "Invalid input", reason=_NOT_JSON, message=f"The body {_NOT_JSON}."),
+    405: _Refusal(
+        405,
+        "Not allowed",
+        field="method",
+        reason="method not allowed",
+        message="This address does not take that method.",
+        headers=lambda exc: dict(exc.headers or {}),  # its Allow header
+    ),
+}
+
+
+async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:
+    # The client went away while its form was read (a closed tab, an aborted request):
+    # nothing was done and nobody reads the answer, so it is not a server error.
+    return Response(status_code=400)
+
+
+async def _validation(request: Request, exc: RequestValidationError) -> Response:
+    if is_api(request):
+        return JSONResponse({"detail": field_errors(list(exc.errors()))}, status_code=422)
+    await _note_user(request)
+    # Pages only validate path and query values this way: a bad id is just not found.
+    return _page_error(request, 404, "Not found", "There is nothing at this address.")
+
+
+async def _stale(request: Request, exc: StaleVersion) -> Response:
+    if is_api(request):
+        return error_json(
+            409,
+            [{"field": "version", "reason": str(exc)}],
+            current_version=exc.current_version,
+            latest_change=exc.latest_change,
+        )
+    return _page_error(request, 409, "Changed elsewhere", str(exc))
+
+
+async def _conflict(request: Request, exc: EditConflict) -> Response:
+    if is_api(request):
+        return JSONResponse(
+            {
+                "detail": [
+                    {"field": c.field, "reason": f"changed elsewhere to {_shown(c.theirs)}"}
+                    for c in exc.conflicts
+                ],
+                "current_version": exc.current_version,
+                "latest_change": exc.latest_change,
+                "conflicts": [
+                    {"field": c.field, "mine": c.mine, "theirs": c.theirs} for c in exc.conflicts
+                ],
+            },
+            status_code=409,
+        )
+    return _page_error(request, 409, "Changed elsewhere", str(exc))
+
+
+async def _csrf(request: Request, exc: CsrfError) -> Response:
+    # A refused request changes nothing, cookies included: rendering the page must
+    # not mint a token into an empty state cookie and so send a Set-Cookie.
+    state = dict(request.session) if "session" in request.scope else None
+    response = await _CSRF_REFUSED(request, exc)
+    if state is not None:
+        request.session.clear()
+        request.session.update(state)
+    return response
+
+
+async def _anonymous(request: Request, exc: NotAuthenticated) -> Response:
+    if is_api(request):
+        return error_json(
+            401,
+            [{"field": "authorization", "reason": "not authenticated"}],
+            {"WWW-Authenticate": "Bearer"},
+        )
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    login = f"/login?next={quote(target, safe='/')}"
+    if is_htmx(request):
+        return Response(status_code=401, headers={"HX-Redirect": login})
+    return Response(status_code=303, headers={"Location": login})
+
+
+async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+    await _note_user(request)
+    refusal = _HTTP_ERRORS.get(exc.status_code) or _Refusal(
+        exc.status_code,
+        "Error",
+        field="request",
+        reason=lambda exc: str(exc.detail),
+        headers=lambda exc: dict(exc.headers or {}),
+    )
+    return await refusal(request, exc)
+
+
+async def _database_down(request: Request, exc: DBAPIError) -> Response:
+    # Only an unreachable or busy database is a 503; any other database error (a
+    # constraint, a value out of range) is a bug, answered as a 500 below.
+    if not (exc.connection_invalidated or isinstance(exc, OperationalError)):
+        raise exc
+    return await _DATABASE_DOWN(request, exc)
+
+
+_Handler = Callable[[Request, Any], Awaitable[Response]]
+# Every exception the app answers, and how: a row of ``_Refusal`` where the answer is the one
+# shape (``_answer``), a function of its own where the answer is shaped otherwise.
+ERROR_ANSWERS: dict[type[Exception], _Handler] = {
+    ClientDisconnect: _client_gone,
+    RequestValidationError: _validation,
+    InvalidField: _Refusal(
+        422,
+        "Invalid input",
+        field=attrgetter("field"),
+        reason=attrgetter("reason"),
+        message=lambda exc: f"{exc.field} {exc.reason}",
+    ),
+    # A button or form of any page: the reason is shown where messages go, and the page is
+    # left as it was (htmx swaps nothing but the message).
+    QuotaExceeded: _Refusal(
+        422,
+        "Limit reached",
+        field=attrgetter("field"),
+        reason=attrgetter("reason"),
+        message=lambda exc: exc.reason[:1].upper() + exc.reason[1:],
+        in_place=True,
+    ),
+    InvalidInput: _Refusal(
+        422, "Invalid input", field=attrgetter("field"), reason=attrgetter("reason"), message=str
+    ),
+    TooMuchWork: _Refusal(
+        422, "Too much work", field=attrgetter("field"), reason=attrgetter("reason")
+    ),
+    RulesError: _Refusal(422, "Not allowed by the rules"),
+    NotFound: _Refusal(
+        404, "Not found", field=attrgetter("what"), message="There is nothing at this address."
+    ),
+    Forbidden: _Refusal(403, "Not yours to change", field="permission"),
+    StaleVersion: _stale,
+    EditConflict: _conflict,
+    StaleDataError: _Refusal(409, "Changed elsewhere", field="version", reason=STALE_MESSAGE),
+    InvalidCredentials: _Refusal(401, "Not logged in", field="password"),
+    TooManyAttempts: _Refusal(
+        429, "Too many attempts", field=attrgetter("field"), headers=_retry_after
+    ),
+    # the calculation pool is full, or a calculation ran past its deadline
+    Busy: _Refusal(503, "Calculators busy", headers=_retry_after),
+    RateLimited: _Refusal(429, "Slow down", headers=_retry_after),
+    CsrfError: _csrf,
+    NotAuthenticated: _anonymous,
+    StarletteHTTPException: _http,
+    DBAPIError: _database_down,
+    # A 500 is always a bug; it is still answered in the shape the client reads.
+    Exception: _Refusal(500, "Something broke", field="server", reason=BUG_MESSAGE, note_user=True),
+}
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Register the mapping on the app."""
-
-    @app.exception_handler(ClientDisconnect)
-    async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:
-        # The client went away while its form was read (a closed tab, an aborted request):
-        # nothing was done and nobody reads the answer, so it is not a server error.
-        return Response(status_code=400)
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation(request: Request, exc: RequestValidationError) -> Response:
-        if is_api(request):
-            return JSONResponse({"detail": field_errors(list(exc.errors()))}, status_code=422)
-        await _note_user(request)
-        # Pages only validate path and query values this way: a bad id is just not found.
-        return _page_error(request, 404, "Not found", "There is nothing at this address.")
-
-    @app.exception_handler(InvalidField)
-    async def _invalid_field(request: Request, exc: InvalidField) -> Response:
-        return _answer(
-            request, 422, exc.field, exc.reason, "Invalid input", f"{exc.field} {exc.reason}"
-        )
-
-    @app.exception_handler(QuotaExceeded)
-    async def _quota(request: Request, exc: QuotaExceeded) -> Response:
-        # A button or form of any page: the reason is shown where messages go, and the
-        # page is left as it was (htmx swaps nothing but the message).
-        sentence = exc.reason[:1].upper() + exc.reason[1:]
-        if is_htmx(request):
-            return render_message(request, sentence)
-        return _answer(request, 422, exc.field, exc.reason, "Limit reached", sentence)
-
-    @app.exception_handler(InvalidInput)
-    async def _invalid_input(request: Request, exc: InvalidInput) -> Response:
-        return _answer(request, 422, exc.field, exc.reason, "Invalid input", str(exc))
-
-    @app.exception_handler(TooMuchWork)
-    async def _too_much_work(request: Request, exc: TooMuchWork) -> Response:
-        return _answer(request, 422, exc.field, exc.reason, "Too much work", exc.reason)
-
-    @app.exception_handler(RulesError)
-    async def _rules_error(request: Request, exc: RulesError) -> Response:
-        return _answer(request, 422, "body", str(exc), "Not allowed by the rules", str(exc))
-
-    @app.exception_handler(NotFound)
-    async def _not_found(request: Request, exc: NotFound) -> Response:
-        return _answer(
-            request, 404, exc.what, str(exc), "Not found", "There is nothing at this address."
-        )
-
-    @app.exception_handler(Forbidden)
-    async def _forbidden(request: Request, exc: Forbidden) -> Response:
-        return _answer(request, 403, "permission", str(exc), "Not yours to change", str(exc))
-
-    @app.exception_handler(StaleVersion)
-    async def _stale(request: Request, exc: StaleVersion) -> Response:
-        if is_api(request):
-            return error_json(
-                409,
-                [{"field": "version", "reason": str(exc)}],
-                current_version=exc.current_version,
-                latest_change=exc.latest_change,
-            )
-        return _page_error(request, 409, "Changed elsewhere", str(exc))
-
-    @app.exception_handler(EditConflict)
-    async def _conflict(request: Request, exc: EditConflict) -> Response:
-        if is_api(request):
-            return JSONResponse(
-                {
-                    "detail": [
-                        {"field": c.field, "reason": f"changed elsewhere to {_shown(c.theirs)}"}
-                        for c in exc.conflicts
-                    ],
-                    "current_version": exc.current_version,
-                    "latest_change": exc.latest_change,
-                    "conflicts": [
-                        {"field": c.field, "mine": c.mine, "theirs": c.theirs}
-                        for c in exc.conflicts
-                    ],
-                },
-                status_code=409,
-            )
-        return _page_error(request, 409, "Changed elsewhere", str(exc))
-
-    @app.exception_handler(StaleDataError)
-    async def _stale_race(request: Request, exc: StaleDataError) -> Response:
-        return _answer(request, 409, "version", STALE_MESSAGE, "Changed elsewhere", STALE_MESSAGE)
-
-    @app.exception_handler(InvalidCredentials)
-    async def _bad_login(request: Request, exc: InvalidCredentials) -> Response:
-        return _answer(request, 401, "password", str(exc), "Not logged in", str(exc))
-
-    @app.exception_handler(TooManyAttempts)
-    async def _throttled(request: Request, exc: TooManyAttempts) -> Response:
-        retry = {"Retry-After": str(exc.retry_after_seconds)}
-        return _answer(request, 429, exc.field, str(exc), "Too many attempts", str(exc), retry)
-
-    @app.exception_handler(Busy)
-    async def _busy(request: Request, exc: Busy) -> Response:
-        # the calculation pool is full, or a calculation ran past its deadline
-        return _retry_later(request, 503, "Calculators busy", str(exc), exc.retry_after_seconds)
-
-    @app.exception_handler(RateLimited)
-    async def _rate_limited(request: Request, exc: RateLimited) -> Response:
-        return _retry_later(request, 429, "Slow down", str(exc), exc.retry_after_seconds)
-
-    @app.exception_handler(CsrfError)
-    async def _csrf(request: Request, exc: CsrfError) -> Response:
-        message = "the form expired or came from another site (CSRF check failed); reload the page"
-        # A refused request changes nothing, cookies included: rendering the page must
-        # not mint a token into an empty state cookie and so send a Set-Cookie.
-        state = dict(request.session) if "session" in request.scope else None
-        response = _answer(request, 403, "csrf_token", message, "Request refused", message)
-        if state is not None:
-            request.session.clear()
-            request.session.update(state)
-        return response
-
-    @app.exception_handler(NotAuthenticated)
-    async def _anonymous(request: Request, exc: NotAuthenticated) -> Response:
-        if is_api(request):
-            return error_json(
-                401,
-                [{"field": "authorization", "reason": "not authenticated"}],
-                {"WWW-Authenticate": "Bearer"},
-            )
-        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        login = f"/login?next={quote(target, safe='/')}"
-        if is_htmx(request):
-            return Response(status_code=401, headers={"HX-Redirect": login})
-        return Response(status_code=303, headers={"Location": login})
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
-        headers = dict(exc.headers or {})  # a 405 keeps its Allow header
-        await _note_user(request)
-        if exc.status_code == 404:
-            return _answer(request, 404, "path", "not found", "Not found", "There is nothing here.")
-        if exc.status_code == 400:
-            # FastAPI's answer when json.loads fails other than by syntax (a body that is not
-            # UTF-8, an integer of more than 4300 digits: Python's limit) or a form is unreadable
-            reason = "is not valid JSON (or has a number too long)"
-            return _answer(request, 422, "body", reason, "Invalid input", f"The body {reason}.")
-        if exc.status_code == 405:
-            return _answer(
-                request,
-                405,
-                "method",
-                "method not allowed",
-                "Not allowed",
-                "This address does not take that method.",
-                headers,
-            )
-        return _answer(
-            request, exc.status_code, "request", str(exc.detail), "Error", str(exc.detail), headers
-        )
-
-    @app.exception_handler(DBAPIError)
-    async def _database_down(request: Request, exc: DBAPIError) -> Response:
-        # Only an unreachable or busy database is a 503; any other database error (a
-        # constraint, a value out of range) is a bug, answered as a 500 below.
-        if not (exc.connection_invalidated or isinstance(exc, OperationalError)):
-            raise exc
-        message = "the database is unavailable or busy; try again shortly"
-        return _answer(
-            request,
-            503,
-            "database",
-            message,
-            "Service unavailable",
-            message,
-            {"Retry-After": "5"},
-        )
-
-    @app.exception_handler(Exception)
-    async def _bug(request: Request, exc: Exception) -> Response:
-        # A 500 is always a bug; it is still answered in the shape the client reads.
-        message = "internal error (a bug): it has been logged"
-        await _note_user(request)
-        return _answer(request, 500, "server", message, "Something broke", message)
-
-    for kind, handler in list(app.exception_handlers.items()):
-        app.exception_handlers[kind] = _login_settled(handler)
+    """Register the mapping (``ERROR_ANSWERS``) on the app; every handler, FastAPI's own
+    included, runs once the login is settled (``_login_settled``)."""
+    for kind, handler in ERROR_ANSWERS.items():
+        app.add_exception_handler(kind, handler)
+    for kind, installed in list(app.exception_handlers.items()):
+        app.exception_handlers[kind] = _login_settled(installed)
