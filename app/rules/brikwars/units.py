@@ -396,28 +396,9 @@ class UnitSpec:
         if self.propulsion not in PROPULSIONS:
             raise InvalidInput("propulsion", f"must be one of {', '.join(PROPULSIONS)}")
         if self.kind in _KIND_DEFAULTS:
-            size, level, move, mind = _KIND_DEFAULTS[self.kind]
-            if self.size is not None and to_fraction(self.size, "size") != size:
-                raise InvalidInput("size", f'a {self.kind} is Size 1"')
-            if self.structure_level is not None and (
-                to_fraction(self.structure_level, "structure_level") != level
-            ):
-                raise InvalidInput("structure_level", f"a {self.kind} is flesh (½)")
-            set_(self, "size", size)
-            set_(self, "structure_level", level)
-            if self.move is None:
-                set_(self, "move", move)
-            if self.mind_die is None:
-                set_(self, "mind_die", mind)
+            self._settle_figure_body()
         else:
-            if self.size is None:
-                raise InvalidInput("size", "a Creation needs a Size in inches")
-            if self.structure_level is None:
-                raise InvalidInput("structure_level", "a Creation needs a Structure Level")
-            set_(self, "size", positive_size(self.size, "size"))
-            set_(self, "structure_level", _structure_level(self.structure_level))
-            if self.move is None:
-                set_(self, "move", Fraction(0))
+            self._settle_creation_body()
         move = to_fraction(self.move, "move")
         if move < 0 or move > MAX_SIZE:
             raise InvalidInput("move", f"must be from 0 to {MAX_SIZE} inches")
@@ -428,6 +409,44 @@ class UnitSpec:
             isinstance(self.mind_die, bool) or self.mind_die not in ACTION_DICE
         ):
             raise InvalidInput("mind_die", "must be one of d4, d6, d8, d10, d12")
+        set_(self, "specialties", self._read_specialties())
+        damage = to_fraction(self.size_damage, "size_damage")
+        if damage < 0 or damage > Fraction(self.size):  # type: ignore[arg-type]
+            raise InvalidInput("size_damage", "must be from 0 to the unit's Size")
+        set_(self, "size_damage", damage)
+        set_(self, "weapons", self._read_weapons())
+
+    def _settle_figure_body(self) -> None:
+        """A minifig's or Hero's fixed Size and flesh, and its default Move and Mind."""
+        set_ = object.__setattr__
+        size, level, move, mind = _KIND_DEFAULTS[self.kind]
+        if self.size is not None and to_fraction(self.size, "size") != size:
+            raise InvalidInput("size", f'a {self.kind} is Size 1"')
+        if self.structure_level is not None and (
+            to_fraction(self.structure_level, "structure_level") != level
+        ):
+            raise InvalidInput("structure_level", f"a {self.kind} is flesh (½)")
+        set_(self, "size", size)
+        set_(self, "structure_level", level)
+        if self.move is None:
+            set_(self, "move", move)
+        if self.mind_die is None:
+            set_(self, "mind_die", mind)
+
+    def _settle_creation_body(self) -> None:
+        """A Creation's own Size and Structure Level (both required); no Move unless given."""
+        set_ = object.__setattr__
+        if self.size is None:
+            raise InvalidInput("size", "a Creation needs a Size in inches")
+        if self.structure_level is None:
+            raise InvalidInput("structure_level", "a Creation needs a Structure Level")
+        set_(self, "size", positive_size(self.size, "size"))
+        set_(self, "structure_level", _structure_level(self.structure_level))
+        if self.move is None:
+            set_(self, "move", Fraction(0))
+
+    def _read_specialties(self) -> tuple[str, ...]:
+        """The specialties, known and each once; a Hero's Heroic Ego first if not listed."""
         specialties = _as_tuple(self.specialties, "specialties")
         for specialty in specialties:
             if specialty not in SPECIALTY_COSTS:
@@ -436,11 +455,9 @@ class UnitSpec:
             raise InvalidInput("specialties", "a specialty is listed twice")
         if self.kind == "hero" and "heroic_ego" not in specialties:
             specialties = ("heroic_ego", *specialties)
-        set_(self, "specialties", specialties)
-        damage = to_fraction(self.size_damage, "size_damage")
-        if damage < 0 or damage > Fraction(self.size):  # type: ignore[arg-type]
-            raise InvalidInput("size_damage", "must be from 0 to the unit's Size")
-        set_(self, "size_damage", damage)
+        return specialties
+
+    def _read_weapons(self) -> tuple[WeaponSpec, ...]:
         weapons = _as_tuple(self.weapons, "weapons")
         for weapon in weapons:
             if not isinstance(weapon, WeaponSpec):
@@ -454,7 +471,7 @@ class UnitSpec:
                 else w
                 for w in weapons
             )
-        set_(self, "weapons", weapons)
+        return weapons
 
     # Sizes and mind -----------------------------------------------------------------
 

@@ -8,7 +8,7 @@ weapons.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -67,10 +67,12 @@ def too_big(need: Fraction, power: Fraction) -> TooBig | None:
     )
 
 
+_Add = Callable[[Severity, str, str], None]  # one finding: severity, code, message
+
+
 def _weapon_findings(
     unit: UnitSpec, index: int, weapon: WeaponSpec, options: BrikWarsOptions
 ) -> list[Finding]:
-    entry = weapon.entry
     name = weapon_name(weapon)
     found: list[Finding] = []
 
@@ -78,31 +80,52 @@ def _weapon_findings(
         found.append(Finding(severity, code, message, None, index))
 
     standing_only: list[str] = []  # what works only while a Compensating unit stands still
+    _holding_findings(unit, weapon, name, add, standing_only)
+    _turret_findings(weapon, name, add)
+    _ammo_findings(weapon, name, add)
+    _payload_findings(weapon, name, add)
+    _armour_findings(unit, weapon, name, add)
+    _power_findings(unit, weapon, name, options, add, standing_only)
+    if standing_only:
+        add(
+            "warning",
+            "compensating_standing_still",
+            f"{name} is {' and '.join(standing_only)} only while {unit.name} stands still "
+            "(Compensating).",
+        )
+    return found
 
-    # Holding (RULINGS §1.5, hand-held weapons; Compensating).
+
+def _holding_findings(
+    unit: UnitSpec, weapon: WeaponSpec, name: str, add: _Add, standing_only: list[str]
+) -> None:
+    """Holding (RULINGS §1.5, hand-held weapons; Compensating)."""
     held = hold_class(unit, weapon)
-    if held is not None:
-        if held == "too_big":
-            add(
-                "error",
-                "too_big_to_hold",
-                f"{name} is more than twice {unit.name}'s Size and cannot be held.",
-            )
-        elif held == "long" and entry.ranged:
-            add(
-                "error",
-                "ranged_held_long",
-                f"{name} would be held as Long: a Ranged weapon may not be Long.",
-            )
-        if unit.has("compensating"):
-            plain = hold_class(unit, weapon, compensating=False)
-            if plain != held:
-                moving = "cannot be held" if plain == "too_big" else f"is {plain}"
-                if plain == "long" and entry.ranged:
-                    moving += ", which a Ranged weapon may not be"
-                standing_only.append(f"held as {held} (when moving it {moving})")
+    if held is None:
+        return
+    ranged = weapon.entry.ranged
+    if held == "too_big":
+        add(
+            "error",
+            "too_big_to_hold",
+            f"{name} is more than twice {unit.name}'s Size and cannot be held.",
+        )
+    elif held == "long" and ranged:
+        add(
+            "error",
+            "ranged_held_long",
+            f"{name} would be held as Long: a Ranged weapon may not be Long.",
+        )
+    if unit.has("compensating"):
+        plain = hold_class(unit, weapon, compensating=False)
+        if plain != held:
+            moving = "cannot be held" if plain == "too_big" else f"is {plain}"
+            if plain == "long" and ranged:
+                moving += ", which a Ranged weapon may not be"
+            standing_only.append(f"held as {held} (when moving it {moving})")
 
-    # Turrets.
+
+def _turret_findings(weapon: WeaponSpec, name: str, add: _Add) -> None:
     if weapon.mount in TURRET_OF_MOUNT:
         turret = weapon_type(TURRET_OF_MOUNT[weapon.mount])
         if weapon.measure > turret.turret_mount_limit:
@@ -112,87 +135,97 @@ def _weapon_findings(
                 f"{name} is larger than the {turret.name}'s {turret.turret_mount_limit}\" limit.",
             )
 
-    # Ammo (Cannon: X <= S; Bazooka: X <= 1).
-    if entry.takes_ammo:
-        limit = entry.ammo_max_xsize(weapon.size)
-        if weapon.ammo is None:
-            add("warning", "no_ammo", f"{name} has no Ammo and cannot fire.")
-        elif limit is not None and weapon.ammo.xsize > limit:
+
+def _ammo_findings(weapon: WeaponSpec, name: str, add: _Add) -> None:
+    """Ammo (Cannon: X <= S; Bazooka: X <= 1)."""
+    entry = weapon.entry
+    if not entry.takes_ammo:
+        return
+    limit = entry.ammo_max_xsize(weapon.size)
+    if weapon.ammo is None:
+        add("warning", "no_ammo", f"{name} has no Ammo and cannot fire.")
+    elif limit is not None and weapon.ammo.xsize > limit:
+        add(
+            "error",
+            "ammo_too_big",
+            f"{name} fires Ammo up to X{limit}; X{weapon.ammo.xsize} does not fit.",
+        )
+
+
+def _payload_findings(weapon: WeaponSpec, name: str, add: _Add) -> None:
+    """Payload (Launcher: total X <= S, objects <= floor(S/2); RailGun: X <= 2, 1")."""
+    entry = weapon.entry
+    if not entry.takes_payload:
+        return
+    payload = weapon.payload
+    if payload is None:
+        add("warning", "no_payload", f"{name} has no Payload and cannot fire.")
+    elif payload.explosive is not None:
+        limit_x = entry.payload_max_xsize(weapon.size)
+        assert limit_x is not None
+        if payload.launch_xsize > limit_x:
             add(
                 "error",
-                "ammo_too_big",
-                f"{name} fires Ammo up to X{limit}; X{weapon.ammo.xsize} does not fit.",
+                "payload_too_big",
+                f"{name} launches Explosives of total X{format_number(limit_x)}; "
+                f"{payload.per_launch} × X{payload.explosive.xsize} does not fit.",
+            )
+        if payload.per_launch > payload.explosive.rounds:
+            add(
+                "warning",
+                "payload_rounds",
+                f"{name} launches {payload.per_launch} at once but carries only "
+                f"{payload.explosive.rounds}.",
+            )
+    else:
+        limit_o = entry.payload_max_object_size(weapon.size)
+        assert limit_o is not None and payload.object_size is not None
+        if payload.object_size > limit_o:
+            add(
+                "error",
+                "payload_too_big",
+                f'{name} launches objects up to {format_number(limit_o)}"; '
+                f'{format_number(payload.object_size)}" does not fit.',
             )
 
-    # Payload (Launcher: total X <= S, objects <= floor(S/2); RailGun: X <= 2, 1").
-    if entry.takes_payload:
-        payload = weapon.payload
-        if payload is None:
-            add("warning", "no_payload", f"{name} has no Payload and cannot fire.")
-        elif payload.explosive is not None:
-            limit_x = entry.payload_max_xsize(weapon.size)
-            assert limit_x is not None
-            if payload.launch_xsize > limit_x:
-                add(
-                    "error",
-                    "payload_too_big",
-                    f"{name} launches Explosives of total X{format_number(limit_x)}; "
-                    f"{payload.per_launch} × X{payload.explosive.xsize} does not fit.",
-                )
-            if payload.per_launch > payload.explosive.rounds:
-                add(
-                    "warning",
-                    "payload_rounds",
-                    f"{name} launches {payload.per_launch} at once but carries only "
-                    f"{payload.explosive.rounds}.",
-                )
-        else:
-            limit_o = entry.payload_max_object_size(weapon.size)
-            assert limit_o is not None and payload.object_size is not None
-            if payload.object_size > limit_o:
-                add(
-                    "error",
-                    "payload_too_big",
-                    f'{name} launches objects up to {format_number(limit_o)}"; '
-                    f'{format_number(payload.object_size)}" does not fit.',
-                )
 
-    # Armour.
-    if entry.id == "armor_plating":
+def _armour_findings(unit: UnitSpec, weapon: WeaponSpec, name: str, add: _Add) -> None:
+    if weapon.entry.id == "armor_plating":
         if unit.propulsion == "flying":
             add("error", "armor_plating_flying", "Armor Plating cannot fly.")
         if weapon.measure > unit.built_size:
             add("error", "armor_plating_area", f"{name} covers more than {unit.name}'s Size.")
 
-    # Power (not for turreted weapons: their turret powers them).
-    if weapon.mount not in TURRET_OF_MOUNT:
-        need = weapon.power_need_with(options)
-        big = too_big(need, unit.standing_power_with(options))
-        if big is not None:
-            if big.divert_turns is None:
-                how = "it cannot Divert All Power (no Power)"
-            else:
-                turns = big.divert_turns
-                how = f"it must Divert All Power for {turns} turn{'s' * (turns != 1)} first"
-            add(
-                "warning",
-                "too_big",
-                f'{name} needs {format_number(need)}" of Power and {unit.name} has '
-                f'{format_number(big.power)}": {how}, or use Teamwork with '
-                f'{format_number(big.teamwork_power)}" of Power in all '
-                f'(helpers add {format_number(big.helpers_power)}").',
-            )
-        elif need > unit.base_power:
-            standing_only.append(f'powered ({format_number(need)}" of Power)')
 
-    if standing_only:
+def _power_findings(
+    unit: UnitSpec,
+    weapon: WeaponSpec,
+    name: str,
+    options: BrikWarsOptions,
+    add: _Add,
+    standing_only: list[str],
+) -> None:
+    """Power (not for turreted weapons: their turret powers them)."""
+    if weapon.mount in TURRET_OF_MOUNT:
+        return
+    need = weapon.power_need_with(options)
+    big = too_big(need, unit.standing_power_with(options))
+    if big is not None:
+        if big.divert_turns is None:
+            how = "it cannot Divert All Power (no Power)"
+        else:
+            turns = big.divert_turns
+            how = f"it must Divert All Power for {turns} turn{'s' * (turns != 1)} first"
         add(
             "warning",
-            "compensating_standing_still",
-            f"{name} is {' and '.join(standing_only)} only while {unit.name} stands still "
-            "(Compensating).",
+            "too_big",
+            f'{name} needs {format_number(need)}" of Power and {unit.name} has '
+            f'{format_number(big.power)}": {how}, or use Teamwork with '
+            f'{format_number(big.teamwork_power)}" of Power in all '
+            f'(helpers add {format_number(big.helpers_power)}").',
         )
-    return found
+    elif need > unit.base_power:
+        standing_only.append(f'powered ({format_number(need)}" of Power)')
 
 
 def validate_unit(unit: UnitSpec, *, options: BrikWarsOptions = DEFAULT_OPTIONS) -> list[Finding]:
