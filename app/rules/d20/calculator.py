@@ -204,119 +204,163 @@ def plan(
     """The attack, with every reason it cannot be made as declared."""
     problems: list[str] = []
     chosen = [attacker.weapons[i] for i in weapons]
-    mode = situation.mode
-    mods = situation.modifier
-    keep = {"margin_wounds": options.margin_wounds, "naturals": options.naturals}
     guns = [w for w in chosen if w.type == "gun"]
     if len(guns) >= 2 and len(placed) >= 2:
         problems.append(
             f"{attacker.name} carries two ranged weapons: it shoots one target per turn."
         )
-    if mode in ("shot", "blow", "automatic"):
-        if len(chosen) > 1:
-            problems.append("Attack with one weapon at a time.")
-        weapon = chosen[0] if chosen else None
-        if mode == "blow":
-            stat, stat_name = attacker.hth, "HtH"
-            if weapon is None:
-                power, name = 0, "bare hands"
-            elif weapon.type == "hth":
-                power, name = weapon.power, weapon.name
-            elif weapon.type == "gun":
-                power, name = CLUB_POWER, f"{weapon.name} as a club"
-            else:
-                power, name = 0, weapon.name
-                problems.append(f"{weapon.name} is not a hand-to-hand weapon.")
-            if situation.distance > 0:
-                problems.append("A blow is struck in base contact (distance 0 cm).")
-        else:
-            stat, stat_name = attacker.shot, "Shot"
-            if weapon is None or weapon.type != "gun":
-                power, name = (weapon.power, weapon.name) if weapon else (0, "no weapon")
-                problems.append(
-                    f"{'Automatic fire' if mode == 'automatic' else 'A shot'} needs a gun"
-                    f"{'' if weapon is None else f'; {weapon.name} is not one'}."
-                )
-            else:
-                power, name = weapon.power, weapon.name
-                if situation.distance > weapon.reach:
-                    problems.append(
-                        f"{situation.distance} cm is beyond {weapon.name}'s Reach "
-                        f"({weapon.reach} cm)."
-                    )
-            if mode == "automatic":
-                if weapon is not None and weapon.type == "gun" and not weapon.automatic:
-                    problems.append(f"{weapon.name} has no automatic fire.")
-                if len(placed) < AUTO_MIN_TARGETS:
-                    problems.append("Automatic fire needs at least two targets.")
-            elif len(placed) > 1:
-                problems.append("A single shot strikes one target (automatic fire: several).")
-        if mode == "blow" and len(placed) > 1:
+    if situation.mode in ("shot", "blow", "automatic"):
+        return _plan_strike(attacker, weapons, chosen, placed, situation, options, problems)
+    if situation.mode == "defuse":
+        return _plan_defuse(attacker, weapons, chosen, placed, situation, problems)
+    return _plan_explosion(attacker, weapons, chosen, placed, situation, options, problems)
+
+
+def _plan_strike(
+    attacker: D20Figurine,
+    weapons: tuple[int, ...],
+    chosen: list[D20Weapon],
+    placed: Sequence[Placed],
+    situation: D20Situation,
+    options: D20Options,
+    problems: list[str],
+) -> D20Attack:
+    """A shot, a blow or automatic fire: one weapon (or bare hands) against each target."""
+    mode, mods = situation.mode, situation.modifier
+    if len(chosen) > 1:
+        problems.append("Attack with one weapon at a time.")
+    weapon = chosen[0] if chosen else None
+    if mode == "blow":
+        stat, stat_name = attacker.hth, "HtH"
+        power, name = _blow_weapon(weapon, situation, problems)
+        if len(placed) > 1:
             problems.append("A blow strikes one target.")
-        penalties = tuple(auto_penalty(i) if mode == "automatic" else 0 for i in range(len(placed)))
-        bonus = stat + power + mods
-        strikes = tuple(
-            Strike(bonus + pen, t.defence, t.cp, **keep)
-            for t, pen in zip(placed, penalties, strict=True)
+    else:
+        stat, stat_name = attacker.shot, "Shot"
+        power, name = _shot_weapon(weapon, len(placed), situation, problems)
+    penalties = tuple(auto_penalty(i) if mode == "automatic" else 0 for i in range(len(placed)))
+    bonus = stat + power + mods
+    strikes = tuple(
+        Strike(
+            bonus + pen,
+            t.defence,
+            t.cp,
+            margin_wounds=options.margin_wounds,
+            naturals=options.naturals,
         )
-        steps = (
-            (stat_name, str(stat)),
-            ("Power", f"{power} ({name})"),
-            ("modifier", f"{mods:+d}"),
-            *(
-                (("automatic fire", ", ".join(f"{p:+d}" for p in penalties)),)
-                if mode == "automatic"
-                else ()
-            ),
-            ("+ 1D20 against", "PD + Evasion"),
+        for t, pen in zip(placed, penalties, strict=True)
+    )
+    steps = (
+        (stat_name, str(stat)),
+        ("Power", f"{power} ({name})"),
+        ("modifier", f"{mods:+d}"),
+        *(
+            (("automatic fire", ", ".join(f"{p:+d}" for p in penalties)),)
+            if mode == "automatic"
+            else ()
+        ),
+        ("+ 1D20 against", "PD + Evasion"),
+    )
+    label = {"shot": "Shot", "blow": "Blow", "automatic": "Automatic fire"}[mode]
+    return D20Attack(
+        mode,
+        f"{label}: {name}",
+        strikes,
+        penalties,
+        power=power,
+        weapons=weapons,
+        steps=steps,
+        refused=tuple(problems),
+    )
+
+
+def _blow_weapon(
+    weapon: D20Weapon | None, situation: D20Situation, problems: list[str]
+) -> tuple[int, str]:
+    """A blow's Power and what strikes it (a gun swung as a club; bare hands)."""
+    if weapon is None:
+        power, name = 0, "bare hands"
+    elif weapon.type == "hth":
+        power, name = weapon.power, weapon.name
+    elif weapon.type == "gun":
+        power, name = CLUB_POWER, f"{weapon.name} as a club"
+    else:
+        power, name = 0, weapon.name
+        problems.append(f"{weapon.name} is not a hand-to-hand weapon.")
+    if situation.distance > 0:
+        problems.append("A blow is struck in base contact (distance 0 cm).")
+    return power, name
+
+
+def _shot_weapon(
+    weapon: D20Weapon | None, targets: int, situation: D20Situation, problems: list[str]
+) -> tuple[int, str]:
+    """A shot's or automatic fire's Power and gun, with why it cannot fire as declared."""
+    automatic = situation.mode == "automatic"
+    if weapon is None or weapon.type != "gun":
+        power, name = (weapon.power, weapon.name) if weapon else (0, "no weapon")
+        problems.append(
+            f"{'Automatic fire' if automatic else 'A shot'} needs a gun"
+            f"{'' if weapon is None else f'; {weapon.name} is not one'}."
         )
-        label = {"shot": "Shot", "blow": "Blow", "automatic": "Automatic fire"}[mode]
-        return D20Attack(
-            mode,
-            f"{label}: {name}",
-            strikes,
-            penalties,
-            power=power,
-            weapons=weapons,
-            steps=steps,
-            refused=tuple(problems),
-        )
-    objects = read_objects(situation.objects) if mode == "explosion" else ()
-    if mode == "defuse":
-        charges = [w for w in chosen if w.equipment.category == "charge"]
-        dl = situation.dl
-        if dl is None:
-            dl = sum(w.power for w in charges)
-            if not charges:
-                problems.append("Give the charge's DL, or choose the charges to defuse.")
-        strikes = tuple(Strike(0, t.defence, t.cp, hit=False) for t in placed)
-        return D20Attack(
-            mode,
-            f"Defuse DL {dl}",
-            strikes,
-            dexterity=attacker.dexterity,
-            dl=dl,
-            weapons=weapons,
-            steps=(("Dexterity", str(attacker.dexterity)), ("+ 1D20 greater than DL", str(dl))),
-            refused=tuple(problems),
-        )
-    # an explosion
-    kinds = {w.equipment.category for w in chosen}
-    if not chosen:
-        problems.append("Choose the grenade, mine or charges that explode.")
-    elif not kinds <= set(EXPLOSIVES):
-        problems.append("Only grenades, mines and charges explode.")
-    elif len(kinds) > 1 or (kinds != {"charge"} and len(chosen) > 1):
-        problems.append("Only charges set together explode together (their Power adds).")
-    grenade = bool(chosen) and chosen[0].equipment.category == "grenade"
-    if grenade:
-        if not attacker.su:
-            problems.append(f"Only SUs carry grenades; {attacker.name} is not an SU.")
-        reach = chosen[0].reach
-        if situation.distance > reach:
+    else:
+        power, name = weapon.power, weapon.name
+        if situation.distance > weapon.reach:
             problems.append(
-                f"{situation.distance} cm is beyond {chosen[0].name}'s Reach ({reach} cm)."
+                f"{situation.distance} cm is beyond {weapon.name}'s Reach ({weapon.reach} cm)."
             )
+    if automatic:
+        if weapon is not None and weapon.type == "gun" and not weapon.automatic:
+            problems.append(f"{weapon.name} has no automatic fire.")
+        if targets < AUTO_MIN_TARGETS:
+            problems.append("Automatic fire needs at least two targets.")
+    elif targets > 1:
+        problems.append("A single shot strikes one target (automatic fire: several).")
+    return power, name
+
+
+def _plan_defuse(
+    attacker: D20Figurine,
+    weapons: tuple[int, ...],
+    chosen: list[D20Weapon],
+    placed: Sequence[Placed],
+    situation: D20Situation,
+    problems: list[str],
+) -> D20Attack:
+    """Defusing a charge: Dexterity + 1D20 against its DL (given, or the chosen charges')."""
+    charges = [w for w in chosen if w.equipment.category == "charge"]
+    dl = situation.dl
+    if dl is None:
+        dl = sum(w.power for w in charges)
+        if not charges:
+            problems.append("Give the charge's DL, or choose the charges to defuse.")
+    strikes = tuple(Strike(0, t.defence, t.cp, hit=False) for t in placed)
+    return D20Attack(
+        situation.mode,
+        f"Defuse DL {dl}",
+        strikes,
+        dexterity=attacker.dexterity,
+        dl=dl,
+        weapons=weapons,
+        steps=(("Dexterity", str(attacker.dexterity)), ("+ 1D20 greater than DL", str(dl))),
+        refused=tuple(problems),
+    )
+
+
+def _plan_explosion(
+    attacker: D20Figurine,
+    weapons: tuple[int, ...],
+    chosen: list[D20Weapon],
+    placed: Sequence[Placed],
+    situation: D20Situation,
+    options: D20Options,
+    problems: list[str],
+) -> D20Attack:
+    """A grenade, a mine or charges set together, against everyone in the radius."""
+    objects = read_objects(situation.objects)
+    mods = situation.modifier
+    _explosive_problems(attacker, chosen, situation, problems)
+    grenade = bool(chosen) and chosen[0].equipment.category == "grenade"
     entries = [w.equipment for w in chosen]
     power = sum(w.power for w in chosen)
     rolled = all(e.roll for e in entries) if entries else True
@@ -332,7 +376,8 @@ def plan(
             hit=not (grenade and t.height > GRENADE_HEIGHT_CM),
             flat_cp=flat,
             shakes=shakes,
-            **keep,
+            margin_wounds=options.margin_wounds,
+            naturals=options.naturals,
         )
         for t in placed
     )
@@ -345,7 +390,7 @@ def plan(
         ("+ 1D20 against", "PD + Evasion" + (" (+ cover)" if cover_counts else "")),
     )
     return D20Attack(
-        mode,
+        situation.mode,
         f"Explosion: {name}",
         strikes,
         power=power + mods,
@@ -354,6 +399,27 @@ def plan(
         steps=steps,
         refused=tuple(problems),
     )
+
+
+def _explosive_problems(
+    attacker: D20Figurine, chosen: list[D20Weapon], situation: D20Situation, problems: list[str]
+) -> None:
+    """Why the chosen equipment cannot explode as declared."""
+    kinds = {w.equipment.category for w in chosen}
+    if not chosen:
+        problems.append("Choose the grenade, mine or charges that explode.")
+    elif not kinds <= set(EXPLOSIVES):
+        problems.append("Only grenades, mines and charges explode.")
+    elif len(kinds) > 1 or (kinds != {"charge"} and len(chosen) > 1):
+        problems.append("Only charges set together explode together (their Power adds).")
+    if chosen and chosen[0].equipment.category == "grenade":
+        if not attacker.su:
+            problems.append(f"Only SUs carry grenades; {attacker.name} is not an SU.")
+        reach = chosen[0].reach
+        if situation.distance > reach:
+            problems.append(
+                f"{situation.distance} cm is beyond {chosen[0].name}'s Reach ({reach} cm)."
+            )
 
 
 # ---------------------------------------------------------------- the stateless body
@@ -409,39 +475,9 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
     automatic = bool(attack["automatic"])
     distance = whole_value(attack, "distance")
     if equipment is None:
-        if automatic and len(targets) < AUTO_MIN_TARGETS:
-            raise InvalidInput("targets", "automatic fire needs at least two targets")
-        if not automatic and len(targets) != 1:
-            raise InvalidInput("targets", "a single shot has exactly one target (else automatic)")
-        reach = attack["reach"]
-        if isinstance(reach, int) and distance > reach:
-            raise InvalidInput("attack.distance", f"{distance} cm is beyond the Reach ({reach} cm)")
-        weapons: tuple[D20Weapon, ...] = (
-            D20Weapon(
-                "gun",
-                "Weapon",
-                DISTANCE_MAX if reach is None else whole_value(attack, "reach"),
-                whole_value(attack, "power"),
-                automatic=automatic,
-            ),
-        )
+        weapons = _body_gun(attack, len(targets))
     else:
-        entry = EQUIPMENT[str(equipment)]
-        if automatic:
-            raise InvalidInput("attack.automatic", f"{entry.name} has no automatic fire")
-        count = whole_value(attack, "charges")
-        if count > 1 and entry.category != "charge":
-            raise InvalidInput("attack.charges", "only charges are set together")
-        if entry.category == "grenade" and not attack["su"]:
-            raise InvalidInput("attack.su", "only SUs carry grenades")
-        if entry.category == "grenade" and distance > (entry.reach or 0):
-            raise InvalidInput(
-                "attack.distance", f"{distance} cm is beyond the Reach ({entry.reach} cm)"
-            )
-        weapons = tuple(
-            D20Weapon(entry.id, entry.name, entry.reach or 0, entry.power or 0)
-            for _ in range(count)
-        )
+        weapons = _body_explosives(attack, str(equipment))
     if attack["objects"] and equipment is None:
         raise InvalidInput("attack.objects", "objects are only caught in explosions")
     try:
@@ -479,6 +515,48 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
     if made.problems():
         raise InvalidInput("attack", made.problems()[0])
     return made
+
+
+def _body_gun(attack: Mapping[str, FieldValue], targets: int) -> tuple[D20Weapon, ...]:
+    """The stateless body's gun (its Power and Reach), for a shot or automatic fire."""
+    automatic = bool(attack["automatic"])
+    distance = whole_value(attack, "distance")
+    if automatic and targets < AUTO_MIN_TARGETS:
+        raise InvalidInput("targets", "automatic fire needs at least two targets")
+    if not automatic and targets != 1:
+        raise InvalidInput("targets", "a single shot has exactly one target (else automatic)")
+    reach = attack["reach"]
+    if isinstance(reach, int) and distance > reach:
+        raise InvalidInput("attack.distance", f"{distance} cm is beyond the Reach ({reach} cm)")
+    return (
+        D20Weapon(
+            "gun",
+            "Weapon",
+            DISTANCE_MAX if reach is None else whole_value(attack, "reach"),
+            whole_value(attack, "power"),
+            automatic=automatic,
+        ),
+    )
+
+
+def _body_explosives(attack: Mapping[str, FieldValue], equipment: str) -> tuple[D20Weapon, ...]:
+    """The stateless body's explosive (``charges`` of them set together), from the catalogue."""
+    entry = EQUIPMENT[equipment]
+    distance = whole_value(attack, "distance")
+    if attack["automatic"]:
+        raise InvalidInput("attack.automatic", f"{entry.name} has no automatic fire")
+    count = whole_value(attack, "charges")
+    if count > 1 and entry.category != "charge":
+        raise InvalidInput("attack.charges", "only charges are set together")
+    if entry.category == "grenade" and not attack["su"]:
+        raise InvalidInput("attack.su", "only SUs carry grenades")
+    if entry.category == "grenade" and distance > (entry.reach or 0):
+        raise InvalidInput(
+            "attack.distance", f"{distance} cm is beyond the Reach ({entry.reach} cm)"
+        )
+    return tuple(
+        D20Weapon(entry.id, entry.name, entry.reach or 0, entry.power or 0) for _ in range(count)
+    )
 
 
 # ---------------------------------------------------------------- samples

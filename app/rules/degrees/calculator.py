@@ -209,6 +209,78 @@ class DegreesAttack(Round):
         return self.ap_needed
 
 
+def _gas_shot(
+    weapon: DegreesWeapon,
+    index: int,
+    label: str,
+    gas: int,
+    start: int,
+    ap: int,
+    mods: Sequence[tuple[str, int]],
+    situation: DegreesSituation,
+    targets: int,
+    problems: list[str],
+) -> PlannedShot:
+    """A gas gun's shot: pumped from ``start`` (AP carried in) by the situation's pump, at the
+    main target only; a problem if it is pumped too little for the range."""
+    pumped = start + situation.pump
+    need = GAS_GUN_RANGE[situation.range]
+    if pumped < need:
+        problems.append(
+            f"{weapon.name} pumped to {pumped}° cannot reach "
+            f"{RANGES[situation.range]} (needs {need}°)."
+        )
+    penetrate = situation.penetrate == "best"
+    shot = Shot.of(weapon.kind, 0, penetrate=penetrate, break_free=situation.break_free)
+    steps = (
+        ("pumped", f"{start} carried + {situation.pump} AP (max {weapon.degree})"),
+        *((name, f"{m:+d}°") for name, m in mods),
+        ("AP", str(start + situation.pump + ap)),
+    )
+    return PlannedShot(
+        index,
+        label,
+        (shot,) + (None,) * (targets - 1),
+        start + situation.pump + ap,
+        gas=gas,
+        start=start,
+        pump=situation.pump,
+        compress_op=situation.compress_op,
+        offset=sum(m for _, m in mods),
+        range_need=need,
+        steps=steps,
+    )
+
+
+def _shots_at(
+    weapon: DegreesWeapon,
+    attacker: DegreesUnit,
+    units: Sequence[DegreesUnit],
+    locations: Sequence[str],
+    offset: int,
+    situation: DegreesSituation,
+    problems: list[str],
+) -> list[Shot | None]:
+    """One shot's degree against each target (None past the first: not an area weapon),
+    with each location's problem once."""
+    kind = weapon.kind
+    penetrate = situation.penetrate == "best"
+    per_target: list[Shot | None] = []
+    for n, (unit, location) in enumerate(zip(units, locations, strict=True)):
+        if n and not kind.area:
+            per_target.append(None)
+            continue
+        base = base_degree(weapon, attacker, unit, situation)
+        problem = area.location_problem(kind, base, location, weapon.name)
+        if problem and problem not in problems:
+            problems.append(problem)
+        degree = base + offset + area.LOCATION_PENALTY.get(location, 0)
+        per_target.append(
+            Shot.of(kind, degree, penetrate=penetrate, break_free=situation.break_free)
+        )
+    return per_target
+
+
 def plan(
     attacker: DegreesUnit,
     weapons: tuple[int, ...],
@@ -240,7 +312,6 @@ def plan(
                 problems.append(f"{weapon.name} attacks at most {most} units; {len(units)} chosen.")
         mods = modifiers(weapon, situation)
         offset = sum(m for _, m in mods)
-        penetrate = situation.penetrate == "best"
         for shot_no in range(situation.shots):
             first = not shots
             draw = bool(kind.draw_ap) and not drawn
@@ -249,49 +320,14 @@ def plan(
             label = weapon.name + (f", shot {shot_no + 1}" if situation.shots > 1 else "")
             if kind.gas:
                 start = situation.carried if first else 0
-                pumped = start + situation.pump
-                need = GAS_GUN_RANGE[situation.range]
-                if pumped < need:
-                    problems.append(
-                        f"{weapon.name} pumped to {pumped}° cannot reach "
-                        f"{RANGES[situation.range]} (needs {need}°)."
-                    )
-                shot = Shot.of(kind, 0, penetrate=penetrate, break_free=situation.break_free)
-                steps = (
-                    ("pumped", f"{start} carried + {situation.pump} AP (max {weapon.degree})"),
-                    *((name, f"{m:+d}°") for name, m in mods),
-                    ("AP", str(start + situation.pump + ap)),
+                gas = gas_weapons.index(index)
+                gas_shot = _gas_shot(
+                    weapon, index, label, gas, start, ap, mods, situation, len(units), problems
                 )
-                shots.append(
-                    PlannedShot(
-                        index,
-                        label,
-                        (shot,) + (None,) * (len(units) - 1),
-                        start + situation.pump + ap,
-                        gas=gas_weapons.index(index),
-                        start=start,
-                        pump=situation.pump,
-                        compress_op=situation.compress_op,
-                        offset=offset,
-                        range_need=need,
-                        steps=steps,
-                    )
-                )
-                total_ap += start + situation.pump + ap
+                shots.append(gas_shot)
+                total_ap += gas_shot.ap
                 continue
-            per_target: list[Shot | None] = []
-            for n, (unit, location) in enumerate(zip(units, locations, strict=True)):
-                if n and not kind.area:
-                    per_target.append(None)
-                    continue
-                base = base_degree(weapon, attacker, unit, situation)
-                problem = area.location_problem(kind, base, location, weapon.name)
-                if problem and problem not in problems:
-                    problems.append(problem)
-                degree = base + offset + area.LOCATION_PENALTY.get(location, 0)
-                per_target.append(
-                    Shot.of(kind, degree, penetrate=penetrate, break_free=situation.break_free)
-                )
+            per_target = _shots_at(weapon, attacker, units, locations, offset, situation, problems)
             main = per_target[0]
             assert main is not None
             if kind.area and extra_locations is None:
