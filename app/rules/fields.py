@@ -128,43 +128,59 @@ def parse_field(field: InputField, raw: object) -> FieldValue:
         return None if field.optional else field.default
     text = raw.strip() if isinstance(raw, str) else raw
     if field.kind == "flag":
-        if isinstance(text, bool):
-            return text
-        if isinstance(text, str) and text.lower() in TRUE_WORDS | FALSE_WORDS:
-            return text.lower() in TRUE_WORDS
-        raise InvalidInput(field.name, "must be on or off")
+        return _parse_flag(field, text)
     if isinstance(text, bool):  # a JSON true is not a number, nor a choice
         raise InvalidInput(field.name, "must not be true or false")
     if field.kind == "inches":
-        if isinstance(text, Fraction):  # already exact: only the bounds to check
-            _bounds(field, text, " inches")
-            return text
-        if isinstance(text, int | float):  # a JSON number: its repr is the number as written
-            text = repr(text)
-        if not isinstance(text, str):
-            raise InvalidInput(field.name, "needs a number of inches, like 6 or 2.5")
-        try:
-            value: Fraction | int = exact_number(text, field.name)
-        except InvalidInput as err:
-            if err.reason == NOT_A_NUMBER:
-                raise InvalidInput(field.name, "needs a number of inches, like 6 or 2.5") from None
-            raise
-        _bounds(field, value, " inches")
-        return value
+        return _parse_inches(field, text)
     if field.kind == "whole":
-        if isinstance(text, int):
-            text = str(text)
-        if not isinstance(text, str) or WHOLE.fullmatch(text) is None:
-            raise InvalidInput(field.name, "needs a whole number")
-        value = int(text)
-        _bounds(field, value, "")
-        return value
+        return _parse_whole(field, text)
     if not isinstance(text, str):
         raise InvalidInput(field.name, "needs text")
     if field.kind == "choice":
         if text not in field.choice_values:
             raise InvalidInput(field.name, f"must be one of {', '.join(field.choice_values)}")
         return text
+    return _parse_text(field, text)
+
+
+def _parse_flag(field: InputField, text: object) -> bool:
+    if isinstance(text, bool):
+        return text
+    if isinstance(text, str) and text.lower() in TRUE_WORDS | FALSE_WORDS:
+        return text.lower() in TRUE_WORDS
+    raise InvalidInput(field.name, "must be on or off")
+
+
+def _parse_inches(field: InputField, text: object) -> Fraction | int:
+    if isinstance(text, Fraction):  # already exact: only the bounds to check
+        _bounds(field, text, " inches")
+        return text
+    if isinstance(text, int | float):  # a JSON number: its repr is the number as written
+        text = repr(text)
+    if not isinstance(text, str):
+        raise InvalidInput(field.name, "needs a number of inches, like 6 or 2.5")
+    try:
+        value = exact_number(text, field.name)
+    except InvalidInput as err:
+        if err.reason == NOT_A_NUMBER:
+            raise InvalidInput(field.name, "needs a number of inches, like 6 or 2.5") from None
+        raise
+    _bounds(field, value, " inches")
+    return value
+
+
+def _parse_whole(field: InputField, text: object) -> int:
+    if isinstance(text, int):
+        text = str(text)
+    if not isinstance(text, str) or WHOLE.fullmatch(text) is None:
+        raise InvalidInput(field.name, "needs a whole number")
+    value = int(text)
+    _bounds(field, value, "")
+    return value
+
+
+def _parse_text(field: InputField, text: str) -> str:
     reason = control_character_reason(text)
     if reason is not None:
         raise InvalidInput(field.name, reason)

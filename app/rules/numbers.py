@@ -67,20 +67,7 @@ or a fraction a/b with b up to 100 (like 1/3)
         if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
             raise InvalidInput(field_name, TOO_LARGE)
         return Fraction(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidInput(field_name, NOT_A_NUMBER)
-        if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
-            raise InvalidInput(field_name, TOO_LARGE)
-        text = repr(value)
-    elif isinstance(value, Decimal):
-        if not value.is_finite():
-            raise InvalidInput(field_name, NOT_A_NUMBER)
-        text = str(value)
-    elif isinstance(value, str):
-        text = value.strip()
-    else:
-        raise InvalidInput(field_name, NOT_A_NUMBER)
+    text = _number_text(value, field_name)
     if len(text) > MAX_TEXT:
         raise InvalidInput(field_name, f"must be a number of at most {MAX_TEXT} characters")
     if _NUMBER.fullmatch(text) is None:
@@ -96,6 +83,24 @@ or a fraction a/b with b up to 100 (like 1/3)
     if number.denominator > MAX_DENOMINATOR:
         raise InvalidInput(field_name, TOO_PRECISE)
     return number
+
+
+def _number_text(value: object, field_name: str) -> str:
+    """A float, a ``Decimal`` or text as the text ``exact_number`` reads (a float's ``repr``:
+    the number as written)."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInput(field_name, NOT_A_NUMBER)
+        if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+            raise InvalidInput(field_name, TOO_LARGE)
+        return repr(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InvalidInput(field_name, NOT_A_NUMBER)
+        return str(value)
+    if isinstance(value, str):
+        return value.strip()
+    raise InvalidInput(field_name, NOT_A_NUMBER)
 
 
 def _factor_count(n: int, prime: int) -> tuple[int, int]:
