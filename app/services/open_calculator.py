@@ -86,25 +86,34 @@ def read_unit(ruleset: Ruleset, items: Sequence[tuple[str, str]], prefix: str) -
     at most ``MAX_WEAPONS`` weapons, ``MAX_VALUE`` characters a value, paths ``MAX_DEPTH``
     deep. A list of choices is ``<field>.<choice>=1`` (the builder's checkbox groups)."""
     errors: dict[str, str] = {}
-    data: dict[str, Any] = {}
+    data = _unit_data(_listify(_query_tree(items, prefix, errors)), prefix)
+    typed = TypedUnit(data, errors=errors)
+    if errors:
+        return typed
+    try:
+        typed.spec = ruleset.decode_unit(data)
+    except InvalidInput as err:
+        typed.errors[f"{prefix}.{err.field}"] = err.reason
+    return typed
+
+
+def _query_tree(
+    items: Sequence[tuple[str, str]], prefix: str, errors: dict[str, str]
+) -> dict[str, Any]:
+    """The ``prefix.<path>`` items as nested dicts by path (empty values left out); a path
+    out of bounds goes in ``errors`` instead."""
+    tree: dict[str, Any] = {}
     start = f"{prefix}."
     for key, value in items:
         if not key.startswith(start):
             continue
         path = key[len(start) :].split(".")
         value = value.strip()
-        if len(path) > MAX_DEPTH or not all(path):
-            errors[key] = "is not a field of a unit"
+        error = _path_error(path, value)
+        if error is not None:
+            errors[key] = error
             continue
-        if len(value) > MAX_VALUE:
-            errors[key] = f"at most {MAX_VALUE} characters"
-            continue
-        if path[0] == "weapons" and (
-            len(path) < 3 or not path[1].isdigit() or int(path[1]) >= MAX_WEAPONS
-        ):
-            errors[key] = f"weapons are numbered 0 to {MAX_WEAPONS - 1}"
-            continue
-        node = data
+        node = tree
         for part in path[:-1]:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
@@ -113,7 +122,24 @@ def read_unit(ruleset: Ruleset, items: Sequence[tuple[str, str]], prefix: str) -
         else:
             if value:
                 node[path[-1]] = value
-    data = _listify(data)
+    return tree
+
+
+def _path_error(path: list[str], value: str) -> str | None:
+    if len(path) > MAX_DEPTH or not all(path):
+        return "is not a field of a unit"
+    if len(value) > MAX_VALUE:
+        return f"at most {MAX_VALUE} characters"
+    if path[0] == "weapons" and (
+        len(path) < 3 or not path[1].isdigit() or int(path[1]) >= MAX_WEAPONS
+    ):
+        return f"weapons are numbered 0 to {MAX_WEAPONS - 1}"
+    return None
+
+
+def _unit_data(data: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """The query's unit as its ruleset decodes it: a changed kind drops the old kind's
+    figures, blank weapon rows go, checkbox groups become lists, a name by default."""
     was = data.pop("_kind", None)
     if was and data.get("kind") and was != data["kind"]:
         # a new kind: its own Size, Structure, Move... instead of the old kind's
@@ -129,14 +155,7 @@ def read_unit(ruleset: Ruleset, items: Sequence[tuple[str, str]], prefix: str) -
     if "mind_die" in data and str(data["mind_die"]).isdigit():
         data["mind_die"] = int(data["mind_die"])
     data.setdefault("name", "Attacker" if prefix == "a" else "Target")
-    typed = TypedUnit(data, errors=errors)
-    if errors:
-        return typed
-    try:
-        typed.spec = ruleset.decode_unit(data)
-    except InvalidInput as err:
-        typed.errors[f"{prefix}.{err.field}"] = err.reason
-    return typed
+    return data
 
 
 def _flat(value: Any, key: str) -> list[tuple[str, str]]:
