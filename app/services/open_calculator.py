@@ -126,8 +126,8 @@ def _query_tree(
 
 
 def _path_error(path: list[str], value: str) -> str | None:
-    if len(path) > MAX_DEPTH or not all(path):
-        return "is not a field of a unit"
+    if len(path) > MAX_DEPTH or not all(path) or path[0].isdigit():
+        return "is not a field of a unit"  # (a number first would make the unit a list)
     if len(value) > MAX_VALUE:
         return f"at most {MAX_VALUE} characters"
     if path[0] == "weapons" and (

@@ -304,3 +304,11 @@ def test_other_rulesets_give_the_saved_calculators_odds(member: Member, rules: s
     assert saved.status_code == typed.status_code == 200, typed.text[-2000:]
     want = re.findall(r'data-p="([0-9.e-]+)"', saved.text)
     assert want and re.findall(r'data-p="([0-9.e-]+)"', typed.text) == want
+
+
+@pytest.mark.parametrize("query", ["a.0=x", "a.kind=minifig&t.5=1&t.6=2"])
+def test_a_number_in_place_of_a_units_field_is_refused(client: TestClient, query: str) -> None:
+    # (it made the unit's query tree a list: a 500)
+    page = client.get(f"/calculator/open?{query}")
+    assert page.status_code == 422, page.text[-2000:]
+    assert "is not a field of a unit" in page.text
