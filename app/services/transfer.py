@@ -93,7 +93,7 @@ def _unit_reason(index: int, unit: object, field: str, reason: str) -> str:
     return f"{words}: {reason}"
 
 
-def parse_document(raw: bytes) -> dict[str, Any]:
+def parse_document(raw: bytes) -> dict[str, Any]:  # noqa: C901 (split once unit notes land)
     """Check a document completely; raise ImportProblems listing every problem."""
     if len(raw) > MAX_BYTES:
         raise ImportProblems([("document", f"is larger than {MAX_BYTES // 1000} kB")])
