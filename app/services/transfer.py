@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from app.db.models import Army, User
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS, get_ruleset
+from app.rules.ruleset import Ruleset
 from app.rules.text import control_character_reason
 from app.services import army_rows, builder, history, quotas
 from app.services.army_document import FORMAT, READS, VERSION, add_units
@@ -93,8 +94,31 @@ def _unit_reason(index: int, unit: object, field: str, reason: str) -> str:
     return f"{words}: {reason}"
 
 
-def parse_document(raw: bytes) -> dict[str, Any]:  # noqa: C901 (split once unit notes land)
+def parse_document(raw: bytes) -> dict[str, Any]:
     """Check a document completely; raise ImportProblems listing every problem."""
+    doc = _json_object(raw)
+    ruleset_id = doc.get("ruleset")
+    rules = RULESETS.get(ruleset_id) if isinstance(ruleset_id, str) else None
+    problems = _head_problems(doc, rules)
+    units = doc.get("units", [])
+    if not isinstance(units, list):
+        problems.append(("units", "must be a list"))
+        units = []
+    elif len(units) > MAX_UNITS:
+        problems.append(("units", f"has more than {MAX_UNITS} units"))
+        units = []
+    for index, unit in enumerate(units if rules is not None else []):
+        assert rules is not None
+        normal = _read_unit(rules, index, unit, doc.get("version"), problems)
+        if normal is not None:
+            units[index] = normal
+    if problems:
+        raise ImportProblems(problems[:200])
+    return doc
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    """The document's JSON object; ImportProblems if it is too large, empty or not one."""
     if len(raw) > MAX_BYTES:
         raise ImportProblems([("document", f"is larger than {MAX_BYTES // 1000} kB")])
     if not raw.strip():
@@ -107,38 +131,11 @@ def parse_document(raw: bytes) -> dict[str, Any]:  # noqa: C901 (split once unit
         raise ImportProblems([("document", "is not valid JSON")]) from None
     if not isinstance(doc, dict):
         raise ImportProblems([("document", "must be a JSON object")])
-    problems: list[tuple[str, str]] = []
-    if doc.get("format") != FORMAT:
-        problems.append(("format", f"must be {FORMAT!r}"))
-    version = doc.get("version")
-    if isinstance(version, bool) or version not in READS:
-        readable = " or ".join(str(v) for v in READS)
-        problems.append(
-            ("version", f"must be {readable} (this BrikForge writes version {VERSION})")
-        )
-    ruleset_id = doc.get("ruleset")
-    rules = RULESETS.get(ruleset_id) if isinstance(ruleset_id, str) else None
-    if rules is None:
-        problems.append(("ruleset", "is not a known ruleset"))
-    name = doc.get("name")
-    if not isinstance(name, str) or not name.strip() or len(name) > 120:
-        problems.append(("name", "must be text of 1 to 120 characters"))
-    elif (reason := control_character_reason(name)) is not None:
-        problems.append(("name", reason))
-    budget = doc.get("budget")
-    if not isinstance(budget, int) or isinstance(budget, bool) or not 0 < budget <= 1_000_000:
-        problems.append(("budget", "must be a whole number from 1 to 1000000"))
-    notes = doc.get("notes", "")
-    if not isinstance(notes, str) or len(notes) > 10_000:
-        problems.append(("notes", "must be text of at most 10000 characters"))
-    elif (reason := control_character_reason(notes, multiline=True)) is not None:
-        problems.append(("notes", reason))
-    if rules is not None:
-        try:
-            rules.decode_options(doc.get("house_rules") or {})
-        except InvalidInput as exc:
-            problems += [(f"house_rules.{f}", why) for f, why in exc.reasons().items()]
-    known = {
+    return doc
+
+
+_KNOWN = frozenset(
+    {
         "format",
         "version",
         "ruleset",
@@ -149,54 +146,98 @@ def parse_document(raw: bytes) -> dict[str, Any]:  # noqa: C901 (split once unit
         "house_rules",
         "units",
     }
-    problems += [(str(key)[:60], "is not a known field") for key in doc if key not in known]
-    units = doc.get("units", [])
-    if not isinstance(units, list):
-        problems.append(("units", "must be a list"))
-        units = []
-    elif len(units) > MAX_UNITS:
-        problems.append(("units", f"has more than {MAX_UNITS} units"))
-        units = []
-    for index, unit in enumerate(units if rules is not None else []):
-        assert rules is not None
-        if isinstance(unit, dict) and len(unit.get("weapons") or []) > MAX_WEAPONS:
-            reason = f"has more than {MAX_WEAPONS} weapons"
-            problems.append(
-                (f"units[{index}].weapons", _unit_reason(index, unit, "weapons", reason))
-            )
-            continue
-        # The count and (from version 2) the notes are the builder's, read beside the unit.
-        own = ("count", "notes") if version != 1 else ("count",)
-        count, notes = 1, ""
-        if isinstance(unit, dict) and any(key in unit for key in own):
-            unit = {k: v for k, v in unit.items() if k not in own}
-            try:
-                if "count" in units[index]:
-                    count = read_count(units[index]["count"])
-                if "notes" in own and "notes" in units[index]:
-                    notes = read_notes(units[index]["notes"])
-            except InvalidInput as exc:
-                reason = _unit_reason(index, unit, exc.field, exc.reason)
-                problems.append((_path(index, exc.field), reason))
-                continue
+)
+
+
+def _head_problems(doc: dict[str, Any], rules: Ruleset | None) -> list[tuple[str, str]]:
+    """The problems of the document's own fields (all but its units), in the fields' order."""
+    problems: list[tuple[str, str]] = []
+    if doc.get("format") != FORMAT:
+        problems.append(("format", f"must be {FORMAT!r}"))
+    version = doc.get("version")
+    if isinstance(version, bool) or version not in READS:
+        readable = " or ".join(str(v) for v in READS)
+        problems.append(
+            ("version", f"must be {readable} (this BrikForge writes version {VERSION})")
+        )
+    if rules is None:
+        problems.append(("ruleset", "is not a known ruleset"))
+    for field, reason in (
+        ("name", _name_reason(doc.get("name"))),
+        ("budget", _budget_reason(doc.get("budget"))),
+        ("notes", _notes_reason(doc.get("notes", ""))),
+    ):
+        if reason is not None:
+            problems.append((field, reason))
+    if rules is not None:
         try:
-            spec = rules.decode_unit(unit)
-        except InvalidInput as exc:  # every wrong field of the unit, each by its path
-            for field, why in exc.reasons().items():
-                problems.append((_path(index, field), _unit_reason(index, unit, field, why)))
-            continue
-        normal = rules.encode_unit(spec)  # normalised, exact numbers kept
-        if count != 1:
-            normal["count"] = count
-        normal["notes"] = notes
-        unit_name = normal.get("name")
-        if not isinstance(unit_name, str) or not unit_name.strip() or len(unit_name) > 120:
-            reason = _unit_reason(index, None, "name", "must be text of 1 to 120 characters")
-            problems.append((f"units[{index}].name", reason))
-        units[index] = normal
-    if problems:
-        raise ImportProblems(problems[:200])
-    return doc
+            rules.decode_options(doc.get("house_rules") or {})
+        except InvalidInput as exc:
+            problems += [(f"house_rules.{f}", why) for f, why in exc.reasons().items()]
+    problems += [(str(key)[:60], "is not a known field") for key in doc if key not in _KNOWN]
+    return problems
+
+
+def _name_reason(name: object) -> str | None:
+    if not isinstance(name, str) or not name.strip() or len(name) > 120:
+        return "must be text of 1 to 120 characters"
+    return control_character_reason(name)
+
+
+def _budget_reason(budget: object) -> str | None:
+    if not isinstance(budget, int) or isinstance(budget, bool) or not 0 < budget <= 1_000_000:
+        return "must be a whole number from 1 to 1000000"
+    return None
+
+
+def _notes_reason(notes: object) -> str | None:
+    if not isinstance(notes, str) or len(notes) > 10_000:
+        return "must be text of at most 10000 characters"
+    return control_character_reason(notes, multiline=True)
+
+
+def _read_unit(
+    rules: Ruleset, index: int, unit: Any, version: object, problems: list[tuple[str, str]]
+) -> dict[str, Any] | None:
+    """Unit ``index`` of the document as its ruleset writes it (with the builder's count and
+    notes), or None with its problems added to ``problems``."""
+    if isinstance(unit, dict) and len(unit.get("weapons") or []) > MAX_WEAPONS:
+        reason = f"has more than {MAX_WEAPONS} weapons"
+        problems.append((f"units[{index}].weapons", _unit_reason(index, unit, "weapons", reason)))
+        return None
+    # The count and (from version 2) the notes are the builder's, read beside the unit.
+    own = ("count", "notes") if version != 1 else ("count",)
+    count, notes = 1, ""
+    if isinstance(unit, dict) and any(key in unit for key in own):
+        given, unit = unit, {k: v for k, v in unit.items() if k not in own}
+        try:
+            count, notes = _builders_fields(given, own)
+        except InvalidInput as exc:
+            reason = _unit_reason(index, unit, exc.field, exc.reason)
+            problems.append((_path(index, exc.field), reason))
+            return None
+    try:
+        spec = rules.decode_unit(unit)
+    except InvalidInput as exc:  # every wrong field of the unit, each by its path
+        for field, why in exc.reasons().items():
+            problems.append((_path(index, field), _unit_reason(index, unit, field, why)))
+        return None
+    normal = rules.encode_unit(spec)  # normalised, exact numbers kept
+    if count != 1:
+        normal["count"] = count
+    normal["notes"] = notes
+    unit_name = normal.get("name")
+    if not isinstance(unit_name, str) or not unit_name.strip() or len(unit_name) > 120:
+        reason = _unit_reason(index, None, "name", "must be text of 1 to 120 characters")
+        problems.append((f"units[{index}].name", reason))
+    return normal
+
+
+def _builders_fields(unit: dict[str, Any], own: tuple[str, ...]) -> tuple[int, str]:
+    """A document unit's count (1 if not given) and notes ("" if not given or not read)."""
+    count = read_count(unit["count"]) if "count" in unit else 1
+    notes = read_notes(unit["notes"]) if "notes" in own and "notes" in unit else ""
+    return count, notes
 
 
 def _options(doc: dict[str, Any]) -> dict[str, Any]:
