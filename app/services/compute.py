@@ -68,9 +68,8 @@ def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker p
 def _warm_up() -> None:  # pragma: no cover - runs in the worker process
     """Import the engine and compute every ruleset's sample attacks once (numpy's first
     calls are slow), before the worker says it is ready."""
-    # the API modules whose jobs write their answers' JSON here
-    import app.web.api.attacks
-    import app.web.api.rulesets  # noqa: F401
+    import app.services.brikwars_jobs
+    import app.services.compute_jobs  # noqa: F401  (the jobs the API sends, and their JSON)
     from app.rules.registry import RULESETS
     from app.rules.ruleset import TargetInput
 

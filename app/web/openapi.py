@@ -7,11 +7,11 @@ operation can answer, so clients (and the schemathesis run in the test suite) ca
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel, Field, WithJsonSchema
+from pydantic import BaseModel, Field
 
 PUBLIC_PREFIXES = ("/api/v1/brikwars/", "/api/v1/rulesets")
 """The stateless calculators: no login, nothing stored, so no 401/403/404/409."""
@@ -25,20 +25,6 @@ _REASONS = {
     429: "Too many requests or the calculators are busy; see Retry-After",
     503: "The database is unavailable or the calculation pool is full; see Retry-After",
 }
-ValueProbabilities = Annotated[
-    list[tuple[int, float]],
-    # Described without 3.1's prefixItems, which some OpenAPI tools (schemathesis's
-    # response validation among them) still read as a draft-4 tuple and reject.
-    WithJsonSchema(
-        {
-            "type": "array",
-            "description": "[value, probability] pairs",
-            "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
-        }
-    ),
-]
-"""``[[value, probability], ...]``: a distribution as the API sends it."""
-
 _PUBLIC_STATUSES = (422, 429, 503)
 _PRIVATE_STATUSES = (401, 403, 404, 409, 422, 429, 503)
 _RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}}

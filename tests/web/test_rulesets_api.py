@@ -138,7 +138,7 @@ def test_a_rulesets_own_fields_answer_beside_the_shared_ones() -> None:
     import random
 
     from app.rules.ruleset import AttackOdds, AttackRoll
-    from app.web.api.rulesets import _odds_json, _roll_json
+    from app.services.compute_jobs import attack_odds_json, attack_roll_json
 
     class WithDetail:
         def inline(self) -> bool:
@@ -153,7 +153,7 @@ def test_a_rulesets_own_fields_answer_beside_the_shared_ones() -> None:
         def roll(self, rng: random.Random) -> AttackRoll:
             return AttackRoll((), detail={"targets": [{"hp": rng.randint(1, 3)}], "seed": -1})
 
-    odds = json.loads(_odds_json(WithDetail()))
+    odds = json.loads(attack_odds_json(WithDetail()))
     assert odds["hit"] == 0.5 and odds["decisive"] == 0.25 and odds["lines"] == []
-    rolled = json.loads(_roll_json(WithDetail(), 7))
+    rolled = json.loads(attack_roll_json(WithDetail(), 7))
     assert rolled["seed"] == 7 and rolled["targets"][0]["hp"] in (1, 2, 3)

@@ -29,9 +29,9 @@ from app.rules.brikwars.ruleset import (
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
-from app.services import compute
+from app.services import brikwars_jobs, compute
+from app.services.brikwars_jobs import ExplosionOut, OddsOut
 from app.web.inputs import Line, NoBool, Seed
-from app.web.openapi import ValueProbabilities
 from app.web.ratelimit import calculator_rate_limit
 
 router = APIRouter(tags=["attacks"])
@@ -124,22 +124,6 @@ class ExplosionIn(_In):
     options: dict[str, Any] | None = None
 
 
-class OddsOut(BaseModel):
-    """miss + no_effect + something_bad + destroyed = 1 (within truncation_bound)."""
-
-    miss: float
-    no_effect: float = Field(description="Ka-ping, or a damage Critical Failure (all ones)")
-    something_bad: float
-    destroyed: float
-    truncation_bound: float = Field(description="Bonus-dice chain mass left out (< 1e-9)")
-    damage_distribution: ValueProbabilities = Field(
-        description="[value, probability] of the Damage total after Deflection, given a hit"
-    )
-    critical_failure: float = Field(description="P(hit and every damage die a natural 1)")
-    over_the_top: float = Field(description="P(natural maximum Action roll: one more die)")
-    on_fire: float = Field(description="P(at least 1 point of Fire damage), damage.fire only")
-
-
 class DieOut(BaseModel):
     purpose: str
     sides: int
@@ -160,24 +144,6 @@ class RollOut(BaseModel):
     on_fire: bool
 
 
-class RingOut(BaseModel):
-    ring: int
-    from_inches: int
-    to_inches: int
-    destroyed: float
-    something_bad: float
-    no_effect: float
-    critical_failure: float
-    knockback: ValueProbabilities
-    knockback_if_destroyed: ValueProbabilities
-    on_fire: float
-
-
-class ExplosionOut(BaseModel):
-    rings: list[RingOut]
-    truncation_bound: float
-
-
 def _attack(body: OddsIn) -> atk.Attack:
     """The engine's attack, read by the one raw-attack reader the ruleset's own endpoint
     (``/rulesets/brikwars/odds``) uses too; the model has fixed the shape and the limits."""
@@ -194,29 +160,8 @@ async def odds(body: OddsIn) -> Response:
     """Exact odds of one attack: miss, no effect, Something Bad, destroyed (sum 1)."""
     attack = _attack(body)
     cheap = RawAttack(attack).inline()
-    # computed and written as JSON in the worker: a large answer's serialisation stays off
-    # the event loop too
-    text = await _compute(functools.partial(_odds_json, attack), cheap, ODDS_FIELDS)
+    text = await _compute(functools.partial(brikwars_jobs.odds_json, attack), cheap, ODDS_FIELDS)
     return Response(text, media_type="application/json")
-
-
-def _odds_json(attack: atk.Attack) -> str:
-    result = attack.odds()
-    # The engine's own floats and ints need no second validation of ~100 pairs per request:
-    # construct the model and let pydantic's serializer write the JSON (measured faster than
-    # validating, and than the stdlib json module).
-    out = OddsOut.model_construct(
-        miss=result.miss,
-        no_effect=result.no_effect,
-        something_bad=result.something_bad,
-        destroyed=result.destroyed + result.size_damage,
-        truncation_bound=result.truncation_bound,
-        damage_distribution=list(result.damage_distribution),
-        critical_failure=result.critical_failure,
-        over_the_top=result.over_the_top,
-        on_fire=result.on_fire,
-    )
-    return out.model_dump_json()
 
 
 @router.post("/brikwars/roll", dependencies=RATE_LIMITED)
@@ -264,28 +209,6 @@ async def explosion_odds(body: ExplosionIn) -> Response:
     # Rings drop dice (every K at once): only the smallest explosions stay on the event loop
     armour_pool = [(Pool.of(armour.dice, armour.sides), 0)] if armour.dice else []
     cheap = body.dice <= 3 and _cheap([(explosion.pool(), 0), *armour_pool])
-    job = functools.partial(_explosion_json, explosion, target)
+    job = functools.partial(brikwars_jobs.explosion_json, explosion, target)
     text = await _compute(job, cheap, EXPLOSION_FIELDS)
     return Response(text, media_type="application/json")
-
-
-def _explosion_json(explosion: atk.Explosion, target: atk.Target) -> str:
-    result = explosion.odds(target)
-    return ExplosionOut(
-        rings=[
-            RingOut(
-                ring=r.ring,
-                from_inches=r.from_inches,
-                to_inches=r.to_inches,
-                destroyed=r.destroyed + r.size_damage,
-                something_bad=r.something_bad,
-                no_effect=r.no_effect,
-                critical_failure=r.critical_failure,
-                knockback=list(r.knockback),
-                knockback_if_destroyed=list(r.knockback_if_destroyed),
-                on_fire=r.on_fire,
-            )
-            for r in result.rings
-        ],
-        truncation_bound=result.truncation_bound,
-    ).model_dump_json()

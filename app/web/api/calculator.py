@@ -25,12 +25,12 @@ from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset
 from app.services import calculator
 from app.services.calculator import BONUS_DIE
+from app.services.compute_jobs import ValueProbabilities
 from app.services.errors import NotFound
 from app.web.api.attacks import DieOut
 from app.web.calculator_query import MAX_ALLIES, bonus_die_choices
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Seed
-from app.web.openapi import ValueProbabilities
 from app.web.ratelimit import calculator_rate_limit
 from app.web.situation_schema import (
     SituationModel,

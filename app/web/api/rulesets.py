@@ -7,20 +7,19 @@ and ``/roll`` take the ruleset's own attack body and answer in the shape every r
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import random
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from app.rules.errors import InvalidInput, UnknownRuleset
 from app.rules.fields import FormSplit, InputField, describe
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import Attack, Ruleset
-from app.services import compute
+from app.services import compute, compute_jobs
+from app.services.compute_jobs import AttackOddsOut, AttackRollOut
 from app.services.errors import NotFound
 from app.web.inputs import MAX_SEED
 from app.web.ratelimit import calculator_rate_limit
@@ -74,75 +73,6 @@ class CatalogueEntryOut(BaseModel):
     summary: str
     fields: list[FieldOut]
     details: dict[str, str]
-
-
-class OutcomeOut(BaseModel):
-    key: str
-    label: str
-    probability: float
-
-
-class TargetOddsOut(BaseModel):
-    target: int
-    outcomes: list[OutcomeOut] = Field(description="Mutually exclusive: they sum to 1")
-    extras: list[OutcomeOut] = Field(description="Chances that may overlap the outcomes")
-
-
-class LineOddsOut(BaseModel):
-    label: str
-    kind: str
-    weapons: list[int]
-    targets: list[TargetOddsOut]
-    damage: list[tuple[int, float]] = Field(description="[value, probability] given a hit")
-    steps: list[tuple[str, str]]
-    notes: list[OutcomeOut]
-    truncation_bound: float
-
-
-class AttackOddsOut(BaseModel):
-    """The shared shape; a ruleset may add fields of its own beside these (its ``detail``)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    lines: list[LineOddsOut]
-    decisive: float = Field(description="P(at least one target removed from play)")
-    truncation_bound: float
-
-
-class DieOut(BaseModel):
-    purpose: str
-    sides: int
-    natural: int
-    value: int
-    bonus: bool
-    target: int | None
-
-
-class EffectOut(BaseModel):
-    target: int
-    outcome: str
-    words: str
-    damage: int | None
-    flags: list[str]
-
-
-class LineRollOut(BaseModel):
-    label: str
-    kind: str
-    weapons: list[int]
-    dice: list[DieOut]
-    effects: list[EffectOut]
-    skipped: str
-    notes: list[str]
-
-
-class AttackRollOut(BaseModel):
-    """The shared shape; a ruleset may add fields of its own beside these (its ``detail``)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    seed: int
-    lines: list[LineRollOut]
 
 
 def _ruleset(ruleset_id: str) -> Ruleset:
@@ -245,21 +175,6 @@ AttackBody = Annotated[
 ]
 
 
-def _odds_json(attack: Attack) -> str:
-    odds = attack.odds()
-    shared = dataclasses.asdict(dataclasses.replace(odds, detail={}))
-    out = {**odds.detail} | {k: shared[k] for k in ("lines", "decisive", "truncation_bound")}
-    return AttackOddsOut.model_validate(out).model_dump_json()
-
-
-def _roll_json(attack: Attack, seed: int) -> str:
-    # a seeded, replayable game roll, not a secret: the stdlib generator is the point
-    roll = attack.roll(random.Random(seed))  # noqa: S311
-    shared = dataclasses.asdict(dataclasses.replace(roll, detail={}))
-    out = {**roll.detail} | {"seed": seed, "lines": shared["lines"]}
-    return AttackRollOut.model_validate(out).model_dump_json()
-
-
 async def _answer(attack: Attack, job: functools.partial[str]) -> Response:
     text = job() if attack.inline() else await compute.run_async(job)
     return Response(text, media_type="application/json")
@@ -269,7 +184,7 @@ async def _answer(attack: Attack, job: functools.partial[str]) -> Response:
 async def ruleset_odds(ruleset: RulesetId, body: AttackBody) -> Response:
     """Exact odds of one attack under a rule system: each line's outcomes (summing to 1)."""
     attack = _ruleset(ruleset).attack_from_body(body)
-    return await _answer(attack, functools.partial(_odds_json, attack))
+    return await _answer(attack, functools.partial(compute_jobs.attack_odds_json, attack))
 
 
 @router.post("/rulesets/{ruleset}/roll", response_model=AttackRollOut, dependencies=RATE_LIMITED)
@@ -279,4 +194,4 @@ async def ruleset_roll(ruleset: RulesetId, body: AttackBody) -> Response:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise InvalidInput("seed", f"needs a whole number from 0 to {MAX_SEED}")
     attack = _ruleset(ruleset).attack_from_body(body)
-    return await _answer(attack, functools.partial(_roll_json, attack, seed))
+    return await _answer(attack, functools.partial(compute_jobs.attack_roll_json, attack, seed))
