@@ -4,8 +4,9 @@ comparisons and seeded rolls.
 A pool is groups of dice summed plus a modifier. Its options cover what the rulesets need:
 Bonus dice (a die that shows its maximum earns another: BrikWars' rule, off with
 ``bonus_die="none"``), per-die modifiers, and totals without the highest groups (BrikWars'
-Deflection and explosion rings). Pure Python plus numpy; no web, database or template imports.
-See docs/dice-engine.md.
+Deflection and explosion rings; a ring against a Deflecting object, a BrikWars-only rule,
+is ``app.rules.brikwars.plated``). Pure Python plus numpy; no web, database or template
+imports. See docs/dice-engine.md.
 """
 
 from app.rules.dice.compare import compare, compare_by_dice
@@ -17,7 +18,6 @@ from app.rules.dice.exact import (
     explosion_rings,
     total_distribution,
 )
-from app.rules.dice.plated import explosion_ring_deflected
 from app.rules.dice.results import (
     Comparison,
     ComparisonByDice,
@@ -55,7 +55,6 @@ __all__ = [
     "deflect_with_over_the_top",
     "drop_highest",
     "drop_highest_all",
-    "explosion_ring_deflected",
     "explosion_rings",
     "roll_explosion",
     "roll_pool",

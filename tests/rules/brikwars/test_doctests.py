@@ -17,6 +17,7 @@ MODULES = [
     "turn",
     "battle_state",
     "situation_fields",
+    "plated",
 ]
 
 

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["spec", "groups", "results", "exact", "compare", "rolling", "plated"]
+MODULES = ["spec", "groups", "results", "exact", "compare", "rolling"]
 
 
 @pytest.mark.parametrize("name", MODULES)

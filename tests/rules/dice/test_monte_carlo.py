@@ -16,13 +16,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+# The BrikWars ring against a Deflecting object is checked here too: it reads the same
+# 200,000 explosions, which are the dice core's (its exact oracle is BrikWars').
+from app.rules.brikwars.plated import explosion_ring_deflected
 from app.rules.dice import (
     Dice,
     Pool,
     compare,
     compare_by_dice,
     deflect,
-    explosion_ring_deflected,
     explosion_rings,
     roll_explosion,
     roll_pool,

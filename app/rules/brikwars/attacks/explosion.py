@@ -24,6 +24,7 @@ from app.rules.brikwars.attacks.common import (
 )
 from app.rules.brikwars.catalogue import DamageExpr
 from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
+from app.rules.brikwars.plated import check_request_work, explosion_ring_deflected, sweep_work
 from app.rules.dice import (
     MAX_DICE,
     Dice,
@@ -32,11 +33,9 @@ from app.rules.dice import (
     PoolRoll,
     Ties,
     compare_by_dice,
-    explosion_ring_deflected,
     explosion_rings,
     roll_explosion,
 )
-from app.rules.dice.plated import check_request_work, sweep_work
 from app.rules.errors import InvalidInput
 
 RING_INCHES = 2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.rules.brikwars.plated import explosion_ring_deflected
 from app.rules.dice import Dice, Pool, Ties
-from app.rules.dice.plated import explosion_ring_deflected
 from app.rules.errors import InvalidInput
 from tests.rules.dice.oracle import enumerate_ring_deflected, enumerate_ring_mixed
 from tests.rules.dice.test_exact import as_dict, assert_matches

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
-from app.rules.dice import Dice, Pool, explosion_ring_deflected, plated
+from app.rules.brikwars import plated
+from app.rules.brikwars.plated import explosion_ring_deflected
+from app.rules.dice import Dice, Pool
 from app.rules.errors import TooMuchWork
 
 
