@@ -17,10 +17,9 @@ from app.db.session import make_engine, make_read_sessionmaker, make_sessionmake
 from app.services import compute
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
-from app.web.api import attacks as api_attacks
 from app.web.api import auth as api_auth
 from app.web.api import battles as api_battles
-from app.web.api import brikwars_builder as api_brikwars_builder
+from app.web.api import brikwars as api_brikwars
 from app.web.api import builder as api_builder
 from app.web.api import calculator as api_calculator
 from app.web.api import clubs as api_clubs
@@ -72,8 +71,8 @@ API_ROUTERS: tuple[APIRouter, ...] = (
     api_clubs.router,  # before armies: /armies/import must not match /armies/{army_id}
     api_armies.router,
     api_builder.router,
-    api_brikwars_builder.router,
-    api_attacks.router,
+    api_brikwars.builder_router,
+    api_brikwars.router,
     api_rulesets.router,
     api_open_calculator.router,  # before calculator: its paths are /calculator/open...
     api_calculator.router,
@@ -172,14 +171,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # routes in order, and theirs (the API's busiest, /api/v1/brikwars/...) overlap no other
     # path, so they match at once instead of after ~100 page and API routes.
     # They are stateless and outside the session: nothing to forge, no CSRF check.
-    app.include_router(api_attacks.router, prefix=API_PREFIX)
+    app.include_router(api_brikwars.router, prefix=API_PREFIX)
     app.include_router(api_rulesets.router, prefix=API_PREFIX)
     for router in PAGE_ROUTERS:
         app.include_router(
             router, dependencies=[Depends(page_csrf_protect)], include_in_schema=False
         )
     for router in API_ROUTERS:
-        if router not in (api_attacks.router, api_rulesets.router):
+        if router not in (api_brikwars.router, api_rulesets.router):
             app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(csrf_protect)])
 
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]

@@ -22,8 +22,7 @@ IDS = tuple(RULESETS)
 ALIASES = ("bw",)
 ALLOWED = {
     "app/rules/registry.py": "the one line per ruleset",
-    "app/web/api/attacks.py": "the BrikWars-only /api/v1/brikwars/* endpoints, kept as they were",
-    "app/web/api/brikwars_builder.py": "the BrikWars-only weapon-stats and catalogue endpoints",
+    "app/web/api/brikwars.py": "the BrikWars-only /api/v1/brikwars/* endpoints, kept as they were",
     "app/services/brikwars_jobs.py": "the calculation pool's jobs of those endpoints",
     "app/web/openapi.py": "documents those endpoints' public prefix",
     "app/main.py": "serves those endpoints outside the session, by their prefix",

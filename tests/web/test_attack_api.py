@@ -157,8 +157,8 @@ def test_the_stateless_calculators_are_matched_first(client: TestClient) -> None
     """FastAPI tries the included routers in order: the public calculators (the API's
     busiest path) come first, so a request does not walk ~100 page and API routes before
     matching (bench: /odds requests per second went from ~0.5 to ~0.8 of hello-world)."""
-    from app.web.api import attacks
+    from app.web.api import brikwars
 
     included = [r for r in client.app.router.routes if hasattr(r, "original_router")]  # type: ignore[attr-defined]
-    assert included and included[0].original_router is attacks.router
+    assert included and included[0].original_router is brikwars.router
     assert client.post("/api/v1/brikwars/odds", json=BODY).status_code == 200

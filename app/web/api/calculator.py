@@ -27,7 +27,7 @@ from app.services import calculator
 from app.services.calculator import BONUS_DIE
 from app.services.compute_jobs import ValueProbabilities
 from app.services.errors import NotFound
-from app.web.api.attacks import DieOut
+from app.web.api.brikwars import DieOut
 from app.web.calculator_query import MAX_ALLIES, bonus_die_choices
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Seed

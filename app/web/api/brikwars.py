@@ -1,4 +1,11 @@
-"""Low-level BrikWars attack odds and rolls over JSON (public: no login needed).
+"""BrikWars' own endpoints over JSON, kept as they were (``/api/v1/brikwars/...``): the
+raw-dice attack odds, rolls and explosion rings (public: no login needed), and the builder's
+weapon stats at a size and weapon catalogue with its formulas.
+
+Two routers, served as before: ``router`` (the raw dice) is stateless and matched first,
+outside the session and the CSRF check; ``builder_router`` is a session route like the rest
+of the API. Every other ruleset, BrikWars included, is also served through the one
+``Ruleset`` interface by ``app.web.api.rulesets``.
 
 The engine (``app.rules.brikwars.attacks``) validates values and names the bad field; these
 models fix the shape (unknown keys refused) and the hard limits (dice counts, die sizes, Use),
@@ -25,16 +32,20 @@ from app.rules.brikwars.ruleset import (
     RAW_FIELDS,
     RawAttack,
     raw_attack,
+    stats_json,
 )
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
 from app.services import brikwars_jobs, compute
 from app.services.brikwars_jobs import ExplosionOut, OddsOut
+from app.web.api.builder_schemas import WeaponStatsIn, WeaponStatsOut
+from app.web.deps import SessionRoute
 from app.web.inputs import Line, NoBool, Seed
 from app.web.ratelimit import calculator_rate_limit
 
 router = APIRouter(tags=["attacks"])
+builder_router = APIRouter(route_class=SessionRoute, tags=["builder"])
 T = TypeVar("T")
 RATE_LIMITED = [Depends(calculator_rate_limit)]
 ODDS_FIELDS = RAW_FIELDS
@@ -212,3 +223,22 @@ async def explosion_odds(body: ExplosionIn) -> Response:
     job = functools.partial(brikwars_jobs.explosion_json, explosion, target)
     text = await _compute(job, cheap, EXPLOSION_FIELDS)
     return Response(text, media_type="application/json")
+
+
+@builder_router.post("/brikwars/weapon-stats")
+def weapon_stats(body: WeaponStatsIn) -> WeaponStatsOut:
+    """A weapon's Use, Range, Damage, cost and Power at a size (no unit needed)."""
+    stats = bw.weapon_stats(
+        body.type,
+        size=body.size,
+        xsize=body.xsize,
+        action_die=body.action_die,
+        variant=body.variant,
+    )
+    return WeaponStatsOut.model_validate(stats_json(stats))
+
+
+@builder_router.get("/brikwars/catalogue")
+def catalogue() -> list[dict[str, Any]]:
+    """Every BrikWars weapon type with its formulas, as the builder shows them."""
+    return [entry.to_dict() for entry in bw.catalogue()]
