@@ -22,7 +22,6 @@ from sqlalchemy.orm import Session
 from app.db.models import Army, Unit, User
 from app.rules.errors import InvalidInput, RulesError
 from app.rules.fields import FieldValue
-from app.rules.memo import BoundedMemo
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.rules.ruleset import (
     AllyInput,
@@ -34,7 +33,7 @@ from app.rules.ruleset import (
     read_situation,
 )
 from app.services import battles, builder, compute
-from app.services.errors import NotFound
+from app.services.calculator_units import SavedUnits, UnitLookup
 
 BONUS_DIE = "bonus_die"
 """The house rule a calculation may play differently from the attacker's army (the name of
@@ -181,78 +180,6 @@ class Calculation:
         return out
 
 
-# Which army a unit is in (units never change army), remembered across requests: a
-# calculation names two or three units, and each lookup was a query of its own. Only a hint:
-# the army's view, read with the viewer's rights, must hold the unit (SQLite hands a deleted
-# unit's id out again).
-_ARMY_OF: BoundedMemo[[], int] = BoundedMemo(lambda: 0, maxsize=20_000)
-
-
-def army_hint(unit_id: int) -> int | None:
-    """The army this server last saw ``unit_id`` in, if it remembers (only a hint)."""
-    return _ARMY_OF.get(unit_id)
-
-
-class Views:
-    """Army views loaded once per calculation (an army appears as attacker and target)."""
-
-    def __init__(self, session: Session, user: User, *, pickers: bool = True) -> None:
-        self.session, self.user = session, user
-        self.pickers = pickers  # the pickers are drawn: read their armies first (see ruleset)
-        self._armies: dict[int, builder.ArmyView] = {}
-        self._army_of: dict[int, int] = {}  # unit id -> army id
-        self._offered: list[Army] | None = None
-
-    def offered(self) -> list[Army]:
-        """The armies the pickers offer (the user's and their clubs'), read once."""
-        if self._offered is None:
-            self._offered = battles.armies_for_battle(self.session, user=self.user)
-        return self._offered
-
-    def army(self, army_id: int) -> builder.ArmyView:
-        if army_id not in self._armies:
-            self._armies[army_id] = builder.army_view(self.session, user=self.user, army_id=army_id)
-        return self._armies[army_id]
-
-    def unit(self, unit_id: int) -> tuple[builder.ArmyView, builder.UnitView]:
-        army_id = self._army_of.get(unit_id)
-        if army_id is None:
-            hint = _ARMY_OF.get(unit_id)
-            if hint is not None:
-                try:  # the army's own view (read access checked) confirms the hint
-                    view = self.army(hint)
-                    found = view.unit(unit_id)
-                    self._army_of[unit_id] = hint
-                    return view, found
-                except NotFound:
-                    pass  # gone, or the id now names another army's unit: ask the database
-            army_id = self.session.scalar(select(Unit.army_id).where(Unit.id == unit_id))
-            if army_id is None:
-                raise NotFound("unit")
-            self._army_of[unit_id] = army_id
-            view = self.army(army_id)
-            # The whole army's units at once: a server meets an army's units one calculation
-            # at a time, and each unit's first calculation asked the database (29% of make
-            # load's calculator fragments on a worker 6 s after its start, not one an army).
-            for unit in view.units:
-                _ARMY_OF.put(unit.row.id, army_id)
-            return view, view.unit(unit_id)
-        view = self.army(army_id)
-        return view, view.unit(unit_id)
-
-    def ruleset(self, unit_ids: tuple[int | None, ...]) -> Ruleset:
-        """The ruleset a calculation is read under: the army's of its first named unit (the
-        attacker's, else the target's); the default when it names none. The army is loaded
-        here once for the whole calculation (read access checked: NotFound)."""
-        if self.pickers:  # first: it loads the armies that army_view then finds in the session
-            self.offered()
-        for unit_id in unit_ids:
-            if unit_id is not None:
-                army, _ = self.unit(unit_id)
-                return get_ruleset(army.army.ruleset_id)
-        return get_ruleset(DEFAULT_RULESET)
-
-
 def _weapons(unit: builder.UnitView, ids: tuple[int, ...]) -> list[builder.WeaponView]:
     by_id = {w.row.id: w for w in unit.weapons}
     chosen = []
@@ -284,7 +211,7 @@ def _same_rules(ruleset: Ruleset, army: builder.ArmyView | None, field: str) -> 
 
 
 def _allies(
-    views: Views, request: CalcRequest
+    views: UnitLookup, request: CalcRequest
 ) -> list[tuple[builder.ArmyView, builder.UnitView, tuple[int, ...]]]:
     """Each ally unit with the weapon ids it fires (its listed ones, else its default)."""
     out = []
@@ -296,7 +223,7 @@ def _allies(
 
 
 def _loadout(
-    views: Views,
+    views: UnitLookup,
     loadout: Loadout,
     calc: Calculation,
     allies: list[tuple[builder.ArmyView, builder.UnitView, tuple[int, ...]]],
@@ -359,13 +286,19 @@ def calculate(
     user: User,
     request: CalcRequest,
     ruleset: Ruleset | None = None,
-    views: Views | None = None,
+    views: UnitLookup | None = None,
 ) -> Calculation:
     """Resolve the picks to saved units (read access checked) and compute the odds under
     ``ruleset`` (the one ``request`` was read under: by default the attacker's). ``views``:
     the armies already loaded for this calculation."""
-    if views is None:
-        views = Views(session, user)
+    return calculate_units(views or SavedUnits(session, user), request, ruleset)
+
+
+def calculate_units(
+    views: UnitLookup, request: CalcRequest, ruleset: Ruleset | None = None
+) -> Calculation:
+    """Compute the odds of the picks, looked up in ``views`` (saved or typed-in units),
+    under ``ruleset`` (by default the one ``views`` gives the attacker)."""
     if ruleset is None:
         ruleset = views.ruleset((request.attacker.unit_id, request.target_id))
     calc = Calculation(request, views.offered, ruleset)
@@ -452,7 +385,7 @@ def roll_in_new_battle(
     request: CalcRequest,
     seed: int | None = None,
     ruleset: Ruleset | None = None,
-    views: Views | None = None,
+    views: UnitLookup | None = None,
 ) -> RolledInBattle:
     """Start a battle with copies of the calculation's units and roll its attack there, so
     the roll is logged and the target's state carries into the next roll. Refusals raise

@@ -11,7 +11,6 @@ breakdown and chart are the same as for saved units with the same fields.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,9 +23,9 @@ from app.rules.errors import InvalidInput
 from app.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
 from app.rules.ruleset import Ruleset
 from app.services import armies, builder, calculator
-from app.services.army_rows import UnitRow, WeaponRow
+from app.services.army_rows import UnitRow
 from app.services.calculator import CalcRequest, Calculation, Loadout
-from app.services.errors import NotFound
+from app.services.calculator_units import TypedUnits
 
 PATH = "/calculator/open"
 ROLES = {"attacker": "a", "target": "t"}
@@ -209,79 +208,20 @@ def open_calculator_url(ruleset_id: str, unit: Any, role: str = "attacker") -> s
 # ------------------------------------------------------------------ the calculation
 
 
-def _army(ruleset: Ruleset) -> Army:
-    """A typed-in unit's army: never stored, the ruleset's default house rules."""
-    return Army(id=0, name="Typed in", ruleset_id=ruleset.id, budget=0, notes="", house_rules={})
-
-
-def unit_view(ruleset: Ruleset, spec: Any, unit_id: int) -> builder.UnitView:
-    """A typed-in unit as the calculator's templates read a saved one; its weapons' ids are
-    their numbers (1 for the first)."""
-    data = ruleset.encode_unit(spec)
-    weapons = data.pop("weapons")
-    name, kind = data.pop("name"), data.pop("kind")
-    row = UnitRow(
-        id=unit_id,
-        position=0,
-        version=0,
-        name=name,
-        kind=kind,
-        spec_json=json.dumps(data),
-        weapons=tuple(
-            WeaponRow(
-                id=i + 1,
-                position=i,
-                version=0,
-                type=w["type"],
-                spec_json=json.dumps({k: v for k, v in w.items() if k != "type"}),
-            )
-            for i, w in enumerate(weapons)
-        ),
-    )
-    view = builder.build_view(_army(ruleset), [row])
-    return view.units[0]
-
-
-class TypedViews(calculator.Views):
-    """The saved calculator's army views over the two typed-in units."""
-
-    def __init__(self, ruleset: Ruleset, units: Mapping[int, Any]) -> None:
-        army = _army(ruleset)
-        self.views = {
-            unit_id: builder.ArmyView(
-                army=army,
-                options=ruleset.decode_options({}),
-                units=[unit_view(ruleset, spec, unit_id)],
-                total_cost=0,
-                army_findings=[],
-            )
-            for unit_id, spec in units.items()
-        }
-
-    def offered(self) -> list[Army]:
-        return []
-
-    def unit(self, unit_id: int) -> tuple[builder.ArmyView, builder.UnitView]:
-        if unit_id not in self.views:
-            raise NotFound("unit")
-        view = self.views[unit_id]
-        return view, view.units[0]
-
-
 def calculate(
     ruleset: Ruleset, attacker: Any, target: Any, weapons: tuple[int, ...], request: CalcRequest
 ) -> Calculation:
     """The calculation of typed-in units (either may be missing: refused), with the saved
     calculator's code; ``weapons`` by number (1 for the first; none: the ruleset's choice)."""
     units = {k: v for k, v in ((ATTACKER_ID, attacker), (TARGET_ID, target)) if v is not None}
-    views = TypedViews(ruleset, units)
+    views = TypedUnits(ruleset, units)
     request = CalcRequest(
         attacker=Loadout(ATTACKER_ID if attacker is not None else None, weapons),
         target_id=TARGET_ID if target is not None else None,
         situation=request.situation,
         bonus_die=request.bonus_die,
     )
-    return calculator.calculate(None, user=None, request=request, ruleset=ruleset, views=views)  # type: ignore[arg-type]
+    return calculator.calculate_units(views, request, ruleset)
 
 
 # ------------------------------------------------------------------ save to an army

@@ -317,13 +317,13 @@ def test_an_input_change_reads_no_picker_armies(member: Member, armies, monkeypa
 def test_a_calculation_learns_where_all_its_armys_units_are(member: Member, armies) -> None:  # type: ignore[no-untyped-def]
     """A unit the server has no hint for is looked up once, and its army's other units are
     hinted with it: the next calculation naming one of them reads its army with the login."""
-    from app.services import calculator
+    from app.services import calculator_units
 
-    calculator._ARMY_OF.cache_clear()
+    calculator_units._ARMY_OF.cache_clear()
     query = f"attacker={armies['tank']['id']}&distance=5"
     assert member.client.get(f"/calculator?{query}", headers={"HX-Request": "true"}).is_success
     for unit in ("rex", "tank", "minifig"):
-        assert calculator._ARMY_OF.get(armies[unit]["id"]) == armies["army"]["id"], unit
+        assert calculator_units._ARMY_OF.get(armies[unit]["id"]) == armies["army"]["id"], unit
 
 
 def test_which_army_a_unit_is_in_is_a_hint_the_armys_own_view_confirms(
@@ -332,24 +332,24 @@ def test_which_army_a_unit_is_in_is_a_hint_the_armys_own_view_confirms(
     """The calculator remembers which army each unit is in (one query fewer per unit), but a
     wrong memory (an id SQLite handed out again, an army gone or another player's) changes
     nothing: the unit's own army answers, with the viewer's rights."""
-    from app.services import calculator
+    from app.services import calculator_units
 
     query = f"attacker={armies['tank']['id']}&target={armies['rex']['id']}&distance=5"
     htmx = {"HX-Request": "true"}
     right = member.client.get(f"/calculator?{query}", headers=htmx)
     assert right.status_code == 200 and "data-p=" in right.text
-    assert calculator._ARMY_OF.get(armies["tank"]["id"]) == armies["army"]["id"]
+    assert calculator_units._ARMY_OF.get(armies["tank"]["id"]) == armies["army"]["id"]
     theirs = api(stranger, "POST", "/api/v1/armies", json={"name": "Theirs", "budget": 9}).json()
     gone = api(member, "POST", "/api/v1/armies", json={"name": "Gone", "budget": 9}).json()
     assert api(member, "DELETE", f"/api/v1/armies/{gone['id']}").status_code == 204
     empty = api(member, "POST", "/api/v1/armies", json={"name": "Empty", "budget": 9}).json()
     for wrong in (theirs["id"], gone["id"], empty["id"]):
         for unit in ("tank", "rex"):
-            calculator._ARMY_OF.put(armies[unit]["id"], wrong)
+            calculator_units._ARMY_OF.put(armies[unit]["id"], wrong)
         again = member.client.get(f"/calculator?{query}", headers=htmx)
         assert again.status_code == 200, wrong
         assert _p(again.text, "any_destroying") == _p(right.text, "any_destroying")
-        assert calculator._ARMY_OF.get(armies["tank"]["id"]) == armies["army"]["id"]
+        assert calculator_units._ARMY_OF.get(armies["tank"]["id"]) == armies["army"]["id"]
     # and another player's unit stays out of reach, hint or not
-    calculator._ARMY_OF.put(armies["tank"]["id"], armies["army"]["id"])
+    calculator_units._ARMY_OF.put(armies["tank"]["id"], armies["army"]["id"])
     assert stranger.client.get(f"/calculator?{query}", headers=htmx).status_code == 404

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from app.rules.dice import exact, groups
 from app.rules.memo import BoundedMemo
-from app.services import army_document, army_figures, builder, calculator
+from app.services import army_document, army_figures, builder, calculator_units
 from app.web import templating
 from tests.web.conftest import PASSWORD, Member, page_csrf
 
@@ -29,7 +29,7 @@ MEMOS: dict[str, BoundedMemo] = {  # type: ignore[type-arg]
     "figures": army_figures._figures,
     "unit views": builder._unit_view,
     "kept armies": builder._KEPT_UNITS,
-    "units' armies": calculator._ARMY_OF,
+    "units' armies": calculator_units._ARMY_OF,
     "glossary terms": templating._term,
     "unit json": army_document._unit_json,
     "unit blocks": templating._UNIT_BLOCKS,

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSche
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset
-from app.services import calculator
+from app.services import calculator, calculator_units
 from app.services.calculator import BONUS_DIE
 from app.services.compute_jobs import ValueProbabilities
 from app.services.errors import NotFound
@@ -248,7 +248,7 @@ def _request(ruleset: Ruleset, body: SavedAttackIn) -> calculator.CalcRequest:
 def _computed(
     session: SessionDep, user: ApiUser, body: SavedAttackIn
 ) -> tuple[calculator.Calculation, calculator.LoadoutResult]:
-    views = calculator.Views(session, user)
+    views = calculator_units.SavedUnits(session, user)
     ruleset = views.ruleset((body.attacker.unit_id, body.target.unit_id))
     calc = calculator.calculate(
         session, user=user, request=_request(ruleset, body), ruleset=ruleset, views=views
@@ -381,7 +381,7 @@ class RolledInBattleOut(BaseModel):
 def roll_in_battle(session: SessionDep, user: ApiUser, body: SavedRollIn) -> RolledInBattleOut:
     """Roll it!: start a battle with copies of these units and roll the turn there (logged
     with its odds and dice; the target's state carries into the battle's next rolls)."""
-    views = calculator.Views(session, user)
+    views = calculator_units.SavedUnits(session, user)
     ruleset = views.ruleset((body.attacker.unit_id, body.target.unit_id))
     rolled = calculator.roll_in_new_battle(
         session,

@@ -19,7 +19,7 @@ from jinja2 import TemplateNotFound
 from app.rules.errors import InvalidInput
 from app.rules.fields import format_field
 from app.rules.ruleset import Ruleset
-from app.services import calculator
+from app.services import calculator, calculator_units
 from app.services.calculator import BONUS_DIE, CalcRequest
 from app.web.calculator_query import FOLLOWER, Params, optional_id, parse, to_pairs, to_query
 from app.web.charts import CHART_MODES, chart_mode, damage_chart
@@ -62,7 +62,9 @@ def calculator_parts(ruleset_id: str) -> Mapping[str, str]:
     return parts
 
 
-def _read(views: calculator.Views, params: Params) -> tuple[Ruleset, CalcRequest, dict[str, str]]:
+def _read(
+    views: calculator_units.SavedUnits, params: Params
+) -> tuple[Ruleset, CalcRequest, dict[str, str]]:
     """The request a query describes, read under the attacker's ruleset."""
     try:
         units = tuple(optional_id(params.get(key)) for key in ("attacker", "target"))
@@ -78,7 +80,7 @@ def calculator_context(
 ) -> dict[str, Any]:
     """What the calculator template needs for a query (``pickers``: the unit pickers are
     drawn, not only the results)."""
-    views = calculator.Views(session, user, pickers=pickers)
+    views = calculator_units.SavedUnits(session, user, pickers=pickers)
     ruleset, request, errors = _read(views, params)
     calc = calculator.calculate(session, user=user, request=request, ruleset=ruleset, views=views)
     request = calculator.with_weapons(request, calc)
@@ -136,7 +138,7 @@ def _calculation_armies(request: Request) -> tuple[int, ...]:
     armies: list[int] = []
     for key in ("attacker", "target"):
         unit_id = parse_id(request.query_params.get(key))
-        army_id = calculator.army_hint(unit_id) if unit_id is not None else None
+        army_id = calculator_units.army_hint(unit_id) if unit_id is not None else None
         if army_id is not None and army_id not in armies:
             armies.append(army_id)
     return tuple(armies)
@@ -192,7 +194,7 @@ def calculator_roll(
 ) -> Response:
     """Roll it!: a new battle with copies of these units, the attack rolled and logged there."""
     params = Params(parse_qsl(form.get("query", ""), keep_blank_values=True))
-    views = calculator.Views(session, user)
+    views = calculator_units.SavedUnits(session, user)
     ruleset, calc_request, errors = _read(views, params)
     try:
         if errors:
