@@ -25,7 +25,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from app.rules.errors import InvalidInput, RulesError, TooMuchWork
+from app.rules.errors import InvalidFields, InvalidInput, RulesError, TooMuchWork
 from app.services import sessions
 from app.services.errors import (
     Busy,
@@ -347,6 +347,13 @@ async def _database_down(request: Request, exc: DBAPIError) -> Response:
     return await _DATABASE_DOWN(request, exc)
 
 
+async def _invalid_fields(request: Request, exc: InvalidFields) -> Response:
+    """Every wrong field of a unit or weapon at once: the API lists each, a page says all."""
+    if is_api(request):
+        return error_json(422, [{"field": f, "reason": r} for f, r in exc.errors.items()])
+    return _page_error(request, 422, "Invalid input", str(exc))
+
+
 _Handler = Callable[[Request, Any], Awaitable[Response]]
 # Every exception the app answers, and how: a row of ``_Refusal`` where the answer is the one
 # shape (``_answer``), a function of its own where the answer is shaped otherwise.
@@ -370,6 +377,7 @@ ERROR_ANSWERS: dict[type[Exception], _Handler] = {
         message=lambda exc: exc.reason[:1].upper() + exc.reason[1:],
         in_place=True,
     ),
+    InvalidFields: _invalid_fields,
     InvalidInput: _Refusal(
         422, "Invalid input", field=attrgetter("field"), reason=attrgetter("reason"), message=str
     ),

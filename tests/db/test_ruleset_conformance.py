@@ -360,6 +360,12 @@ def test_the_army_api_adds_a_unit_of_every_ruleset(
             bad = client.post(url, json=unit | {"no_such_field": 1}, headers=headers)
             assert bad.status_code == 422, (ruleset_id, bad.text)
             assert bad.json()["detail"][0]["field"] == "no_such_field"
+            if ruleset_id == FAKE.id:  # every wrong field at once (InvalidFields)
+                worse = unit | {"colour": "red", "hits": 9, "weapons": [{"type": "laser"}]}
+                bad = client.post(url, json=worse, headers=headers)
+                assert bad.status_code == 422, bad.text
+                fields = [d["field"] for d in bad.json()["detail"]]
+                assert fields == ["colour", "hits", "weapons.0.type"], bad.text
             added = client.post(url, json=unit, headers=headers)
             assert added.status_code == 201, (ruleset_id, added.text)
             body = added.json()
