@@ -86,14 +86,33 @@ def read_unit(ruleset: Ruleset, items: Sequence[tuple[str, str]], prefix: str) -
     deep. A list of choices is ``<field>.<choice>=1`` (the builder's checkbox groups)."""
     errors: dict[str, str] = {}
     data = _unit_data(_listify(_query_tree(items, prefix, errors)), prefix)
+    _one_value_each(data, prefix, errors)
     typed = TypedUnit(data, errors=errors)
     if errors:
         return typed
     try:
         typed.spec = ruleset.decode_unit(data)
     except InvalidInput as err:
-        typed.errors[f"{prefix}.{err.field}"] = err.reason
+        typed.errors |= {f"{prefix}.{f}": why for f, why in err.reasons().items()}
     return typed
+
+
+SCALARS = ("name", "kind")  # a unit's fields that are one value in every ruleset
+WEAPON_SCALARS = ("type", "label")  # and a weapon's
+
+
+def _one_value_each(data: dict[str, Any], prefix: str, errors: dict[str, str]) -> None:
+    """Drop a one-value field given as a deeper path (``a.weapons.0.type.0``: a list or an
+    object where text belongs), noting it, so the form echoes only text back."""
+    for key in SCALARS:
+        if key in data and not isinstance(data[key], str):
+            errors[f"{prefix}.{key}"] = "must be one value"
+            del data[key]
+    for i, weapon in enumerate(data.get("weapons", [])):
+        for key in WEAPON_SCALARS:
+            if key in weapon and not isinstance(weapon[key], str):
+                errors[f"{prefix}.weapons.{i}.{key}"] = "must be one value"
+                del weapon[key]
 
 
 def _query_tree(

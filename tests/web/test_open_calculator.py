@@ -312,3 +312,25 @@ def test_a_number_in_place_of_a_units_field_is_refused(client: TestClient, query
     page = client.get(f"/calculator/open?{query}")
     assert page.status_code == 422, page.text[-2000:]
     assert "is not a field of a unit" in page.text
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "rules=d20&a.weapons.0.type.0=gun",
+        "rules=d20&a.weapons.0.type.x=1",
+        "a.weapons.0.type.0=gun",
+        "rules=degrees&a.weapons.0.type.0=gun",
+        "rules=d20&a.kind.0=x",
+        "a.name.0=x",
+        "rules=d20&t.weapons.0.type.0=gun",
+        "rules=d20&a.weapons.0.0=gun",
+        "a.weapons.x=1",
+        "rules=degrees&a.senses.0=x",
+    ],
+)
+def test_a_nested_key_in_place_of_a_units_field_is_no_500(client: TestClient, query: str) -> None:
+    """A field given as a path deeper than the unit has (``a.weapons.0.type.0``) reaches the
+    unit as a list or an object: it is refused or ignored, never a 500."""
+    page = client.get(f"/calculator/open?{query}")
+    assert page.status_code in (200, 422), (query, page.text[-1500:])
