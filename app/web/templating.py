@@ -15,6 +15,7 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
 
+from app.rules.fields import FieldValue, InputField, format_field
 from app.rules.memo import BoundedMemo, bounded_cache
 from app.rules.numbers import one_decimal
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
@@ -126,7 +127,60 @@ def field_applies(ruleset_id: str, form: str, name: str, choice: object) -> bool
     return split.applies(name, str(choice))
 
 
+def unit_form_fields(ruleset_id: str, kind: object, errors: Mapping[str, str]) -> list[InputField]:
+    """The generic unit form's fields: the ruleset's ``unit_fields`` that apply to the kind
+    chosen, and any other with an error to show by its input."""
+    rules = get_ruleset(ruleset_id)
+    return [
+        f
+        for f in rules.unit_fields
+        if rules.unit_form.applies(f.name, str(kind)) or f.name in errors
+    ]
+
+
+def weapon_form_fields(
+    ruleset_id: str, weapon_type: object, errors: Mapping[str, str]
+) -> list[InputField]:
+    """The generic weapon form's fields: the chosen type's catalogue fields that its
+    ``weapon_form`` applies to it (a ``label`` first), and any with an error to show."""
+    rules = get_ruleset(ruleset_id)
+    chosen = str(weapon_type)
+    entry = next((e for e in rules.catalogue() if e.id == chosen), None)
+    fields = sorted(entry.fields if entry else (), key=lambda f: f.name != "label")
+    return [f for f in fields if rules.weapon_form.applies(f.name, chosen) or f.name in errors]
+
+
+@lru_cache(maxsize=256)
+def catalogue_options(ruleset_id: str, selected: str = "") -> Markup:
+    """The catalogue's types as <option>s in an <optgroup> per category (in the catalogue's
+    order), for the generic weapon form's type picker."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for entry in get_ruleset(ruleset_id).catalogue():
+        groups.setdefault(entry.category, []).append((entry.id, entry.name))
+    return Markup("").join(
+        Markup('<optgroup label="{}">').format(category.replace("_", " ").capitalize())
+        + Markup("").join(
+            Markup('<option value="{}"{}>{}</option>').format(
+                value, Markup(" selected") if value == selected else "", name
+            )
+            for value, name in choices
+        )
+        + Markup("</optgroup>")
+        for category, choices in groups.items()
+    )
+
+
+def field_text(field: InputField, value: FieldValue) -> str:
+    """A field's value as its input shows it (``format_field``): a default, say."""
+    return format_field(field, value)
+
+
 env.globals["applies"] = field_applies
+env.globals["unit_form_fields"] = unit_form_fields
+env.globals["weapon_form_fields"] = weapon_form_fields
+env.globals["catalogue_options"] = catalogue_options
+env.globals["field_text"] = field_text
+env.filters["unit_values"] = lambda row: {"name": row.name, "kind": row.kind, **flatten(row.spec)}
 env.filters["cp"] = cost_text
 env.globals["ruleset"] = get_ruleset
 env.globals["default_ruleset"] = DEFAULT_RULESET
@@ -256,6 +310,7 @@ _forms = env.get_template("partials/forms.html").module
 env.globals.update(
     input=_forms.input,  # type: ignore[attr-defined]
     select=_forms.select,  # type: ignore[attr-defined]
+    field_input=_forms.field_input,  # type: ignore[attr-defined]
     findings_list=_forms.findings_list,  # type: ignore[attr-defined]
 )
 

@@ -5,9 +5,9 @@ half of the conformance suite is tests/rules/conformance/).
 An export read back by import gives an equal export; a bad unit in a document is refused by
 its path and nothing is saved; the builder's pages (the army, a unit's editor, a weapon's
 preview, the roster sheet) render an army of the ruleset; a battle of three rolls and an
-Undo restores the units' state; the battle page renders. The fake ruleset's page templates
-live in tests/rules/conformance/templates/, added to the Jinja loader (and the fake to the
-registry) by the ``ruleset`` fixture only.
+Undo restores the units' state; the battle page renders. The fake ruleset has no page
+templates of its own: the generic ones (``templates/rulesets/default/``) draw its forms from
+its declared fields; the ``ruleset`` fixture adds it to the registry.
 """
 
 from __future__ import annotations
@@ -15,13 +15,11 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from jinja2 import ChoiceLoader, FileSystemLoader
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -32,21 +30,17 @@ from app.rules.ruleset import Ruleset
 from app.services import army_rows, battles, transfer
 from app.services.army_document import FORMAT, VERSION, export_json
 from app.services.errors import NotFound
-from app.web.templating import templates
 from tests.rules.conformance.fake_ruleset import RULESET as FAKE
 from tests.web.conftest import page_csrf, sign_up
 
 _ids = itertools.count(1)
-FAKE_TEMPLATES = Path(__file__).resolve().parents[1] / "rules" / "conformance" / "templates"
 
 
 @pytest.fixture(params=[*registry.RULESETS.values(), FAKE], ids=lambda r: r.id)
 def ruleset(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ruleset:
-    """The ruleset, registered, with the fake's page templates on the Jinja loader."""
+    """The ruleset, registered."""
     rules: Ruleset = request.param
     monkeypatch.setitem(registry.RULESETS, rules.id, rules)
-    loader = ChoiceLoader([templates.env.loader, FileSystemLoader(FAKE_TEMPLATES)])  # type: ignore[list-item]
-    monkeypatch.setattr(templates.env, "loader", loader)
     return rules
 
 
@@ -176,6 +170,15 @@ def test_the_builder_pages_render_an_army_of_the_ruleset(app: FastAPI, ruleset: 
             f"/armies/{army_id}/units/{armed.id}/editor", headers={"HX-Request": "true"}
         )
         assert editor.status_code == 200, editor.text
+        # the unit form asks every declared field of the unit's kind; the weapon forms each
+        # field of a weapon's type (the generic forms draw them from the declarations)
+        for field in ruleset.unit_fields:
+            if ruleset.unit_form.applies(field.name, armed.kind):
+                assert f'name="{field.name}"' in editor.text, field.name
+        entries = {entry.id: entry for entry in ruleset.catalogue()}
+        for field in entries[armed.weapons[0].type].fields:
+            if ruleset.weapon_form.applies(field.name, armed.weapons[0].type):
+                assert f'name="{field.name}"' in editor.text, field.name
         weapon = dict(ruleset.encode_unit(ruleset.decode_unit(armed.as_dict()))["weapons"][0])
         preview = client.get(
             f"/armies/{army_id}/units/{armed.id}/weapon-preview",
