@@ -170,6 +170,13 @@ def catalogue_options(ruleset_id: str, selected: str = "") -> Markup:
     )
 
 
+def situation_switches(rules: Ruleset) -> frozenset[str]:
+    """What the ruleset's situation fields apply by (``InputField.when``): other fields'
+    names, and ``weapon_type`` for the types of the weapons fired. A calculator input that
+    is one fetches the situation's fields again when it changes."""
+    return frozenset(switch for f in rules.situation_fields for switch, _ in f.when)
+
+
 def field_text(field: InputField, value: FieldValue) -> str:
     """A field's value as its input shows it (``format_field``): a default, say."""
     return format_field(field, value)
@@ -180,6 +187,7 @@ env.globals["unit_form_fields"] = unit_form_fields
 env.globals["weapon_form_fields"] = weapon_form_fields
 env.globals["catalogue_options"] = catalogue_options
 env.globals["field_text"] = field_text
+env.globals["situation_switches"] = situation_switches
 env.filters["unit_values"] = lambda row: {"name": row.name, "kind": row.kind, **flatten(row.spec)}
 env.filters["cp"] = cost_text
 env.globals["ruleset"] = get_ruleset

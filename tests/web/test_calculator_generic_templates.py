@@ -10,14 +10,25 @@ from views made by hand.
 from __future__ import annotations
 
 import html
+import re
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
+from app.rules import registry
+from app.rules.fields import InputField
 from app.rules.ruleset import TargetInput, read_situation
 from app.services.calculator import CalcRequest, Calculation, LoadoutResult
 from app.web.routes.calculator import calculator_parts
 from app.web.templating import env
 from tests.rules.conformance.fake_ruleset import RULESET as FAKE
+
+
+@pytest.fixture(autouse=True)
+def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake in the registry: the templates look a ruleset up by its id (its glossary)."""
+    monkeypatch.setitem(registry.RULESETS, FAKE.id, FAKE)
 
 
 def _unit(unit_id: int, data: dict[str, Any]) -> SimpleNamespace:
@@ -86,3 +97,62 @@ def test_the_generic_templates_show_a_problem_and_a_refusal() -> None:
     page = _block(calc, request, {"cover": "must be on or off"})
     assert "This attack cannot be made." in page and "out of charge" in page
     assert "Target in cover must be on or off" in page
+
+
+class _Switched(type(FAKE)):  # type: ignore[misc]
+    """The fake with situation fields that apply only to some attacks (``InputField.when``)."""
+
+    situation_fields = (
+        *FAKE.situation_fields,
+        InputField(
+            "mode", "Mode", "choice", "shot", choices=(("shot", "Shot"), ("blast", "Blast"))
+        ),
+        InputField("radius", "Blast radius", "whole", 0, when=(("mode", ("blast",)),)),
+        InputField("hot", "Hot barrel", "flag", False, when=(("weapon_type", ("blaster",)),)),
+        InputField("fuel", "Fuel left", "whole", 0, when=(("weapon_type", ("flamer",)),)),
+    )
+
+
+def _switched_block(mode: str, errors: dict[str, str] | None = None) -> str:
+    rules = _Switched()
+    calc, request, _ = _calculation({})
+    calc.ruleset = rules
+    template = env.get_template("calculator/page.html")
+    context = {
+        "calc": calc,
+        "req": request,
+        "errors": errors or {},
+        "query": "",
+        "choices": {},
+        "parts": calculator_parts(FAKE.id),
+        "situation_text": lambda: {"cover": "", "mode": mode, "radius": "", "hot": "", "fuel": ""},
+        "csrf_input": "",
+    }
+    return "".join(template.blocks["calculator"](template.new_context(context)))
+
+
+def test_the_situation_asks_only_the_fields_that_apply() -> None:
+    shot = _switched_block("shot")
+    assert 'name="cover"' in shot and 'name="mode"' in shot
+    assert 'name="hot"' in shot  # the attacker fires blasters
+    assert 'name="fuel"' not in shot  # no flamer is fired
+    assert 'name="radius"' not in shot  # not a blast
+    assert 'name="radius"' in _switched_block("blast")
+    # a field that does not apply is still shown with its error
+    assert 'name="fuel"' in _switched_block("shot", {"fuel": "needs a whole number"})
+
+
+def test_what_the_situation_fields_apply_by_fetches_them_again() -> None:
+    page = _switched_block("shot")
+    mode = re.search(r'<select id="calc-mode"[^>]*>', page)
+    assert mode and 'hx-target="#calculator"' in mode.group(0), page
+    boxes = re.findall(r'<input type="checkbox" id="weapons-[^>]*>', page)
+    assert boxes and all('class="unit-pick"' in box for box in boxes), boxes
+    cover = re.search(r'<input type="checkbox" id="calc-cover"[^>]*>', page)
+    assert cover and "hx-get" not in cover.group(0)  # no field applies by cover
+    # the fake as it is: nothing applies by anything, so nothing fetches the fields again
+    calc, request, _ = _calculation({})
+    plain = _block(calc, request, {})
+    assert "unit-pick" not in "".join(
+        re.findall(r'<input type="checkbox" id="weapons-[^>]*>', plain)
+    )
