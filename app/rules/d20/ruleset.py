@@ -30,6 +30,7 @@ class D20(D20Builder, D20Calculator, D20Battles, RulesetBase):
     glossary = GLOSSARY
     cost_unit = "pts"
     option_fields = opts.OPTION_FIELDS
+    unit_fields = units.UNIT_FIELDS
 
     def decode_options(self, data: Mapping[str, Any] | None) -> opts.D20Options:
         return opts.decode_options(data)

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.d20.catalogue import CP_RANGE, EQUIPMENT, STAT_RANGE, Equipment
-from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, field_at, object_at, refuse_unknown
-from app.rules.text import plain_text
+from app.rules.errors import FieldErrors
+from app.rules.fields import InputField, object_at, read_object
+from app.rules.ruleset import NAME_FIELD
+from app.rules.text import control_character_reason
 
-NAME_MAX = 120
+NAME_MAX = 120  # NAME_FIELD's
 WEAPON_NAME_MAX = 60
 NOTES_MAX = 200
 MAX_WEAPONS = 20
@@ -27,7 +28,11 @@ REACH_MAX = 1000  # cm
 POWER_MAX = 100
 
 KIND = InputField(
-    "kind", "Figurine", "choice", "figurine", choices=(("figurine", "Figurine"), ("su", "SU"))
+    "kind",
+    "Figurine or SU",
+    "choice",
+    "figurine",
+    choices=(("figurine", "Figurine"), ("su", "SU")),
 )
 _LOW, _HIGH = STAT_RANGE
 SHOT = InputField("shot", "Shot", "whole", 0, low=_LOW, high=_HIGH)
@@ -36,8 +41,11 @@ PD = InputField("pd", "Physical Defense", "whole", 10, low=_LOW, high=_HIGH)
 EVASION = InputField("evasion", "Evasion", "whole", 0, low=_LOW, high=_HIGH)
 DEXTERITY = InputField("dexterity", "Dexterity", "whole", 0, low=_LOW, high=_HIGH)
 CP = InputField("cp", "Constitution Points", "whole", 1, low=CP_RANGE[0], high=CP_RANGE[1])
-POINTS = InputField("points", "Points", "whole", 0, low=0, high=POINTS_MAX)
-UNIT_FIELDS = (KIND, SHOT, HTH, PD, EVASION, DEXTERITY, CP, POINTS)
+POINTS = InputField(
+    "points", "Points", "whole", 0, low=0, high=POINTS_MAX, help="Its own, weapons apart"
+)
+# the unit form's fields in its order, named as ``encode_unit`` writes them
+UNIT_FIELDS = (NAME_FIELD, KIND, POINTS, SHOT, HTH, PD, EVASION, DEXTERITY, CP)
 
 WEAPON_TYPE = InputField(
     "type", "Weapon", "choice", "gun", choices=tuple((e.id, e.name) for e in EQUIPMENT.values())
@@ -51,8 +59,10 @@ WEAPON_POINTS = InputField("points", "Points", "whole", 0, low=0, high=POINTS_MA
 LABEL = InputField("label", "Label", "text", "", high=WEAPON_NAME_MAX)
 WEAPON_FIELDS = (WEAPON_TYPE, WEAPON_NAME, REACH, POWER, AUTOMATIC, NOTES, WEAPON_POINTS, LABEL)
 
-_UNIT_KEYS = frozenset({"name", "weapons"} | {f.name for f in UNIT_FIELDS})
+_UNIT_KEYS = frozenset({"weapons"} | {f.name for f in UNIT_FIELDS})
+_UNIT_OWN_FIELDS = UNIT_FIELDS[1:]  # the name is read apart (its own reasons)
 _WEAPON_KEYS = frozenset(f.name for f in WEAPON_FIELDS)
+_WEAPON_OWN_FIELDS = WEAPON_FIELDS[1:]  # the type is read apart: the rest depends on it
 _OWN = ("gun", "hth")  # the player's own: name, Reach and Power given
 
 
@@ -95,70 +105,98 @@ class D20Figurine:
     weapons: tuple[D20Weapon, ...] = ()
 
 
-def decode_weapon(data: object, path: str) -> D20Weapon:
-    weapon = object_at(data, path)
-    refuse_unknown(weapon, _WEAPON_KEYS, f"{path}.")
-    type_id = weapon.get("type")
-    if not isinstance(type_id, str) or type_id not in EQUIPMENT:
-        raise InvalidInput(f"{path}.type", "is not D20 equipment (see the catalogue)")
-    entry = EQUIPMENT[type_id]
-    name = plain_text(field_at(WEAPON_NAME, weapon, f"{path}.name"), f"{path}.name").strip()
-    reach = field_at(REACH, weapon, f"{path}.reach")
-    power = field_at(POWER, weapon, f"{path}.power")
-    automatic = bool(field_at(AUTOMATIC, weapon, f"{path}.automatic"))
-    if type_id in _OWN:
+def _text(value: object) -> str:
+    """A text field as read (its default when refused: the refusal is noted)."""
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _read_weapon(data: object, path: str, errors: FieldErrors) -> D20Weapon | None:
+    """Weapon ``path`` (``weapons.1``), every refusal noted in ``errors`` by its path."""
+    if not isinstance(data, Mapping):
+        errors.add(path, "must be an object")
+        return None
+    for key in data:  # unknown keys first, then the type: the rest depends on it
+        if key not in _WEAPON_KEYS:
+            errors.add(f"{path}.{key}", "is not a known field")
+    type_id = data.get("type")
+    entry = EQUIPMENT.get(type_id) if isinstance(type_id, str) else None
+    if entry is None:
+        errors.add(f"{path}.type", "is not D20 equipment (see the catalogue)")
+    values = read_object(data, path, _WEAPON_OWN_FIELDS, errors, also=frozenset({"type"}))
+    if entry is None:
+        return None
+    name, reach, power = _text(values["name"]), values["reach"], values["power"]
+    if entry.id in _OWN:
         if not name:
-            raise InvalidInput(f"{path}.name", f"a {entry.name.lower()} needs a name")
+            errors.add(f"{path}.name", f"a {entry.name.lower()} needs a name")
         if power is None:
-            raise InvalidInput(f"{path}.power", "is required")
-        if type_id == "gun" and reach is None:
-            raise InvalidInput(f"{path}.reach", "is required (in cm)")
-        if type_id == "hth" and reach not in (None, 0):
-            raise InvalidInput(f"{path}.reach", "a hand-to-hand weapon has Reach 0")
+            errors.add(f"{path}.power", "is required")
+        if entry.id == "gun" and reach is None:
+            errors.add(f"{path}.reach", "is required (in cm)")
+        if entry.id == "hth" and reach not in (None, 0):
+            errors.add(f"{path}.reach", "a hand-to-hand weapon has Reach 0")
     else:
-        for key, given in (("reach", reach), ("power", power)):
-            if given is not None:
-                raise InvalidInput(f"{path}.{key}", f"{entry.name} has the text's {key}")
-    if automatic and type_id != "gun":
-        raise InvalidInput(f"{path}.automatic", f"{entry.name} has no automatic fire")
+        for key in ("reach", "power"):
+            if values[key] is not None:
+                errors.add(f"{path}.{key}", f"{entry.name} has the text's {key}")
+    if values["automatic"] and entry.id != "gun":
+        errors.add(f"{path}.automatic", f"{entry.name} has no automatic fire")
     return D20Weapon(
-        type=type_id,
+        type=entry.id,
         name=name or entry.name,
-        reach=(entry.reach or 0) if reach is None else reach,
-        power=(entry.power or 0) if power is None else power,
-        automatic=automatic,
-        notes=plain_text(field_at(NOTES, weapon, f"{path}.notes"), f"{path}.notes").strip(),
-        points=field_at(WEAPON_POINTS, weapon, f"{path}.points"),
-        label=plain_text(field_at(LABEL, weapon, f"{path}.label"), f"{path}.label").strip(),
+        reach=(entry.reach or 0) if not isinstance(reach, int) else reach,
+        power=(entry.power or 0) if not isinstance(power, int) else power,
+        automatic=bool(values["automatic"]),
+        notes=_text(values["notes"]),
+        points=int(values["points"] or 0),
+        label=_text(values["label"]),
     )
 
 
-def decode_unit(data: Mapping[str, Any]) -> D20Figurine:
-    """A figurine from its JSON; ``InvalidInput`` names the field by its path."""
-    unit = object_at(data, "unit")
-    refuse_unknown(unit, _UNIT_KEYS, "")
+def _read_name(unit: Mapping[str, Any], errors: FieldErrors) -> str:
     name = unit.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise InvalidInput("name", "is required")
-    name = plain_text(name, "name").strip()
+        errors.add("name", "is required")
+        return ""
+    reason = control_character_reason(name)
+    if reason is not None:
+        errors.add("name", reason)
+    name = name.strip()
     if len(name) > NAME_MAX:
-        raise InvalidInput("name", f"must be at most {NAME_MAX} characters")
+        errors.add("name", f"must be at most {NAME_MAX} characters")
+    return name
+
+
+def decode_unit(data: Mapping[str, Any]) -> D20Figurine:
+    """A figurine from its JSON; ``InvalidFields`` names every wrong field by its path
+    (``cp``, ``weapons.1.power``) at once."""
+    unit = object_at(data, "unit")
+    errors = FieldErrors()
+    for key in unit:  # unknown keys first, as a reader that stops at one names them
+        if key not in _UNIT_KEYS:
+            errors.add(str(key), "is not a known field")
+    name = _read_name(unit, errors)
     weapons = unit.get("weapons", [])
     if not isinstance(weapons, list | tuple):
-        raise InvalidInput("weapons", "must be a list")
-    if len(weapons) > MAX_WEAPONS:
-        raise InvalidInput("weapons", f"at most {MAX_WEAPONS} weapons on one figurine")
+        errors.add("weapons", "must be a list")
+        weapons = []
+    elif len(weapons) > MAX_WEAPONS:  # not read: the work is bounded
+        errors.add("weapons", f"at most {MAX_WEAPONS} weapons on one figurine")
+        weapons = []
+    values = read_object(unit, "", _UNIT_OWN_FIELDS, errors, also=_UNIT_KEYS)
+    read = [_read_weapon(w, f"weapons.{i}", errors) for i, w in enumerate(weapons)]
+    errors.raise_any()
     return D20Figurine(
         name=name,
-        su=field_at(KIND, unit, "kind") == "su",
-        shot=field_at(SHOT, unit, "shot"),
-        hth=field_at(HTH, unit, "hth"),
-        pd=field_at(PD, unit, "pd"),
-        evasion=field_at(EVASION, unit, "evasion"),
-        dexterity=field_at(DEXTERITY, unit, "dexterity"),
-        cp=field_at(CP, unit, "cp"),
-        points=field_at(POINTS, unit, "points"),
-        weapons=tuple(decode_weapon(w, f"weapons.{i}") for i, w in enumerate(weapons)),
+        su=values["kind"] == "su",
+        shot=int(values["shot"] or 0),
+        hth=int(values["hth"] or 0),
+        pd=int(values["pd"] or 0),
+        evasion=int(values["evasion"] or 0),
+        dexterity=int(values["dexterity"] or 0),
+        cp=int(values["cp"] or 0),
+        points=int(values["points"] or 0),
+        weapons=tuple(w for w in read if w is not None),
     )
 
 

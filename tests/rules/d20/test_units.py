@@ -6,9 +6,11 @@ import pytest
 
 from app.rules.d20.catalogue import EQUIPMENT
 from app.rules.d20.options import decode_options, encode_options
+from app.rules.d20.ruleset import RULESET
 from app.rules.d20.units import decode_unit, encode_unit
-from app.rules.errors import InvalidInput
+from app.rules.errors import InvalidFields, InvalidInput
 
+KNIFE_OK = {"type": "hth", "name": "Knife", "power": 2}
 TROOPER = {
     "name": "Psy Chronos",
     "kind": "figurine",
@@ -75,6 +77,44 @@ def test_bad_input_names_its_field(data: dict[str, object], field: str) -> None:
     with pytest.raises(InvalidInput) as err:
         decode_unit(data)
     assert err.value.field == field
+
+
+def test_every_wrong_field_is_named_at_once() -> None:
+    data = {
+        "name": "x",
+        "shot": 41,
+        "kind": "hero",
+        "weapons": [KNIFE_OK, {"type": "gun", "name": "G", "reach": 5, "power": -1}],
+    }
+    with pytest.raises(InvalidFields) as err:
+        decode_unit(data)
+    assert err.value.reasons() == {
+        "kind": "must be one of figurine, su",
+        "shot": "must be from 0 to 40",
+        "weapons.1.power": "must be from 0 to 100",
+    }
+    assert err.value.field == "kind"  # the first, for a reader that shows one
+
+
+def test_a_weapon_of_unknown_type_still_has_its_other_fields_read() -> None:
+    bad = {"type": "laser", "colour": "red", "points": -2}
+    with pytest.raises(InvalidFields) as err:
+        decode_unit({"name": "x", "weapons": [bad, {"type": "hth", "name": "", "power": 1}]})
+    assert err.value.reasons() == {
+        "weapons.0.colour": "is not a known field",
+        "weapons.0.type": "is not D20 equipment (see the catalogue)",
+        "weapons.0.points": "must be from 0 to 10000",
+        "weapons.1.name": "a hand-to-hand weapon needs a name",
+    }
+
+
+def test_the_unit_fields_are_the_forms_named_as_encode_unit_writes_them() -> None:
+    written = encode_unit(decode_unit(TROOPER))
+    assert {f.name for f in RULESET.unit_fields} == set(written) - {"weapons"}
+    by_name = {f.name: f for f in RULESET.unit_fields}
+    assert (by_name["shot"].low, by_name["shot"].high) == (0, 40)
+    assert (by_name["cp"].low, by_name["cp"].high) == (1, 20)
+    assert by_name["kind"].choice_values == ("figurine", "su")
 
 
 def test_house_rules_round_trip() -> None:
