@@ -1,9 +1,10 @@
 """D20 battles: CP left, out, Shaken until the figurine's next turn, charges on the table with
 their countdown (public or secret until it runs out), named actions.
 
-The rules of the state are ``battle_state``'s; this mixin puts them behind the ``Ruleset``
-interface. An attack is the calculator's (``self.attack``) on the figurines as they stand
-(CP left; Evasion 0 while Shaken); what the roll did comes back in ``roll.detail``
+The rules of the state are ``battle_state``'s, the named actions ``actions.py``'s; this
+mixin puts them behind the ``Ruleset`` interface (the log's JSON is ``RulesetBase``'s). An
+attack is the calculator's (``self.attack``) on the figurines as they stand (CP left;
+Evasion 0 while Shaken); what the roll did comes back in ``roll.detail``
 (``{"targets": [{"cp_lost", "shaken", "wounded"}], "objects": [...]}``, this attack's). Placed
 charges go off through an attack in mode ``explosion`` ticking them (the whole group: charges
 set together add their Power), or, with no figurine in the radius, the ``detonate`` action.
@@ -30,14 +31,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.rules import battle_log
+from app.rules.d20 import actions
 from app.rules.d20 import battle_state as bs
-from app.rules.d20.catalogue import D20, STAT_RANGE, TIMER_TURNS
-from app.rules.d20.units import MAX_WEAPONS, D20Figurine
+from app.rules.d20.actions import UNIT_ACTIONS
+from app.rules.d20.situation import SITUATION_FIELDS
+from app.rules.d20.units import D20Figurine
 from app.rules.errors import InvalidInput
 from app.rules.fields import InputField
 from app.rules.ruleset import (
     ActionResult,
-    AttackOdds,
     AttackRoll,
     BattleAttack,
     BattleWeapon,
@@ -48,101 +50,20 @@ from app.rules.ruleset import (
 )
 
 JSON = dict[str, Any]
-MAX_OBJECTS = 20
-LIST_MAX = 100  # characters of a comma-separated list
 
-CHARGE_WEAPONS = InputField(
-    "charge_weapons",
-    "Charges to set together (weapon indexes)",
-    "text",
-    "",
-    high=LIST_MAX,
-    help="Comma-separated, e.g. 2, 3: their Power adds. Empty: the first charge not placed",
-)
-CHARGE_TURNS = InputField(
-    "charge_turns",
-    "Countdown (turns)",
-    "whole",
-    None,
-    low=TIMER_TURNS[0],
-    high=TIMER_TURNS[1],
-    optional=True,
-    help="Empty: no timer (set off by hand)",
-)
-CHARGE_SECRET = InputField(
-    "charge_secret",
-    "Secret countdown",
-    "flag",
-    False,
-    help="Not shown to others until it runs out",
-)
-DEFUSE_WEAPON = InputField(
-    "defuse_weapon",
-    "Charge to defuse (weapon index)",
-    "whole",
-    None,
-    low=0,
-    high=MAX_WEAPONS - 1,
-    optional=True,
-    help="Empty: the first charge placed",
-)
-DEFUSE_DEXTERITY = InputField(
-    "defuse_dexterity",
-    "Dexterity of the figurine defusing",
-    "whole",
-    None,
-    low=STAT_RANGE[0],
-    high=STAT_RANGE[1],
-)
-DETONATE_GROUP = InputField(
-    "detonate_group",
-    "Charges to set off (group)",
-    "whole",
-    None,
-    low=1,
-    high=bs.MAX_GROUP,
-    optional=True,
-    help="Empty: the first group placed",
-)
-DETONATE_OBJECTS = InputField(
-    "detonate_objects",
-    "Objects in the radius (DLs)",
-    "text",
-    "",
-    high=LIST_MAX,
-    help="Comma-separated DLs, at most 20",
-)
-UNIT_ACTIONS = (
-    UnitAction("new_turn", "New turn: {unit}"),
-    UnitAction(
-        "place_charge", "Place charge: {unit}", (CHARGE_WEAPONS, CHARGE_TURNS, CHARGE_SECRET)
-    ),
-    UnitAction("defuse", "Defuse a charge of {unit}", (DEFUSE_WEAPON, DEFUSE_DEXTERITY)),
-    UnitAction(
-        "detonate",
-        "Set off charges of {unit} (no figurine in reach)",
-        (DETONATE_GROUP, DETONATE_OBJECTS),
-    ),
-)
 # The situation fields a battle's state decides or its actions take (left out of its form).
 STATE_FIELDS = frozenset({"shaken", "dl"})
 BATTLE_NO_MODES = frozenset({"defuse"})
+BATTLE_SITUATION_FIELDS = tuple(
+    replace(f, choices=tuple(c for c in f.choices if c[0] not in BATTLE_NO_MODES))
+    if f.name == "mode"
+    else f
+    for f in SITUATION_FIELDS
+    if f.name not in STATE_FIELDS
+)
 ONE_USE = frozenset({"grenade", "mine"})  # thrown or set off once
 OUTCOME_WORDS = {"out": "out", "wounded": "wounded", "unhurt": "unhurt"}
 FLAG_WORDS = {"shaken": "Shaken"}
-
-
-def _numbers(text: str, field: str, most: int) -> tuple[int, ...]:
-    """A comma-separated list of whole numbers (empty: none); refused by ``field``."""
-    parts = [p.strip() for p in text.split(",") if p.strip()]
-    if len(parts) > most:
-        raise InvalidInput(field, f"at most {most}")
-    out = []
-    for part in parts:
-        if not part.isdigit() or len(part) > 4:
-            raise InvalidInput(field, f"{part!r} is not a whole number")
-        out.append(int(part))
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -155,38 +76,27 @@ class D20BattleAttack(BattleAttack):
 
 
 class D20Battles:
-    """The battle half of the D20 ruleset (mixed into ``D20``)."""
+    """The battles job of the D20 ruleset (see ``app.rules.ruleset.Battles``)."""
 
     unit_actions: tuple[UnitAction, ...] = UNIT_ACTIONS
 
-    @property
-    def battle_situation_fields(self) -> tuple[InputField, ...]:
-        """The calculator's situation fields less what the state decides (the first target
-        Shaken) and defusing (the ``defuse`` action of the figurine whose charge it is)."""
-        fields: tuple[InputField, ...] = getattr(self, "situation_fields", ())
-        out = []
-        for f in fields:
-            if f.name in STATE_FIELDS:
-                continue
-            if f.name == "mode":
-                f = replace(f, choices=tuple(c for c in f.choices if c[0] not in BATTLE_NO_MODES))
-            out.append(f)
-        return tuple(out)
+    # the calculator's situation less what the state decides (the first target Shaken) and
+    # defusing (the ``defuse`` action of the figurine whose charge it is)
+    battle_situation_fields: tuple[InputField, ...] = BATTLE_SITUATION_FIELDS
 
     # ------------------------------------------------------------------ state
 
-    def initial_state(self, unit: D20Figurine) -> bs.UnitState:
-        return bs.UnitState()
-
     def decode_state(self, data: Mapping[str, Any]) -> bs.UnitState:
+        # nested and checked: the charges on the table, each by its weapon, with bounds
         return bs.decode_state(data or {})
 
     def encode_state(self, state: bs.UnitState) -> JSON:
+        # lists, as the JSON reads back (the default's ``asdict`` keeps tuples)
         return bs.encode_state(state)
 
     def public_state(self, data: Mapping[str, Any]) -> JSON:
         """The stored state with each secret countdown hidden until it runs out (the log's
-        before/after, as the API shows them)."""
+        before/after, as the API shows them): D20 keeps a secret, the default shows all."""
         shown = dict(data)
         if shown.get("charges"):
             state = bs.decode_state(data)
@@ -275,7 +185,9 @@ class D20Battles:
         """The calculator's attack on the figurines as they stand (CP left, Evasion 0 while
         Shaken). Refused (InvalidInput, nothing rolled): an attacker out or Shaken (unless it
         only sets off charges whose countdown ran out), a target out, charges ticked that are
-        not placed or not their whole group, and whatever the calculator refuses."""
+        not placed or not their whole group, and whatever the calculator refuses. Overridden:
+        the default checks none of the state, and keeps no weapons or charge groups for
+        ``after_attack``."""
         unit: D20Figurine = attacker.unit
         state: bs.UnitState = attacker.state
         mode = situation.get("mode", "shot")
@@ -367,69 +279,19 @@ class D20Battles:
             states.append(bs.after_hurt(before, target.unit, lost, shaken))
         return tuple(states)
 
-    # ------------------------------------------------------------------ the log's JSON
-
-    def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> JSON:
-        return battle_log.odds_json(attack.targets, odds)
-
-    def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[JSON]:
-        return battle_log.roll_json(attack.targets, roll)
-
     # ------------------------------------------------------------------ actions
 
     def apply_action(
         self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
     ) -> ActionResult:
-        named, read = battle_log.read_action(UNIT_ACTIONS, name, values)
-        unit: D20Figurine = fighter.unit
-        state: bs.UnitState = fighter.state
-        who = fighter.name
-        if name == "new_turn":
-            done = bs.new_turn(state)
-        elif name == "place_charge":
-            chosen = _numbers(str(read["charge_weapons"] or ""), "charge_weapons", MAX_WEAPONS)
-            turns = read["charge_turns"]
-            done = bs.place_charges(
-                state,
-                unit,
-                who,
-                chosen or None,
-                int(turns) if turns is not None else None,
-                bool(read["charge_secret"]),
-            )
-        elif name == "defuse":
-            dexterity = read["defuse_dexterity"]
-            if dexterity is None:
-                raise InvalidInput("defuse_dexterity", "is required")
-            weapon = read["defuse_weapon"]
-            done = bs.defuse(
-                state, unit, who, None if weapon is None else int(weapon), int(dexterity), rng
-            )
-        else:
-            objects = _numbers(str(read["detonate_objects"] or ""), "detonate_objects", MAX_OBJECTS)
-            group = read["detonate_group"]
-            done = bs.detonate_objects(
-                state, unit, who, None if group is None else int(group), objects, rng
-            )
-        dice = [
-            {
-                "purpose": purpose,
-                "sides": D20,
-                "natural": natural,
-                "value": value,
-                "bonus": False,
-                "unit_id": fighter.key,
-                "against": against,
-                "odds": p,
-            }
-            for purpose, natural, value, against, p in done.dice
-        ]
-        line = battle_log.action_line(named, who, dice)
-        return ActionResult(done.after, f"{who}: {done.summary}", (line,) if dice else ())
+        # the four actions share their ending (a battle_state result whose D20 rolls are
+        # logged as one line): one function in actions.py rather than four act_<name>
+        return actions.apply_action(name, fighter, values, rng)
 
     # ------------------------------------------------------------------ text
 
     def effect_words(self, effect: Mapping[str, Any]) -> str:
+        # CP lost and the flags (Shaken) in words, where the default gives the roll's words
         outcome = str(effect.get("outcome", ""))
         words = OUTCOME_WORDS.get(outcome, outcome)
         damage = effect.get("damage")
@@ -439,4 +301,5 @@ class D20Battles:
         return ", ".join([words, *flags])
 
     def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
+        # the outcomes in lower case ("out 12%"), where the default uses the column labels
         return battle_log.odds_words(odds, OUTCOME_WORDS)

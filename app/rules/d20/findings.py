@@ -1,35 +1,24 @@
 """D20 build-time rules (RULINGS 3.1-3.2, docs/rulings.md "D20: building"): costs in points
-and the findings of a figurine, its weapons and an army's budget. Pure functions of a decoded
-figurine and the house rules.
+and the findings of a figurine and its weapons. Pure functions of a decoded figurine.
 
 - Cost (pts) = the figurine's own points + each weapon's points: the player enters them (the
   text has no costs), default 0.
 - Findings, each with its severity, each a weapon's, in a fixed order: a grenade on a
   figurine that is not an SU (error: only SUs carry grenades), a second (third...) ranged
   weapon (warning: the figurine shoots one target per turn), a gun of Reach 0 (warning: it
-  reaches nothing); an army over budget (error; a warning under ``allow_over_budget``).
+  reaches nothing). An army over budget (an error; a warning under ``allow_over_budget``)
+  is ``RulesetBase``'s finding (its words are the same as these costs').
 """
 
 from __future__ import annotations
 
-from app.rules.d20.options import D20Options
-from app.rules.d20.units import D20Figurine, D20Weapon
+from app.rules.d20.units import D20Figurine
 from app.rules.ruleset import Finding, Severity
 
 
 def format_pts(cost: int) -> str:
     """A cost in points: ``12 pts``."""
     return f"{cost} pts"
-
-
-def format_pts_change(change: int) -> str:
-    """A signed change of cost: ``+3 pts``, ``-3 pts`` (no change: ``+0 pts``)."""
-    return f"{'-' if change < 0 else '+'}{abs(change)} pts"
-
-
-def weapon_cost(weapon: D20Weapon) -> int:
-    """Its points, as the player entered them."""
-    return weapon.points
 
 
 def unit_cost(unit: D20Figurine) -> int:
@@ -77,19 +66,3 @@ def unit_findings(unit: D20Figurine) -> list[Finding]:
     """Every finding of the figurine: its weapons' in their order (its own fields are
     bounded when it is read, so none is about the figurine alone)."""
     return [f for i in range(len(unit.weapons)) for f in weapon_findings(unit, i)]
-
-
-def budget_findings(total: int, budget: int | None, options: D20Options) -> list[Finding]:
-    """Over budget: an error, or a warning under the house rule ``allow_over_budget``;
-    exactly the budget is fine."""
-    if budget is None or total <= budget:
-        return []
-    severity: Severity = "warning" if options.allow_over_budget else "error"
-    return [
-        Finding(
-            severity,
-            "over_budget",
-            f"The army costs {format_pts(total)}, over its budget of {format_pts(budget)} by "
-            f"{format_pts(total - budget)}.",
-        )
-    ]

@@ -3,12 +3,9 @@ natural 1 and 20, and what cover adds against explosions that respect it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
-from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import InputField
 
 OPTION_FIELDS = (
     InputField("allow_over_budget", "Over budget is only a warning", "flag", False),
@@ -39,24 +36,9 @@ OPTION_FIELDS = (
 
 @dataclass(frozen=True, slots=True)
 class D20Options:
+    """The house rules (``RulesetBase.decode_options`` reads them through ``OPTION_FIELDS``)."""
+
     allow_over_budget: bool = False
     margin_wounds: bool = False
     naturals: bool = False
     cover_bonus: int = 5
-
-
-def decode_options(data: Mapping[str, Any] | None) -> D20Options:
-    data = dict(data or {})
-    known = {f.name for f in OPTION_FIELDS}
-    for key in data:
-        if key not in known:
-            raise InvalidInput(str(key), "unknown rule option")
-    values, errors = parse_fields(OPTION_FIELDS, data)
-    if errors:
-        name, reason = next(iter(errors.items()))
-        raise InvalidInput(name, reason)
-    return D20Options(**values)  # type: ignore[arg-type]
-
-
-def encode_options(options: D20Options) -> dict[str, Any]:
-    return asdict(options)

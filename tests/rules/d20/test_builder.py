@@ -9,14 +9,15 @@ from typing import Any
 
 import pytest
 
-from app.rules.d20.builder import MAX_REUSE, own_weapons
+from app.rules.d20.building import MAX_REUSE, own_weapons
 from app.rules.d20.catalogue import EQUIPMENT
-from app.rules.d20.options import D20Options, decode_options
+from app.rules.d20.options import D20Options
 from app.rules.d20.ruleset import RULESET
 from app.rules.d20.units import D20Figurine, decode_unit
 from app.rules.errors import InvalidInput
 from app.rules.fields import parse_field
 
+decode_options = RULESET.decode_options
 DEFAULT = decode_options(None)
 RIFLE = {"type": "gun", "name": "Assault rifle", "reach": 60, "power": 6, "automatic": True}
 PISTOL = {"type": "gun", "name": "Pistol", "reach": 25, "power": 4, "points": 2}

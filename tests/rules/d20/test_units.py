@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from app.rules.d20.catalogue import EQUIPMENT
-from app.rules.d20.options import decode_options, encode_options
 from app.rules.d20.ruleset import RULESET
 from app.rules.d20.units import decode_unit, encode_unit
 from app.rules.errors import InvalidFields, InvalidInput
 
+decode_options, encode_options = RULESET.decode_options, RULESET.encode_options
 KNIFE_OK = {"type": "hth", "name": "Knife", "power": 2}
 TROOPER = {
     "name": "Psy Chronos",

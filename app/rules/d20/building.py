@@ -1,21 +1,23 @@
-"""The D20 builder: catalogue, columns, figures, findings and points (RULINGS 3.1-3.2).
+"""Building D20 armies: catalogue, columns, figures, findings and points (RULINGS 3.1-3.2).
 
 Everything the builder's pages and API show of a figurine comes from ``unit_figures``,
 computed once per stored figurine and house rules; costs and findings are the pure functions
-of ``findings.py``. A figurine's kind is ``figurine`` or ``su``.
+of ``findings.py``, and ``RulesetBase`` derives the rest from the figures (each cost, a
+weapon's figures, the budget's finding, cost words). A figurine's kind is ``figurine`` or
+``su``; it is read and written by ``units.py``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
 from app.rules.d20 import findings as rules
+from app.rules.d20 import options as opts
+from app.rules.d20 import units
 from app.rules.d20.catalogue import EQUIPMENT, TIMER_TURNS, Equipment
-from app.rules.d20.options import D20Options
 from app.rules.d20.units import (
     AUTOMATIC,
     KIND,
@@ -28,16 +30,8 @@ from app.rules.d20.units import (
     D20Figurine,
     D20Weapon,
 )
-from app.rules.fields import FormSplit, InputField
-from app.rules.ruleset import (
-    CatalogueEntry,
-    Column,
-    Finding,
-    UnitFigures,
-    WeaponFigures,
-    catalogue_split,
-)
-from app.rules.text import plain_field_words
+from app.rules.fields import InputField
+from app.rules.ruleset import JSON, CatalogueEntry, Column, UnitFigures, WeaponFigures
 
 OWN: Final = ("gun", "hth")  # the player's own weapons: name, Reach and Power given
 MAX_REUSE: Final = 24  # the army's own weapons the add-weapon form offers again, at most
@@ -235,12 +229,13 @@ def _kind_text(unit: D20Figurine) -> str:
     return "SU" if unit.su else "Figurine"
 
 
-class D20Builder:
-    """The builder's members of the D20 ruleset (see ``app.rules.ruleset.Ruleset``)."""
+class D20Building:
+    """The building job of the D20 ruleset (see ``app.rules.ruleset.Building``): what the
+    base derives from ``unit_figures`` (costs, findings, names, cost words) is not here."""
 
-    unit_form = FormSplit("kind", {})  # every kind takes every field
-    weapon_form = catalogue_split(_CATALOGUE)  # a type's fields are its catalogue entry's
-
+    option_fields: tuple[InputField, ...] = opts.OPTION_FIELDS
+    options_type = opts.D20Options  # the house rules as a typed dataclass, not ``Values``
+    unit_fields: tuple[InputField, ...] = units.UNIT_FIELDS
     unit_columns: tuple[Column, ...] = (
         Column("shot", "Shot", numeric=True),
         Column("hth", "HtH", numeric=True),
@@ -259,10 +254,13 @@ class D20Builder:
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return _CATALOGUE
 
-    def template_context(self) -> Mapping[str, Any]:
-        return _TEMPLATE_CONTEXT
+    def decode_unit(self, data: Mapping[str, Any]) -> D20Figurine:
+        return units.decode_unit(data)
 
-    def unit_figures(self, unit: D20Figurine, options: D20Options) -> UnitFigures:
+    def encode_unit(self, unit: D20Figurine) -> JSON:
+        return units.encode_unit(unit)
+
+    def unit_figures(self, unit: D20Figurine, options: opts.D20Options) -> UnitFigures:
         weapons = tuple(_weapon_figures(unit, i) for i in range(len(unit.weapons)))
         cost = rules.unit_cost(unit)
         cells = {
@@ -287,38 +285,12 @@ class D20Builder:
             detail=MappingProxyType(detail),
         )
 
-    def army_findings(
-        self, units: Sequence[D20Figurine], budget: int | None, options: D20Options
-    ) -> list[Finding]:
-        total = sum(rules.unit_cost(u) for u in units)
-        return rules.budget_findings(total, budget, options)
+    def template_context(self) -> Mapping[str, Any]:
+        # the own templates' choice lists (grouped weapon types, the army's own weapons)
+        return _TEMPLATE_CONTEXT
 
-    def budget_findings(self, total: int, budget: int | None, options: D20Options) -> list[Finding]:
-        return rules.budget_findings(total, budget, options)
-
-    def weapon_figures(self, unit: D20Figurine, index: int, options: D20Options) -> WeaponFigures:
-        found = tuple(rules.weapon_findings(unit, index))
-        return replace(_weapon_figures(unit, index), findings=found)
-
-    def unit_cost(self, unit: D20Figurine, options: D20Options) -> int:
-        return rules.unit_cost(unit)
-
-    def weapon_cost(self, unit: D20Figurine, index: int, options: D20Options) -> int:
-        return rules.weapon_cost(unit.weapons[index])
-
-    def weapon_name(self, unit: D20Figurine, index: int) -> str:
-        return unit.weapons[index].name
-
-    def format_cost(self, cost: int) -> str:
-        return rules.format_pts(cost)
-
-    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
-        return plain_field_words(data)
-
-    def format_cost_change(self, change: int) -> str:
-        return rules.format_pts_change(change)
-
-    def unit_json(self, figures: UnitFigures) -> dict[str, Any]:
+    def unit_json(self, figures: UnitFigures) -> JSON:
+        # typed values (numbers, the SU flag), where the default gives the cells' text
         unit: D20Figurine = figures.detail["unit"]
         return {
             "su": unit.su,
@@ -331,7 +303,8 @@ class D20Builder:
             "points": unit.points,
         }
 
-    def weapon_json(self, figures: WeaponFigures) -> dict[str, Any]:
+    def weapon_json(self, figures: WeaponFigures) -> JSON:
+        # typed values and the rules' notes as a list, where the default gives the cells' text
         weapon: D20Weapon = figures.detail["weapon"]
         entry = weapon.equipment
         return {
@@ -345,7 +318,9 @@ class D20Builder:
             "cost": figures.cost,
         }
 
-    def unit_lines(self, unit: D20Figurine, options: D20Options) -> list[str]:
+    def unit_lines(self, unit: D20Figurine, options: opts.D20Options) -> list[str]:
+        # the kind beside the name, and each weapon by where it strikes (Reach in cm or
+        # hand-to-hand), its Power and radius, rules, cost, note and label
         figures = self.unit_figures(unit, options)
         c = figures.cells
         lines = [

@@ -1,0 +1,182 @@
+"""A D20 attack's situation: its mode (a shot, a blow, automatic fire, an explosion or a
+defusing), the fields that describe it, and the targets as an attack sees them (``Placed``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.rules.d20.units import REACH_MAX, D20Figurine
+from app.rules.errors import InvalidInput
+from app.rules.fields import InputField, parse_fields
+from app.rules.ruleset import TargetInput
+
+MAX_TARGETS = 60
+MAX_OBJECTS = 20
+DL_MAX = 200
+HEIGHT_MAX = 200  # cm
+DISTANCE_MAX = REACH_MAX
+MODES = (
+    ("shot", "Single shot"),
+    ("blow", "Hand-to-hand blow"),
+    ("automatic", "Automatic fire"),
+    ("explosion", "Explosion (grenade, mine, charges)"),
+    ("defuse", "Defuse a charge"),
+)
+EXPLOSIVES = ("grenade", "mine", "charge")
+
+SITUATION_FIELDS: tuple[InputField, ...] = (
+    InputField("mode", "Attack", "choice", "shot", choices=MODES),
+    InputField(
+        "distance",
+        "Distance (cm)",
+        "whole",
+        0,
+        low=0,
+        high=DISTANCE_MAX,
+        help="To the target, or to a grenade's blast point; at most the weapon's Reach",
+    ),
+    InputField(
+        "modifier",
+        "Modifier",
+        "whole",
+        0,
+        low=-20,
+        high=20,
+        help="Bonuses and maluses",
+    ),
+    InputField(
+        "cover",
+        "First target in cover",
+        "flag",
+        False,
+        help="Against explosions that cover protects from",
+    ),
+    InputField(
+        "height",
+        "First target's height (cm)",
+        "whole",
+        0,
+        low=0,
+        high=HEIGHT_MAX,
+        help="Above the blast's level: grenades hit up to 5 cm above",
+    ),
+    InputField("shaken", "First target Shaken", "flag", False, help="No Evasion"),
+    InputField(
+        "objects",
+        "Objects' DLs",
+        "text",
+        "",
+        high=200,
+        help=f"In the blast: their DLs, comma-separated, at most {MAX_OBJECTS}",
+    ),
+    InputField(
+        "dl",
+        "Charge's DL",
+        "whole",
+        None,
+        low=0,
+        high=DL_MAX,
+        optional=True,
+        help="Defusing: empty for the chosen charges' Power",
+    ),
+)
+TARGET_FIELDS: tuple[InputField, ...] = (
+    InputField("cover", "In cover", "flag", False),
+    InputField("height", "Height (cm)", "whole", 0, low=0, high=HEIGHT_MAX),
+    InputField("shaken", "Shaken", "flag", False),
+)
+_SITUATION_NAMES = frozenset(f.name for f in SITUATION_FIELDS)
+_TARGET_NAMES = frozenset(f.name for f in TARGET_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class D20Situation:
+    """The situation of an attack (see ``SITUATION_FIELDS``)."""
+
+    mode: str = "shot"
+    distance: int = 0
+    modifier: int = 0
+    cover: bool = False
+    height: int = 0
+    shaken: bool = False
+    objects: str = ""
+    dl: int | None = None
+
+
+def read_objects(text: str) -> tuple[int, ...]:
+    """The objects' DLs from their comma-separated text; InvalidInput names ``objects``."""
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    if len(parts) > MAX_OBJECTS:
+        raise InvalidInput("objects", f"at most {MAX_OBJECTS} objects")
+    out: list[int] = []
+    for part in parts:
+        if not part.isdigit() or int(part) > DL_MAX:
+            raise InvalidInput("objects", f"each DL must be a whole number from 0 to {DL_MAX}")
+        out.append(int(part))
+    return tuple(out)
+
+
+def read_situation(values: Mapping[str, Any]) -> D20Situation:
+    """The situation from its field values (missing: defaults); InvalidInput names a field."""
+    for key in values:
+        if key not in _SITUATION_NAMES:
+            raise InvalidInput(str(key), "is not a situation field")
+    parsed, errors = parse_fields(SITUATION_FIELDS, values)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(field, reason)
+    situation = D20Situation(**parsed)  # type: ignore[arg-type]
+    read_objects(situation.objects)
+    return situation
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A target as the attack sees it: its Physical Defense, Evasion (0 while Shaken), CP
+    left, and where it stands."""
+
+    pd: int
+    evasion: int
+    cp: int
+    cover: bool = False
+    height: int = 0
+    shaken: bool = False
+
+    @property
+    def defence(self) -> int:
+        return self.pd + (0 if self.shaken else self.evasion)
+
+
+def as_placed(target: TargetInput, n: int, situation: D20Situation) -> Placed:
+    """Target ``n`` as the attack sees it: the first stands where the situation says (its
+    own fields, where given, win), each further one where its ``TARGET_FIELDS`` say."""
+    unit = target.unit
+    if not isinstance(unit, D20Figurine):
+        raise InvalidInput(f"targets.{n}", "is not a D20 figurine")
+    if n == 0:
+        values: Mapping[str, Any] = {
+            "cover": situation.cover,
+            "height": situation.height,
+            "shaken": situation.shaken,
+        }
+        values = {**values, **{k: v for k, v in target.fields.items() if v not in (None, "")}}
+    else:
+        values = target.fields
+    for key in values:
+        if key not in _TARGET_NAMES:
+            raise InvalidInput(f"targets.{n}.{key}", "is not a target field")
+    parsed, errors = parse_fields(TARGET_FIELDS, values)
+    if errors:
+        field, reason = next(iter(errors.items()))
+        raise InvalidInput(f"targets.{n}.{field}", reason)
+    return Placed(
+        unit.pd,
+        unit.evasion,
+        unit.cp,
+        bool(parsed["cover"]),
+        int(parsed["height"] or 0),
+        bool(parsed["shaken"]),
+    )
