@@ -1,5 +1,14 @@
 """A D20 attack's situation: its mode (a shot, a blow, automatic fire, an explosion or a
-defusing), the fields that describe it, and the targets as an attack sees them (``Placed``).
+defusing), the fields that describe it, each declaring the modes it applies to (``when``),
+and the targets as an attack sees them (``Placed``).
+
+What applies where (d20-weapons-and-equipment.txt; RULINGS 3.3): a distance is measured to
+the target of a shot or automatic fire, or to a grenade's blast point (a blow is struck in
+base contact; mines and charges are placed); cover counts against explosions only, and a
+target's height only against a grenade's (it hits up to 5 cm above); the modifier and a
+target Shaken (no Evasion) count wherever a D20 is rolled against the targets, so not in a
+defusing (Dexterity + 1D20 against the charge's DL, which is given for defusing only);
+objects are caught in explosions only.
 """
 
 from __future__ import annotations
@@ -8,9 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.rules.d20.catalogue import EQUIPMENT
 from app.rules.d20.units import REACH_MAX, D20Figurine
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import WEAPON_TYPE, InputField, parse_fields
 from app.rules.ruleset import TargetInput
 
 MAX_TARGETS = 60
@@ -26,6 +36,14 @@ MODES = (
     ("defuse", "Defuse a charge"),
 )
 EXPLOSIVES = ("grenade", "mine", "charge")
+GRENADES = tuple(e.id for e in EQUIPMENT.values() if e.category == "grenade")
+
+# when a situation field applies (``InputField.when``)
+AIMED = (("mode", ("shot", "automatic", "explosion")),)
+STRIKING = (("mode", ("shot", "blow", "automatic", "explosion")),)
+EXPLOSION = (("mode", ("explosion",)),)
+GRENADE_BLAST = (*EXPLOSION, (WEAPON_TYPE, GRENADES))
+DEFUSING = (("mode", ("defuse",)),)
 
 SITUATION_FIELDS: tuple[InputField, ...] = (
     InputField("mode", "Attack", "choice", "shot", choices=MODES),
@@ -37,6 +55,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         low=0,
         high=DISTANCE_MAX,
         help="To the target, or to a grenade's blast point; at most the weapon's Reach",
+        when=AIMED,
     ),
     InputField(
         "modifier",
@@ -46,6 +65,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         low=-20,
         high=20,
         help="Bonuses and maluses",
+        when=STRIKING,
     ),
     InputField(
         "cover",
@@ -53,6 +73,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         "flag",
         False,
         help="Against explosions that cover protects from",
+        when=EXPLOSION,
     ),
     InputField(
         "height",
@@ -62,8 +83,9 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         low=0,
         high=HEIGHT_MAX,
         help="Above the blast's level: grenades hit up to 5 cm above",
+        when=GRENADE_BLAST,
     ),
-    InputField("shaken", "First target Shaken", "flag", False, help="No Evasion"),
+    InputField("shaken", "First target Shaken", "flag", False, help="No Evasion", when=STRIKING),
     InputField(
         "objects",
         "Objects' DLs",
@@ -71,6 +93,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         "",
         high=200,
         help=f"In the blast: their DLs, comma-separated, at most {MAX_OBJECTS}",
+        when=EXPLOSION,
     ),
     InputField(
         "dl",
@@ -81,12 +104,13 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         high=DL_MAX,
         optional=True,
         help="Defusing: empty for the chosen charges' Power",
+        when=DEFUSING,
     ),
 )
 TARGET_FIELDS: tuple[InputField, ...] = (
-    InputField("cover", "In cover", "flag", False),
-    InputField("height", "Height (cm)", "whole", 0, low=0, high=HEIGHT_MAX),
-    InputField("shaken", "Shaken", "flag", False),
+    InputField("cover", "In cover", "flag", False, when=EXPLOSION),
+    InputField("height", "Height (cm)", "whole", 0, low=0, high=HEIGHT_MAX, when=GRENADE_BLAST),
+    InputField("shaken", "Shaken", "flag", False, when=STRIKING),
 )
 _SITUATION_NAMES = frozenset(f.name for f in SITUATION_FIELDS)
 _TARGET_NAMES = frozenset(f.name for f in TARGET_FIELDS)
