@@ -22,6 +22,7 @@ from app.rules.d20.strike import (
 )
 from app.rules.dice.independent import count_distribution
 from app.rules.ruleset import (
+    AttackBase,
     AttackOdds,
     AttackRoll,
     Effect,
@@ -50,7 +51,7 @@ KINDS = {
 
 
 @dataclass(frozen=True, slots=True)
-class D20Attack:
+class D20Attack(AttackBase):
     """An attack as declared: its ``mode``, a label, the strike on each target in order
     (with the modifier it was made at), the objects' DLs with the explosion's ``power``, and
     for a defusing the defuser's Dexterity against the charge's ``dl``. ``refused``: why it
@@ -69,11 +70,9 @@ class D20Attack:
     refused: tuple[str, ...] = ()
 
     def inline(self) -> bool:
-        """Cheap enough to compute in the request: a figurine is some 30 µs of odds."""
+        """Cheap enough to compute in the request: a figurine is some 30 µs of odds (a
+        worker's odds are not kept: ``AttackBase.remember``)."""
         return len(self.strikes) <= INLINE_TARGETS
-
-    def remember(self, odds: AttackOdds) -> None:
-        """Nothing kept: a figurine's odds take microseconds."""
 
     def problems(self) -> tuple[str, ...]:
         return self.refused
