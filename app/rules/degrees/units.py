@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from app.rules.degrees.catalogue import (
     DEFAULT_SENSE_ORDER,
@@ -22,8 +22,8 @@ from app.rules.degrees.catalogue import (
     ScaleId,
     WeaponType,
 )
-from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, field_at, object_at, parse_field, refuse_unknown
+from app.rules.errors import FieldErrors, InvalidInput
+from app.rules.fields import InputField, object_at, parse_field, read_object
 from app.rules.text import plain_text
 
 NAME_MAX = 120
@@ -81,8 +81,7 @@ REAL_AMMO = InputField(
 )
 WEAPON_FIELDS = (WEAPON_TYPE_FIELD, MAX_DEGREE, LABEL, REAL_AMMO)
 
-_UNIT_KEYS = frozenset({"name", "kind", "weapons"} | {f.name for f in UNIT_FIELDS})
-_WEAPON_KEYS = frozenset(f.name for f in WEAPON_FIELDS)
+_READ = UNIT_FIELDS[:-1]  # what ``read_object`` reads of a unit: all but its senses
 MAX_WEAPONS = 40
 
 
@@ -151,52 +150,78 @@ def decode_senses(text: object, path: str = "senses") -> tuple[str, ...]:
     return tuple(order) + tuple(s for s in DEFAULT_SENSE_ORDER if s not in order)
 
 
-def decode_weapon(data: object, path: str) -> DegreesWeapon:
-    weapon = object_at(data, path)
-    refuse_unknown(weapon, _WEAPON_KEYS, f"{path}.")
-    type_id = weapon.get("type")
+def _weapon(data: object, path: str, errors: FieldErrors) -> DegreesWeapon:
+    """Weapon ``path`` (``weapons.1``) of a unit, each wrong field noted in ``errors`` (what
+    is read of it then is a stand-in: the unit is refused)."""
+    if not isinstance(data, Mapping):
+        errors.add(path, "must be an object")
+        return DegreesWeapon("pistol", 1)
+    type_id = data.get("type")
     if not isinstance(type_id, str) or type_id not in WEAPONS:
-        raise InvalidInput(f"{path}.type", "is not a Degrees weapon (see the catalogue)")
-    degree = field_at(MAX_DEGREE, weapon, f"{path}.degree")
-    label = plain_text(field_at(LABEL, weapon, f"{path}.label"), f"{path}.label").strip()
-    real_ammo = bool(field_at(REAL_AMMO, weapon, f"{path}.real_ammo"))
+        errors.add(f"{path}.type", "is not a Degrees weapon (see the catalogue)")
+        type_id = None
+    values = read_object(data, path, WEAPON_FIELDS[1:], errors, also=frozenset({"type"}))
+    if type_id is None:
+        return DegreesWeapon("pistol", 1)
     entry = WEAPONS[type_id]
+    real_ammo = bool(values["real_ammo"])
     if real_ammo and not WEAPON_TYPES[entry.type].real_ammo:
-        raise InvalidInput(f"{path}.real_ammo", f"{entry.name} takes no real ammo")
-    return DegreesWeapon(type_id, entry.degree if degree is None else degree, label, real_ammo)
+        errors.add(f"{path}.real_ammo", f"{entry.name} takes no real ammo")
+    degree = values["degree"]
+    return DegreesWeapon(
+        type_id,
+        entry.degree if not isinstance(degree, int) else degree,
+        str(values["label"]).strip(),
+        real_ammo,
+    )
+
+
+def _name(value: object) -> str:
+    """The unit's name, read apart from the fields (``NAME_FIELD`` would take a blank name
+    as missing): required, one line, at most ``NAME_MAX`` characters once trimmed."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput("name", "is required")
+    name = plain_text(value, "name").strip()
+    if len(name) > NAME_MAX:
+        raise InvalidInput("name", f"must be at most {NAME_MAX} characters")
+    return name
+
+
+def _weapon_list(value: object) -> list[Any] | tuple[Any, ...]:
+    """The unit's weapons as listed, at most ``MAX_WEAPONS`` of them."""
+    if not isinstance(value, list | tuple):
+        raise InvalidInput("weapons", "must be a list")
+    if len(value) > MAX_WEAPONS:
+        raise InvalidInput("weapons", f"at most {MAX_WEAPONS} weapons on one unit")
+    return value
 
 
 def decode_unit(data: Mapping[str, Any]) -> DegreesUnit:
-    """A unit from its JSON; ``InvalidInput`` names the field by its path (``weapons.1.type``)."""
+    """A unit from its JSON; ``InvalidFields`` names every wrong field at once, each by its
+    path (``weapons.1.type``)."""
     unit = object_at(data, "unit")
-    refuse_unknown(unit, _UNIT_KEYS, "")
-    name = unit.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidInput("name", "is required")
-    name = plain_text(name, "name").strip()
-    if len(name) > NAME_MAX:
-        raise InvalidInput("name", f"must be at most {NAME_MAX} characters")
-    scale = field_at(SCALE_FIELD, unit, "kind")
-    degree = field_at(DEGREE, unit, "degree")
-    armour = field_at(ARMOUR, unit, "armour")
-    hp = field_at(HP, unit, "hp")
-    weapons = unit.get("weapons", [])
-    if not isinstance(weapons, list | tuple):
-        raise InvalidInput("weapons", "must be a list")
-    if len(weapons) > MAX_WEAPONS:
-        raise InvalidInput("weapons", f"at most {MAX_WEAPONS} weapons on one unit")
+    errors = FieldErrors()
+    # name and senses are read by their own rules below (a list of senses is taken as it is)
+    values = read_object(unit, "", _READ, errors, also=frozenset({"name", "senses", "weapons"}))
+    name = errors.read(_name, unit.get("name"))
+    senses = errors.read(decode_senses, unit.get("senses", ""), "senses")
+    listed = errors.read(_weapon_list, unit.get("weapons", [])) or ()
+    weapons = tuple(_weapon(w, f"weapons.{i}", errors) for i, w in enumerate(listed))
+    errors.raise_any()
+    degree, armour, hp = (values[k] for k in ("degree", "armour", "hp"))
+    assert isinstance(degree, int) and name is not None and senses is not None
     return DegreesUnit(
         name=name,
-        scale=scale,
+        scale=cast(ScaleId, values["kind"]),  # one of SCALE_FIELD's choices
         degree=degree,
-        armour=degree if armour is None else armour,
-        hp=degree if hp is None else hp,
-        back_armour=field_at(BACK_ARMOUR, unit, "back_armour"),
-        ap=field_at(AP, unit, "ap"),
-        op=field_at(OP, unit, "op"),
-        human=bool(field_at(HUMAN, unit, "human")),
-        senses=decode_senses(unit.get("senses", ""), "senses"),
-        weapons=tuple(decode_weapon(w, f"weapons.{i}") for i, w in enumerate(weapons)),
+        armour=degree if armour is None else int(armour),
+        hp=degree if hp is None else int(hp),
+        back_armour=int(values["back_armour"] or 0),
+        ap=int(values["ap"] or 0),
+        op=int(values["op"] or 0),
+        human=bool(values["human"]),
+        senses=senses,
+        weapons=weapons,
     )
 
 

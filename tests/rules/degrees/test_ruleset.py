@@ -1,0 +1,40 @@
+"""The Degrees ruleset on ``RulesetBase``: a unit's wrong fields named all at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rules.degrees.ruleset import RULESET
+from app.rules.errors import InvalidFields
+
+
+def test_a_unit_names_every_wrong_field_at_once_by_its_path() -> None:
+    data = {
+        "name": "Simo",
+        "degree": 11,
+        "hp": 0,
+        "weapons": [{"type": "rifle"}, {"type": "rifle", "degree": 0}],
+    }
+    with pytest.raises(InvalidFields) as err:
+        RULESET.decode_unit(data)
+    assert set(err.value.reasons()) == {"degree", "hp", "weapons.1.degree"}
+    assert err.value.field == "degree"  # a reader that shows one still names a real field
+
+
+def test_an_unknown_key_a_bad_sense_and_a_bad_weapon_type_are_named_together() -> None:
+    data = {
+        "name": " ",
+        "colour": "red",
+        "senses": "Vision, smell",
+        "weapons": [{"type": "blaster", "degree": 11}, {"type": "rifle", "real_ammo": True}],
+    }
+    with pytest.raises(InvalidFields) as err:
+        RULESET.decode_unit(data)
+    assert set(err.value.reasons()) == {
+        "name",
+        "colour",
+        "senses",
+        "weapons.0.type",
+        "weapons.0.degree",
+        "weapons.1.real_ammo",
+    }
