@@ -5,7 +5,7 @@ The rules of the state are ``battle_state``'s; this mixin puts them behind the `
 interface. An attack is the calculator's (``self.attack``) with what the state decides fed
 into its situation (``STATE_FIELDS``: AP left, AP carried or pumped, a drawn p-gun, bloom);
 what the roll did comes back in ``roll.detail`` (absolute values after the roll). The log
-keeps:
+keeps, in the shared shape (``app.rules.battle_log``, ``RulesetBase``'s):
 
 - odds: ``{"decisive", "expected", "lines": [{"label", "kind", "weapons", "steps",
   "notes": {key: p}, "targets": [{"unit_id", "name", "outcomes": {key: p},
@@ -31,18 +31,17 @@ from app.rules.degrees.units import DegreesUnit
 from app.rules.errors import InvalidInput
 from app.rules.fields import InputField
 from app.rules.ruleset import (
+    JSON,
     ActionResult,
-    AttackOdds,
     AttackRoll,
     BattleAttack,
     BattleWeapon,
     Fighter,
+    RulesetBase,
     Standing,
     TargetInput,
     UnitAction,
 )
-
-JSON = dict[str, Any]
 
 # The situation fields a battle's state decides (left out of its attack form).
 STATE_FIELDS = frozenset({"ap", "carried", "drawn", "bloom"})
@@ -113,29 +112,141 @@ class DegreesBattleAttack(BattleAttack):
     weapons: tuple[int, ...] = ()
 
 
-class DegreesBattles:
-    """The battle half of the Degrees ruleset (mixed into ``Degrees``)."""
+def _badges(
+    state: bs.UnitState, unit: DegreesUnit, weapons: Sequence[BattleWeapon]
+) -> tuple[str, ...]:
+    out: list[str] = []
+    hp = bs.hp_left(state, unit)
+    if hp <= 0:
+        return ("destroyed",)
+    if hp == 1:
+        out.append("critically wounded")
+    if state.restrained:
+        out.append("restrained")
+    if state.dampened:
+        names = ", ".join(SENSES[s].name for s in state.dampened)
+        rounds = state.dampened_rounds
+        out.append(f"dampened: {names} ({rounds} round{'s' * (rounds != 1)})")
+    if state.ap_lost:
+        out.append(f"{state.ap_lost} AP owed")
+    if state.drawn:
+        out.append("p-gun drawn")
+    if state.carried:
+        out.append(f"{state.carried} AP carried")
+    for w in weapons:
+        if w.cells["pumped"] not in ("", "0"):
+            out.append(f"{w.name}: {w.cells['pumped']} AP pumped")
+        if w.cells["degree"] == "wrecked":
+            out.append(f"{w.name} wrecked")
+    if state.bloom:
+        out.append(f"bloom {state.bloom}" + " (incandescent)" * bs.incandescent(state))
+    elif state.pre_bloom:
+        out.append("pre-bloomed")
+    return tuple(out)
+
+
+def _fired(attack: BattleAttack) -> tuple[int, ...]:
+    unit: DegreesUnit = attack.attacker.unit
+    weapons = attack.weapons if isinstance(attack, DegreesBattleAttack) else ()
+    return tuple(i for i in weapons if 0 <= i < len(unit.weapons))
+
+
+def _target_after(target: Fighter, got: Mapping[str, Any], energy: bool) -> bs.UnitState:
+    unit: DegreesUnit = target.unit
+    state: bs.UnitState = target.state
+    after = replace(
+        state,
+        armour=_kept(got.get("armour"), unit.armour, state.armour),
+        back_armour=_kept(got.get("back_armour"), unit.back_armour, state.back_armour),
+        hp=_kept(got.get("hp"), unit.hp, state.hp),
+        restrained=state.restrained or bool(got.get("restrained", False)),
+        energy_fired=state.energy_fired or energy,
+    )
+    lost = got.get("ap_lost", 0)
+    if isinstance(lost, int) and not isinstance(lost, bool) and lost > 0:
+        after = bs.lose_ap(after, unit, min(lost, bs.MAX_AP))
+    senses = [s for s in got.get("dampened", []) or [] if s in SENSES]
+    if senses:
+        longest = max(len(senses), len(state.dampened))
+        order = tuple(s for s in unit.senses if s in set(senses) | set(state.dampened))
+        after = replace(after, dampened=order[:longest], dampened_rounds=bs.DAMPENED_ROUNDS)
+    if bs.destroyed(after, unit):
+        after = replace(after, restrained=False, dampened=(), dampened_rounds=0)
+    return after
+
+
+def _act(
+    name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
+) -> ActionResult:
+    """The named action taken (its fields read from ``values``), with any dice it rolled as
+    a log line."""
+    named, read = battle_log.read_action(UNIT_ACTIONS, name, values)
+    unit: DegreesUnit = fighter.unit
+    state: bs.UnitState = fighter.state
+    who = fighter.name
+    if name == "new_round":
+        bs.require_fighting(state, unit, who)
+        after = bs.new_round(state, unit)
+        left = bs.ap_left(after, unit)
+        owed = f", {after.ap_lost} AP still owed" if after.ap_lost else ""
+        return ActionResult(after, f"{who}: new round, {left} AP{owed}")
+    if name == "break_free":
+        rolled = bs.break_free(state, unit, who, rng)
+    elif name == "pump":
+        rolled = bs.pump(
+            state,
+            unit,
+            who,
+            _whole_or_none(read["pump_weapon"]),
+            int(read["pump_ap"] or 1),
+            int(read["pump_op"] or 0),
+            rng,
+        )
+    else:
+        if name == "draw":
+            after, words = bs.draw(state, unit, who)
+        elif name == "begin":
+            after, words = bs.begin(state, unit, who, int(read["begin_ap"] or 1))
+        else:
+            location = " ".join(str(read["location"] or "").split())
+            after, words = bs.set_location(
+                state, unit, who, location, _whole_or_none(read["location_bloom"])
+            )
+        return ActionResult(after, f"{who} {words}")
+    dice = [
+        {
+            "purpose": die_purpose(purpose, degree),
+            "sides": D10,
+            "natural": natural,
+            "value": natural,
+            "bonus": False,
+            "unit_id": fighter.key,
+            "against": degree,
+        }
+        for purpose, natural, degree in rolled.dice
+    ]
+    line = battle_log.action_line(named, who, dice)
+    return ActionResult(rolled.after, f"{who} {rolled.summary}", (line,) if dice else ())
+
+
+class DegreesBattles(RulesetBase):
+    """The battle half of the Degrees ruleset. A fresh state, the public state (nothing is
+    secret) and the log's JSON are ``RulesetBase``'s."""
 
     unit_actions: tuple[UnitAction, ...] = UNIT_ACTIONS
 
     @property
     def battle_situation_fields(self) -> tuple[InputField, ...]:
-        fields: tuple[InputField, ...] = getattr(self, "situation_fields", ())
-        return tuple(f for f in fields if f.name not in STATE_FIELDS)
-
-    # ------------------------------------------------------------------ state
-
-    def initial_state(self, unit: DegreesUnit) -> bs.UnitState:
-        return bs.UnitState()
+        # what the state decides (AP left, carried, a drawn p-gun, bloom) is not asked
+        return tuple(f for f in self.situation_fields if f.name not in STATE_FIELDS)
 
     def decode_state(self, data: Mapping[str, Any]) -> bs.UnitState:
+        # a stored state is checked (bounds, senses) and its gas guns read by weapon index
         return bs.decode_state(data or {})
 
     def encode_state(self, state: bs.UnitState) -> JSON:
+        # gas guns written by weapon index, senses as a list
         return bs.encode_state(state)
-
-    def public_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        return dict(data)  # nothing in the state is secret
 
     def standing(self, fighter: Fighter) -> Standing:
         unit: DegreesUnit = fighter.unit
@@ -165,7 +276,7 @@ class DegreesBattles:
             "location": state.location,
             "bloom": str(state.bloom),
         }
-        badges = self._badges(state, unit, weapons)
+        badges = _badges(state, unit, weapons)
         status = [
             f"Armour {cells['armour']}",
             f"back Armour {cells['back_armour']}",
@@ -202,39 +313,6 @@ class DegreesBattles:
             state_out=shown,
         )
 
-    @staticmethod
-    def _badges(
-        state: bs.UnitState, unit: DegreesUnit, weapons: Sequence[BattleWeapon]
-    ) -> tuple[str, ...]:
-        out: list[str] = []
-        hp = bs.hp_left(state, unit)
-        if hp <= 0:
-            return ("destroyed",)
-        if hp == 1:
-            out.append("critically wounded")
-        if state.restrained:
-            out.append("restrained")
-        if state.dampened:
-            names = ", ".join(SENSES[s].name for s in state.dampened)
-            rounds = state.dampened_rounds
-            out.append(f"dampened: {names} ({rounds} round{'s' * (rounds != 1)})")
-        if state.ap_lost:
-            out.append(f"{state.ap_lost} AP owed")
-        if state.drawn:
-            out.append("p-gun drawn")
-        if state.carried:
-            out.append(f"{state.carried} AP carried")
-        for w in weapons:
-            if w.cells["pumped"] not in ("", "0"):
-                out.append(f"{w.name}: {w.cells['pumped']} AP pumped")
-            if w.cells["degree"] == "wrecked":
-                out.append(f"{w.name} wrecked")
-        if state.bloom:
-            out.append(f"bloom {state.bloom}" + " (incandescent)" * bs.incandescent(state))
-        elif state.pre_bloom:
-            out.append("pre-bloomed")
-        return tuple(out)
-
     # ------------------------------------------------------------------ attacks
 
     def battle_attack(
@@ -264,8 +342,7 @@ class DegreesBattles:
         fed = {"ap": left, "carried": carried, "drawn": state.drawn, "bloom": bloom}
         values = {k: v for k, v in situation.items() if k not in STATE_FIELDS} | fed
         inputs = [TargetInput(bs.standing_unit(t.state, t.unit), f) for t, f in targets]
-        rules: Any = self
-        made = rules.attack(
+        made = self.attack(
             bs.standing_unit(state, unit), tuple(weapons), inputs, values, attacker.options
         )
         cost = int(getattr(made, "ap_cost", 0))  # this round's, the carried AP apart
@@ -293,7 +370,7 @@ class DegreesBattles:
         detail = roll.detail
         unit: DegreesUnit = attack.attacker.unit
         state: bs.UnitState = attack.attacker.state
-        weapons = self._fired(attack)
+        weapons = _fired(attack)
         energy = _fired_energy(unit, weapons)
         info = detail.get("attacker", {}) if isinstance(detail, Mapping) else {}
         spent = int(info.get("ap_spent", getattr(attack.attack, "ap_cost", 0)) or 0)
@@ -318,103 +395,22 @@ class DegreesBattles:
         rolled = detail.get("targets", []) if isinstance(detail, Mapping) else []
         for index, target in enumerate(attack.targets):
             got = rolled[index] if index < len(rolled) else {}
-            states.append(self._target_after(target, got, energy))
+            states.append(_target_after(target, got, energy))
         return tuple(states)
-
-    @staticmethod
-    def _fired(attack: BattleAttack) -> tuple[int, ...]:
-        unit: DegreesUnit = attack.attacker.unit
-        weapons = attack.weapons if isinstance(attack, DegreesBattleAttack) else ()
-        return tuple(i for i in weapons if 0 <= i < len(unit.weapons))
-
-    @staticmethod
-    def _target_after(target: Fighter, got: Mapping[str, Any], energy: bool) -> bs.UnitState:
-        unit: DegreesUnit = target.unit
-        state: bs.UnitState = target.state
-        after = replace(
-            state,
-            armour=_kept(got.get("armour"), unit.armour, state.armour),
-            back_armour=_kept(got.get("back_armour"), unit.back_armour, state.back_armour),
-            hp=_kept(got.get("hp"), unit.hp, state.hp),
-            restrained=state.restrained or bool(got.get("restrained", False)),
-            energy_fired=state.energy_fired or energy,
-        )
-        lost = got.get("ap_lost", 0)
-        if isinstance(lost, int) and not isinstance(lost, bool) and lost > 0:
-            after = bs.lose_ap(after, unit, min(lost, bs.MAX_AP))
-        senses = [s for s in got.get("dampened", []) or [] if s in SENSES]
-        if senses:
-            longest = max(len(senses), len(state.dampened))
-            order = tuple(s for s in unit.senses if s in set(senses) | set(state.dampened))
-            after = replace(after, dampened=order[:longest], dampened_rounds=bs.DAMPENED_ROUNDS)
-        if bs.destroyed(after, unit):
-            after = replace(after, restrained=False, dampened=(), dampened_rounds=0)
-        return after
-
-    # ------------------------------------------------------------------ the log's JSON
-
-    def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> JSON:
-        return battle_log.odds_json(attack.targets, odds)
-
-    def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[JSON]:
-        return battle_log.roll_json(attack.targets, roll)
 
     # ------------------------------------------------------------------ actions
 
     def apply_action(
         self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
     ) -> ActionResult:
-        named, read = battle_log.read_action(UNIT_ACTIONS, name, values)
-        unit: DegreesUnit = fighter.unit
-        state: bs.UnitState = fighter.state
-        who = fighter.name
-        if name == "new_round":
-            bs.require_fighting(state, unit, who)
-            after = bs.new_round(state, unit)
-            left = bs.ap_left(after, unit)
-            owed = f", {after.ap_lost} AP still owed" if after.ap_lost else ""
-            return ActionResult(after, f"{who}: new round, {left} AP{owed}")
-        if name == "break_free":
-            rolled = bs.break_free(state, unit, who, rng)
-        elif name == "pump":
-            rolled = bs.pump(
-                state,
-                unit,
-                who,
-                _whole_or_none(read["pump_weapon"]),
-                int(read["pump_ap"] or 1),
-                int(read["pump_op"] or 0),
-                rng,
-            )
-        else:
-            if name == "draw":
-                after, words = bs.draw(state, unit, who)
-            elif name == "begin":
-                after, words = bs.begin(state, unit, who, int(read["begin_ap"] or 1))
-            else:
-                location = " ".join(str(read["location"] or "").split())
-                after, words = bs.set_location(
-                    state, unit, who, location, _whole_or_none(read["location_bloom"])
-                )
-            return ActionResult(after, f"{who} {words}")
-        dice = [
-            {
-                "purpose": die_purpose(purpose, degree),
-                "sides": D10,
-                "natural": natural,
-                "value": natural,
-                "bonus": False,
-                "unit_id": fighter.key,
-                "against": degree,
-            }
-            for purpose, natural, degree in rolled.dice
-        ]
-        line = battle_log.action_line(named, who, dice)
-        return ActionResult(rolled.after, f"{who} {rolled.summary}", (line,) if dice else ())
+        # one reader for the six actions (three roll dice that the log shows alike), not
+        # six act_<name> methods
+        return _act(name, fighter, values, rng)
 
     # ------------------------------------------------------------------ text
 
     def effect_words(self, effect: Mapping[str, Any]) -> str:
+        # the damage dealt and the flags (restrained, senses dampened) in words
         outcome = str(effect.get("outcome", ""))
         words = OUTCOME_WORDS.get(outcome, outcome)
         damage = effect.get("damage")
@@ -422,6 +418,3 @@ class DegreesBattles:
             words = f"{damage} damage: {words}"
         flags = [FLAG_WORDS.get(f, f) for f in effect.get("flags", []) or []]
         return ", ".join([words, *flags])
-
-    def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
-        return battle_log.odds_words(odds, OUTCOME_WORDS)

@@ -11,7 +11,7 @@ from typing import Any
 
 from app.rules.degrees.catalogue import WEAPONS
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import FieldValue, InputField, parse_fields
 
 OPTION_FIELDS = (
     InputField("allow_over_budget", "Over budget is only a warning", "flag", False),
@@ -65,7 +65,21 @@ def parse_costs(text: str) -> dict[str, int]:
     return costs
 
 
+def options_from(
+    allow_over_budget: FieldValue = False, in_space: FieldValue = False, costs: FieldValue = ""
+) -> DegreesOptions:
+    """The house rules from their fields' values (``costs`` as its text)."""
+    return DegreesOptions(
+        bool(allow_over_budget),
+        bool(in_space),
+        MappingProxyType(parse_costs(str(costs or ""))),
+    )
+
+
 def decode_options(data: Mapping[str, Any] | None) -> DegreesOptions:
+    """The house rules from their JSON, the first wrong option refused by name (the
+    ruleset's own reader, ``RulesetBase.decode_options`` into ``options_from``, names every
+    one)."""
     data = dict(data or {})
     known = {f.name for f in OPTION_FIELDS}
     for key in data:
@@ -75,11 +89,7 @@ def decode_options(data: Mapping[str, Any] | None) -> DegreesOptions:
     if errors:
         name, reason = next(iter(errors.items()))
         raise InvalidInput(name, reason)
-    return DegreesOptions(
-        bool(values["allow_over_budget"]),
-        bool(values["in_space"]),
-        MappingProxyType(parse_costs(str(values["costs"] or ""))),
-    )
+    return options_from(**values)
 
 
 def encode_options(options: DegreesOptions) -> dict[str, Any]:

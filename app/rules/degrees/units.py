@@ -24,6 +24,7 @@ from app.rules.degrees.catalogue import (
 )
 from app.rules.errors import FieldErrors, InvalidInput
 from app.rules.fields import InputField, object_at, parse_field, read_object
+from app.rules.ruleset import NAME_FIELD
 from app.rules.text import plain_text
 
 NAME_MAX = 120
@@ -61,6 +62,7 @@ SENSES_FIELD = InputField(
     help="Comma-separated; the rest follow in the table's order",
 )
 UNIT_FIELDS = (SCALE_FIELD, DEGREE, ARMOUR, BACK_ARMOUR, HP, AP, OP, HUMAN, SENSES_FIELD)
+FORM_FIELDS = (NAME_FIELD, *UNIT_FIELDS)  # the unit form's, as ``encode_unit`` names them
 
 WEAPON_TYPE_FIELD = InputField(
     "type", "Weapon", "choice", "pistol", choices=tuple((w.id, w.name) for w in WEAPONS.values())

@@ -1,4 +1,5 @@
-"""The Degrees ruleset on ``RulesetBase``: a unit's wrong fields named all at once."""
+"""The Degrees ruleset on ``RulesetBase``: a unit's wrong fields named all at once, and the
+unit form's declared fields."""
 
 from __future__ import annotations
 
@@ -38,3 +39,12 @@ def test_an_unknown_key_a_bad_sense_and_a_bad_weapon_type_are_named_together() -
         "weapons.0.degree",
         "weapons.1.real_ammo",
     }
+
+
+def test_the_unit_form_asks_every_field_encode_unit_writes_but_the_weapons() -> None:
+    unit = RULESET.decode_unit(
+        {"name": "U", "human": True, "senses": "Audition", "weapons": [{"type": "pistol"}]}
+    )
+    written = set(RULESET.encode_unit(unit)) - {"weapons"}
+    assert [f.name for f in RULESET.unit_fields][:2] == ["name", "kind"]
+    assert {f.name for f in RULESET.unit_fields} == written

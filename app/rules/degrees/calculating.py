@@ -1,6 +1,6 @@
-"""Degrees attacks and the calculator: single attacks, whole rounds, area attacks.
+"""Calculating Degrees attacks: single attacks, whole rounds, area attacks.
 
-The situation (``SITUATION_FIELDS``) says how the attacker spends its AP and OP this round;
+The situation (``situation.py``) says how the attacker spends its AP and OP this round;
 ``plan`` turns it and the units into a ``Round`` of shots (``round.py``) with its AP and its
 problems; ``attack_from_body`` reads the stateless single-shot body of the API.
 """
@@ -16,135 +16,38 @@ from app.rules.degrees.catalogue import (
     DEFAULT_SENSE_ORDER,
     GAS_GUN_RANGE,
     INCANDESCENT_FROM,
-    MEDIA,
     PUNCH_GUN_PENALTY,
     RANGE_ORDER,
     RANGES,
     SCALES,
     WEAPON_TYPES,
 )
-from app.rules.degrees.findings import weapon_cost
 from app.rules.degrees.options import DegreesOptions
 from app.rules.degrees.round import OUTCOMES, PlannedShot, Round
 from app.rules.degrees.shot import Shot, Target
+from app.rules.degrees.situation import (
+    LOCATION,
+    SITUATION_FIELDS,
+    TARGET_FIELDS,
+    DegreesSituation,
+    read_situation,
+)
 from app.rules.degrees.units import DegreesUnit, DegreesWeapon
 from app.rules.errors import InvalidInput
-from app.rules.fields import FieldValue, InputField, fields_at, parse_fields, whole_value
-from app.rules.ruleset import AllyInput, Column, SampleAttack, TargetInput, check_attack_shape
+from app.rules.fields import InputField, fields_at, parse_fields, whole_value
+from app.rules.ruleset import (
+    AllyInput,
+    Column,
+    RulesetBase,
+    SampleAttack,
+    TargetInput,
+    check_attack_shape,
+)
 
 MAX_TARGETS = 100
-MAX_SHOTS = 10
 MAX_ROUND_SHOTS = 24  # shots in one round, all weapons (0 AP dampener shots are not free)
 
-SITUATION_FIELDS: tuple[InputField, ...] = (
-    InputField("range", "Range", "choice", "close", choices=tuple(RANGES.items())),
-    InputField(
-        "medium",
-        "Medium",
-        "choice",
-        "medium",
-        choices=tuple((k, v.split(" (")[0]) for k, v in MEDIA.items()),
-        help="Punch guns' range penalties",
-    ),
-    InputField(
-        "bloom", "Bloom level", "whole", 0, low=0, high=10, help="-1° to energy weapons per level"
-    ),
-    InputField("revealed", "Target revealed", "flag", False, help="Inter-offers: +1° at Very Far"),
-    InputField(
-        "set_degree", "Set to degree", "whole", 0, low=0, high=10, help="0: the weapon's max"
-    ),
-    InputField("extend", "Extended degrees (AP each)", "whole", 0, low=0, high=10),
-    InputField("op", "OP spent on each shot", "whole", 0, low=0, high=10),
-    InputField(
-        "compress_op",
-        "OP on the first over-compression roll",
-        "whole",
-        0,
-        low=0,
-        high=10,
-        help="Gas guns",
-    ),
-    InputField("shots", "Shots with each weapon", "whole", 1, low=1, high=MAX_SHOTS),
-    InputField(
-        "penetrate",
-        "Penetrating hits",
-        "choice",
-        "best",
-        choices=(("best", "Back line if worse"), ("never", "Always front")),
-    ),
-    InputField(
-        "carried",
-        "AP carried from last round",
-        "whole",
-        0,
-        low=0,
-        high=12,
-        help="A begun attack, or AP pumped into a gas gun",
-    ),
-    InputField("pump", "AP pumped into a gas gun", "whole", 0, low=0, high=12),
-    InputField("drawn", "P-gun already drawn", "flag", False),
-    InputField(
-        "stay_hidden",
-        "Stay hidden (+1 AP)",
-        "flag",
-        False,
-        help="Classical ballistics: no reveal",
-    ),
-    InputField(
-        "ap",
-        "AP this round",
-        "whole",
-        None,
-        low=0,
-        high=12,
-        optional=True,
-        help="Empty: the unit's AP per round",
-    ),
-    InputField("break_free", "Target tries to break free", "flag", False, help="Stun guns"),
-)
-LOCATION = InputField(
-    "location",
-    "Location",
-    "choice",
-    "here",
-    choices=(("here", "Here"), ("close", "Close (-1°)"), ("far", "Far (-2°)")),
-)
-TARGET_FIELDS: tuple[InputField, ...] = (LOCATION,)
 OUTCOME_COLUMNS = tuple(Column(k, label, numeric=True) for k, label in OUTCOMES)
-
-
-@dataclass(frozen=True, slots=True)
-class DegreesSituation:
-    """How the attacker spends its round (see ``SITUATION_FIELDS``)."""
-
-    range: str = "close"
-    medium: str = "medium"
-    bloom: int = 0
-    revealed: bool = False
-    set_degree: int = 0
-    extend: int = 0
-    op: int = 0
-    compress_op: int = 0
-    shots: int = 1
-    penetrate: str = "best"
-    carried: int = 0
-    pump: int = 0
-    drawn: bool = False
-    stay_hidden: bool = False
-    ap: int | None = None
-    break_free: bool = False
-
-
-def read_situation(values: Mapping[str, Any]) -> DegreesSituation:
-    """The situation from its field values (missing: defaults); InvalidInput names a field."""
-    for key in values:
-        if key not in {f.name for f in SITUATION_FIELDS}:
-            raise InvalidInput(str(key), "is not a situation field")
-    parsed, errors = parse_fields(SITUATION_FIELDS, values)
-    if errors:
-        field, reason = next(iter(errors.items()))
-        raise InvalidInput(field, reason)
-    return DegreesSituation(**parsed)  # type: ignore[arg-type]
 
 
 def target_state(unit: DegreesUnit) -> Target:
@@ -481,8 +384,10 @@ SAMPLE_ATTACKS: tuple[SampleAttack, ...] = (
 )
 
 
-class DegreesCalculator:
-    """The calculator's side of the ruleset: situation fields, attacks and their odds."""
+class DegreesCalculating(RulesetBase):
+    """The calculating half of the Degrees ruleset: the situation's fields and attacks. The
+    situation, its encoding, the default weapons (the first) and their cost are
+    ``RulesetBase``'s."""
 
     situation_fields: tuple[InputField, ...] = SITUATION_FIELDS
     target_fields: tuple[InputField, ...] = TARGET_FIELDS
@@ -514,19 +419,5 @@ class DegreesCalculator:
         return plan(attacker, weapons, targets, read_situation(situation))
 
     def attack_from_body(self, body: Mapping[str, Any]) -> DegreesAttack:
+        # the stateless body is one shot's numbers (degree, type; Armour, HP), not units
         return from_body(body)
-
-    def decode_situation(self, values: Mapping[str, FieldValue]) -> DegreesSituation:
-        return read_situation(values)
-
-    def encode_situation(self, situation: DegreesSituation) -> dict[str, FieldValue]:
-        return {f.name: getattr(situation, f.name) for f in SITUATION_FIELDS}
-
-    def default_weapons(self, unit: DegreesUnit, options: DegreesOptions) -> tuple[int, ...]:
-        return (0,) if unit.weapons else ()
-
-    def weapons_cost(
-        self, unit: DegreesUnit, weapons: tuple[int, ...], options: DegreesOptions
-    ) -> int:
-        """The chosen weapons' DP, as the builder counts them (RULINGS 2.3)."""
-        return sum(weapon_cost(unit.weapons[i], options) for i in weapons)

@@ -1,21 +1,25 @@
-"""The Degrees builder: catalogue, columns, figures, findings and costs (RULINGS 2.3).
+"""Building Degrees armies: the catalogue, the unit form's fields, columns and figures
+(RULINGS 2.3).
 
 Everything the builder's pages and API show of a Degrees unit comes from ``unit_figures``,
-computed once per stored unit and house rules; costs and findings are the pure functions of
-``findings.py``. The unit's scale is its ``kind`` (personnel / vehicular / army).
+computed once per stored unit and house rules (its costs and findings are the pure functions
+of ``findings.py``); ``RulesetBase`` derives the rest from it: a unit's and a weapon's cost,
+name and findings, the budget's finding, cost words in DP. The unit's scale is its ``kind``
+(personnel / vehicular / army).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 from app.rules.degrees import findings as rules
+from app.rules.degrees import units
 from app.rules.degrees.catalogue import SCALE_SHORT, SCALES, SENSES, WEAPON_TYPES, WEAPONS
-from app.rules.degrees.options import DegreesOptions
+from app.rules.degrees.options import OPTION_FIELDS, DegreesOptions, encode_options, options_from
 from app.rules.degrees.units import (
+    FORM_FIELDS,
     LABEL,
     MAX_DEGREE,
     REAL_AMMO,
@@ -23,16 +27,14 @@ from app.rules.degrees.units import (
     DegreesUnit,
     DegreesWeapon,
 )
-from app.rules.fields import FormSplit
 from app.rules.ruleset import (
+    JSON,
     CatalogueEntry,
     Column,
-    Finding,
+    RulesetBase,
     UnitFigures,
     WeaponFigures,
-    catalogue_split,
 )
-from app.rules.text import plain_field_words
 
 
 def _degree_text(weapon: DegreesWeapon) -> str:
@@ -54,7 +56,8 @@ def _penetrates_text(weapon: DegreesWeapon) -> str:
 
 
 def _weapon_figures(unit: DegreesUnit, index: int, options: DegreesOptions) -> WeaponFigures:
-    """Weapon ``index`` as shown, without its findings (the unit's figures hold them)."""
+    """Weapon ``index`` as shown, without its findings (the unit's figures hold them, each
+    naming its weapon)."""
     weapon = unit.weapons[index]
     entry, kind = weapon.entry, weapon.kind
     cost = rules.weapon_cost(weapon, options)
@@ -155,11 +158,14 @@ _TEMPLATE_CONTEXT: Mapping[str, Any] = MappingProxyType(
 )
 
 
-class DegreesBuilder:
-    """The builder's members of the Degrees ruleset (see ``app.rules.ruleset.Ruleset``)."""
+class DegreesBuilding(RulesetBase):
+    """The building half of the Degrees ruleset: units, catalogue, columns and figures. Costs,
+    findings and their words are ``RulesetBase``'s, from the figures and ``cost_unit``."""
 
-    unit_form = FormSplit("kind", {})  # every kind takes every field
-    weapon_form = catalogue_split(_CATALOGUE)  # a type's fields are its catalogue entry's
+    cost_unit = "DP"
+    option_fields = OPTION_FIELDS
+    options_type = staticmethod(options_from)  # the costs house rule: text, kept parsed
+    unit_fields = FORM_FIELDS
 
     unit_columns: tuple[Column, ...] = (
         Column("degree", "Degree", numeric=True),
@@ -179,8 +185,11 @@ class DegreesBuilder:
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return _CATALOGUE
 
-    def template_context(self) -> Mapping[str, Any]:
-        return _TEMPLATE_CONTEXT
+    def decode_unit(self, data: Mapping[str, Any]) -> DegreesUnit:
+        return units.decode_unit(data)
+
+    def encode_unit(self, unit: DegreesUnit) -> JSON:
+        return units.encode_unit(unit)
 
     def unit_figures(self, unit: DegreesUnit, options: DegreesOptions) -> UnitFigures:
         weapons = tuple(_weapon_figures(unit, i, options) for i in range(len(unit.weapons)))
@@ -215,42 +224,12 @@ class DegreesBuilder:
             ),
         )
 
-    def army_findings(
-        self, units: Sequence[DegreesUnit], budget: int | None, options: DegreesOptions
-    ) -> list[Finding]:
-        total = sum(rules.unit_cost(u, options) for u in units)
-        return rules.budget_findings(total, budget, options)
+    def encode_options(self, options: DegreesOptions) -> JSON:
+        # the options keep the costs house rule parsed (a mapping): written back as its text
+        return encode_options(options)
 
-    def budget_findings(
-        self, total: int, budget: int | None, options: DegreesOptions
-    ) -> list[Finding]:
-        return rules.budget_findings(total, budget, options)
-
-    def weapon_figures(
-        self, unit: DegreesUnit, index: int, options: DegreesOptions
-    ) -> WeaponFigures:
-        found = tuple(rules.weapon_findings(unit, index, options))
-        return replace(_weapon_figures(unit, index, options), findings=found)
-
-    def unit_cost(self, unit: DegreesUnit, options: DegreesOptions) -> int:
-        return rules.unit_cost(unit, options)
-
-    def weapon_cost(self, unit: DegreesUnit, index: int, options: DegreesOptions) -> int:
-        return rules.weapon_cost(unit.weapons[index], options)
-
-    def weapon_name(self, unit: DegreesUnit, index: int) -> str:
-        return unit.weapons[index].name
-
-    def format_cost(self, cost: int) -> str:
-        return rules.format_dp(cost)
-
-    def field_words(self, data: Mapping[str, Any]) -> dict[str, str]:
-        return plain_field_words(data)
-
-    def format_cost_change(self, change: int) -> str:
-        return rules.format_dp_change(change)
-
-    def unit_json(self, figures: UnitFigures) -> dict[str, Any]:
+    def unit_json(self, figures: UnitFigures) -> JSON:
+        # the API body gives the unit's numbers as numbers, not its cells' words
         unit: DegreesUnit = figures.detail["unit"]
         return {
             "scale": unit.scale,
@@ -264,7 +243,8 @@ class DegreesBuilder:
             "senses": list(unit.senses),
         }
 
-    def weapon_json(self, figures: WeaponFigures) -> dict[str, Any]:
+    def weapon_json(self, figures: WeaponFigures) -> JSON:
+        # the API body gives the weapon's numbers and rules, not its cells' words
         d = figures.detail
         return {
             "scale": d["scale"],
@@ -277,7 +257,8 @@ class DegreesBuilder:
         }
 
     def unit_lines(self, unit: DegreesUnit, options: DegreesOptions) -> list[str]:
-        figures = self.unit_figures(unit, options)
+        # the forum text names the unit's scale and each weapon's type, AP and back line
+        figures = self.figures(unit, options)
         c = figures.cells
         head = (
             f"{unit.name} ({figures.kind_text}) · {c['degree']} · Armour {c['armour']} · "
@@ -293,3 +274,7 @@ class DegreesBuilder:
                 f"back line {w['penetrates']} · {weapon.cost_text}{note}"
             )
         return lines
+
+    def template_context(self) -> Mapping[str, Any]:
+        # the unit and weapon forms' choices: scales, weapons grouped by table, senses
+        return _TEMPLATE_CONTEXT
