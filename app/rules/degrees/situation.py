@@ -1,18 +1,38 @@
-"""How a Degrees attacker spends its round: the situation's fields and the situation they
-read into."""
+"""How a Degrees attacker spends its round: the situation's fields, each declaring ``when`` it
+applies, and the situation they read into.
+
+A field that only some weapon types' rules read (9.5: punch guns' media, gas guns' pumping,
+a p-gun's drawing, a classical ballistic's reveal, a stun gun's restraint) applies when one
+of the chosen weapons is of such a type (the ``weapon_type`` switch: the weapons' catalogue
+ids); the rest apply to every attack.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.rules.degrees.catalogue import MEDIA, RANGES
+from app.rules.degrees.catalogue import MEDIA, RANGES, WEAPON_TYPES, WEAPONS, WeaponType
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, parse_fields
+from app.rules.fields import WEAPON_TYPE, InputField, parse_fields
 
 MAX_SHOTS = 10
 
+
+def weapons_whose(rule: Callable[[WeaponType], bool]) -> tuple[tuple[str, tuple[str, ...]]]:
+    """A field's ``when``: one of the chosen weapons is of a type that ``rule`` holds for."""
+    return ((WEAPON_TYPE, tuple(w.id for w in WEAPONS.values() if rule(WEAPON_TYPES[w.type]))),)
+
+
+def _penetrate_matters(kind: WeaponType) -> bool:
+    """Whether the attacker's choice of the back line changes what a hit does: the type may
+    penetrate (RULINGS 2.2) and, for an AP-draining one, a back-line hit does more."""
+    can = not kind.never_penetrates and not kind.inverted and kind.penetrates_on > 0
+    return can and (not kind.drains_ap or kind.back_line_bonus > 0)
+
+
+GAS_GUNS = weapons_whose(lambda kind: kind.gas)
 
 SITUATION_FIELDS: tuple[InputField, ...] = (
     InputField("range", "Range", "choice", "close", choices=tuple(RANGES.items())),
@@ -23,7 +43,9 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         "medium",
         choices=tuple((k, v.split(" (")[0]) for k, v in MEDIA.items()),
         help="Punch guns' range penalties",
+        when=weapons_whose(lambda kind: kind.punch),
     ),
+    # every weapon: energy weapons lose a degree per level, all of them one when incandescent
     InputField(
         "bloom", "Bloom level", "whole", 0, low=0, high=10, help="-1° to energy weapons per level"
     ),
@@ -33,6 +55,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         "flag",
         False,
         help="Inter-offers: +1° at Very Far",
+        when=(("range", ("very_far",)), *weapons_whose(lambda kind: kind.very_far_revealed_bonus)),
     ),
     InputField(
         "set_degree",
@@ -42,6 +65,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         low=0,
         high=10,
         help="0: the weapon's max",
+        when=weapons_whose(lambda kind: not kind.gas),  # a gas gun's degree is its pumping
     ),
     InputField("extend", "Extended degrees (AP each)", "whole", 0, low=0, high=10),
     InputField("op", "OP spent on each shot", "whole", 0, low=0, high=10),
@@ -53,6 +77,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         low=0,
         high=10,
         help="Gas guns",
+        when=GAS_GUNS,
     ),
     InputField("shots", "Shots with each weapon", "whole", 1, low=1, high=MAX_SHOTS),
     InputField(
@@ -61,6 +86,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         "choice",
         "best",
         choices=(("best", "Back line if worse"), ("never", "Always front")),
+        when=weapons_whose(_penetrate_matters),
     ),
     InputField(
         "carried",
@@ -71,14 +97,21 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         high=12,
         help="A begun attack, or AP pumped into a gas gun",
     ),
-    InputField("pump", "AP pumped into a gas gun", "whole", 0, low=0, high=12),
-    InputField("drawn", "P-gun already drawn", "flag", False),
+    InputField("pump", "AP pumped into a gas gun", "whole", 0, low=0, high=12, when=GAS_GUNS),
+    InputField(
+        "drawn",
+        "P-gun already drawn",
+        "flag",
+        False,
+        when=weapons_whose(lambda kind: kind.draw_ap > 0),
+    ),
     InputField(
         "stay_hidden",
         "Stay hidden (+1 AP)",
         "flag",
         False,
         help="Classical ballistics: no reveal",
+        when=weapons_whose(lambda kind: kind.ballistic == "classical"),
     ),
     InputField(
         "ap",
@@ -96,6 +129,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         "flag",
         False,
         help="Stun guns",
+        when=weapons_whose(lambda kind: kind.restrains),
     ),
 )
 LOCATION = InputField(
