@@ -4,8 +4,8 @@ the engine's shot and pumping caches are emptied before every call."""
 
 from __future__ import annotations
 
-from app.rules.degrees.calculating import DegreesAttack
 from app.rules.degrees.gas import pump_odds
+from app.rules.degrees.plan import DegreesAttack
 from app.rules.degrees.ruleset import RULESET
 from app.rules.degrees.shot import outcomes
 from app.rules.degrees.units import DegreesUnit

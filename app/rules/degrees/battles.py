@@ -1,5 +1,5 @@
 """Degrees battles: each unit's state (Armour, HP, AP lost, restraint, senses, gas guns,
-bloom), its standing, attacks against it and named actions.
+bloom), its standing, attacks against it and named actions (``actions.py``).
 
 The rules of the state are ``battle_state``'s; this mixin puts them behind the ``Ruleset``
 interface. An attack is the calculator's (``self.attack``) with what the state decides fed
@@ -22,11 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.rules import battle_log
 from app.rules.degrees import battle_state as bs
+from app.rules.degrees.actions import UNIT_ACTIONS, act
 from app.rules.degrees.catalogue import SENSES
-from app.rules.degrees.round import die_purpose
-from app.rules.degrees.shot import D10
 from app.rules.degrees.units import DegreesUnit
 from app.rules.errors import InvalidInput
 from app.rules.fields import InputField
@@ -46,39 +44,6 @@ from app.rules.ruleset import (
 # The situation fields a battle's state decides (left out of its attack form).
 STATE_FIELDS = frozenset({"ap", "carried", "drawn", "bloom"})
 
-PUMP_WEAPON = InputField(
-    "pump_weapon",
-    "Gas gun to pump (weapon index)",
-    "whole",
-    None,
-    low=0,
-    high=39,
-    optional=True,
-    help="Empty: the unit's first gas gun",
-)
-PUMP_AP = InputField("pump_ap", "AP to pump", "whole", 1, low=1, high=12)
-PUMP_OP = InputField("pump_op", "OP on the first compression roll", "whole", 0, low=0, high=20)
-BEGIN_AP = InputField("begin_ap", "AP to put into a begun attack", "whole", 1, low=1, high=12)
-LOCATION = InputField("location", "Location", "text", "", high=bs.LOCATION_MAX)
-LOCATION_BLOOM = InputField(
-    "location_bloom",
-    "Bloom there",
-    "whole",
-    None,
-    low=0,
-    high=bs.MAX_BLOOM,
-    optional=True,
-    help="Empty: kept (0 on moving)",
-)
-UNIT_ACTIONS = (
-    UnitAction("new_round", "New round: {unit}"),
-    UnitAction("break_free", "Break free: {unit}", urgent=True),
-    UnitAction("pump", "Pump: {unit}", (PUMP_WEAPON, PUMP_AP, PUMP_OP)),
-    UnitAction("draw", "Draw p-gun: {unit}"),
-    UnitAction("begin", "Begin an attack: {unit}", (BEGIN_AP,)),
-    UnitAction("location", "Location: {unit}", (LOCATION, LOCATION_BLOOM)),
-)
-ACTION_FIELDS = tuple(f for a in UNIT_ACTIONS for f in a.fields)
 OUTCOME_WORDS = {
     "destroyed": "destroyed",
     "critical": "critically wounded",
@@ -92,10 +57,6 @@ FLAG_WORDS = {"restrained": "restrained", "dampened": "senses dampened"}
 
 def _fired_energy(unit: DegreesUnit, weapons: Sequence[int]) -> bool:
     return any(unit.weapons[i].kind.energy or unit.weapons[i].kind.senses for i in weapons)
-
-
-def _whole_or_none(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _kept(value: Any, built: int, before: int | None) -> int | None:
@@ -173,60 +134,6 @@ def _target_after(target: Fighter, got: Mapping[str, Any], energy: bool) -> bs.U
     if bs.destroyed(after, unit):
         after = replace(after, restrained=False, dampened=(), dampened_rounds=0)
     return after
-
-
-def _act(
-    name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
-) -> ActionResult:
-    """The named action taken (its fields read from ``values``), with any dice it rolled as
-    a log line."""
-    named, read = battle_log.read_action(UNIT_ACTIONS, name, values)
-    unit: DegreesUnit = fighter.unit
-    state: bs.UnitState = fighter.state
-    who = fighter.name
-    if name == "new_round":
-        bs.require_fighting(state, unit, who)
-        after = bs.new_round(state, unit)
-        left = bs.ap_left(after, unit)
-        owed = f", {after.ap_lost} AP still owed" if after.ap_lost else ""
-        return ActionResult(after, f"{who}: new round, {left} AP{owed}")
-    if name == "break_free":
-        rolled = bs.break_free(state, unit, who, rng)
-    elif name == "pump":
-        rolled = bs.pump(
-            state,
-            unit,
-            who,
-            _whole_or_none(read["pump_weapon"]),
-            int(read["pump_ap"] or 1),
-            int(read["pump_op"] or 0),
-            rng,
-        )
-    else:
-        if name == "draw":
-            after, words = bs.draw(state, unit, who)
-        elif name == "begin":
-            after, words = bs.begin(state, unit, who, int(read["begin_ap"] or 1))
-        else:
-            location = " ".join(str(read["location"] or "").split())
-            after, words = bs.set_location(
-                state, unit, who, location, _whole_or_none(read["location_bloom"])
-            )
-        return ActionResult(after, f"{who} {words}")
-    dice = [
-        {
-            "purpose": die_purpose(purpose, degree),
-            "sides": D10,
-            "natural": natural,
-            "value": natural,
-            "bonus": False,
-            "unit_id": fighter.key,
-            "against": degree,
-        }
-        for purpose, natural, degree in rolled.dice
-    ]
-    line = battle_log.action_line(named, who, dice)
-    return ActionResult(rolled.after, f"{who} {rolled.summary}", (line,) if dice else ())
 
 
 class DegreesBattles(RulesetBase):
@@ -405,7 +312,7 @@ class DegreesBattles(RulesetBase):
     ) -> ActionResult:
         # one reader for the six actions (three roll dice that the log shows alike), not
         # six act_<name> methods
-        return _act(name, fighter, values, rng)
+        return act(name, fighter, values, rng)
 
     # ------------------------------------------------------------------ text
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.rules.degrees.calculating import DegreesAttack
+from app.rules.degrees.plan import DegreesAttack
 from app.rules.degrees.ruleset import RULESET
 from app.rules.ruleset import TargetInput
 from tests.rules.degrees.brute import S, ScriptedDice, enumerate_dice, gas_pump, shot

@@ -1,0 +1,243 @@
+"""A Degrees attack planned: the situation (``situation.py``) and the units turned into a
+``Round`` of shots (``round.py``) with its AP and its problems: each chosen weapon fired
+``shots`` times in order, a gas gun pumped, an area weapon at every target."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.rules.degrees import area
+from app.rules.degrees.catalogue import (
+    GAS_GUN_RANGE,
+    INCANDESCENT_FROM,
+    PUNCH_GUN_PENALTY,
+    RANGE_ORDER,
+    RANGES,
+    SCALES,
+)
+from app.rules.degrees.round import PlannedShot, Round
+from app.rules.degrees.shot import Shot, Target
+from app.rules.degrees.situation import DegreesSituation
+from app.rules.degrees.units import DegreesUnit, DegreesWeapon
+from app.rules.ruleset import TargetInput
+
+MAX_TARGETS = 100
+MAX_ROUND_SHOTS = 24  # shots in one round, all weapons (0 AP dampener shots are not free)
+
+
+def target_state(unit: DegreesUnit) -> Target:
+    return Target(unit.armour, unit.back_armour, unit.hp)
+
+
+def shot_ap(weapon: DegreesWeapon, situation: DegreesSituation, draw: bool) -> int:
+    """The AP of one shot (a gas gun's pumping apart): the type's, drawing a p-gun, each
+    extended degree, staying hidden with a classical ballistic."""
+    kind = weapon.kind
+    ap = (1 if kind.gas else kind.attack_ap) + situation.extend
+    if draw:
+        ap += kind.draw_ap
+    if kind.ballistic == "classical" and situation.stay_hidden:
+        ap += 1
+    return ap
+
+
+def modifiers(weapon: DegreesWeapon, situation: DegreesSituation) -> list[tuple[str, int]]:
+    """The shot's degree modifiers besides its base (and a gas gun's pumping), by name."""
+    kind = weapon.kind
+    mods: list[tuple[str, int]] = []
+    if situation.extend:
+        mods.append(("extended", situation.extend))
+    if weapon.real_ammo:
+        mods.append(("real ammo", 1))
+    if kind.band_bonus and RANGE_ORDER[situation.range]:
+        mods.append(("Flashback band bonus", RANGE_ORDER[situation.range]))
+    if kind.very_far_revealed_bonus and situation.range == "very_far" and situation.revealed:
+        mods.append(("revealed at Very Far", 1))
+    if kind.punch:
+        penalty = PUNCH_GUN_PENALTY[(situation.range, situation.medium)]
+        if penalty:
+            mods.append((f"punch gun at {RANGES[situation.range]}", penalty))
+    if (kind.energy or kind.senses) and situation.bloom:
+        mods.append(("bloom", -situation.bloom))
+    if situation.bloom >= INCANDESCENT_FROM:
+        mods.append(("incandescent", -1))
+    if situation.op:
+        mods.append(("OP", situation.op))
+    return mods
+
+
+def base_degree(
+    weapon: DegreesWeapon, attacker: DegreesUnit, target: DegreesUnit, situation: DegreesSituation
+) -> int:
+    """The degree chosen (set to stun: at most the max), or 10 for a higher-order weapon
+    against a target of a smaller scale (RULINGS 2.3)."""
+    if SCALES[weapon.entry.scale].order > SCALES[target.scale].order:
+        return 10
+    if situation.set_degree:
+        return min(situation.set_degree, weapon.degree)
+    return weapon.degree
+
+
+@dataclass(frozen=True, slots=True)
+class DegreesAttack(Round):
+    """An attack as the interface computes it: a ``Round``, with its AP this round."""
+
+    @property
+    def ap_cost(self) -> int:
+        return self.ap_needed
+
+
+def _gas_shot(
+    weapon: DegreesWeapon,
+    index: int,
+    label: str,
+    gas: int,
+    start: int,
+    ap: int,
+    mods: Sequence[tuple[str, int]],
+    situation: DegreesSituation,
+    targets: int,
+    problems: list[str],
+) -> PlannedShot:
+    """A gas gun's shot: pumped from ``start`` (AP carried in) by the situation's pump, at the
+    main target only; a problem if it is pumped too little for the range."""
+    pumped = start + situation.pump
+    need = GAS_GUN_RANGE[situation.range]
+    if pumped < need:
+        problems.append(
+            f"{weapon.name} pumped to {pumped}° cannot reach "
+            f"{RANGES[situation.range]} (needs {need}°)."
+        )
+    penetrate = situation.penetrate == "best"
+    shot = Shot.of(weapon.kind, 0, penetrate=penetrate, break_free=situation.break_free)
+    steps = (
+        ("pumped", f"{start} carried + {situation.pump} AP (max {weapon.degree})"),
+        *((name, f"{m:+d}°") for name, m in mods),
+        ("AP", str(start + situation.pump + ap)),
+    )
+    return PlannedShot(
+        index,
+        label,
+        (shot,) + (None,) * (targets - 1),
+        start + situation.pump + ap,
+        gas=gas,
+        start=start,
+        pump=situation.pump,
+        compress_op=situation.compress_op,
+        offset=sum(m for _, m in mods),
+        range_need=need,
+        steps=steps,
+    )
+
+
+def _shots_at(
+    weapon: DegreesWeapon,
+    attacker: DegreesUnit,
+    units: Sequence[DegreesUnit],
+    locations: Sequence[str],
+    offset: int,
+    situation: DegreesSituation,
+    problems: list[str],
+) -> list[Shot | None]:
+    """One shot's degree against each target (None past the first: not an area weapon),
+    with each location's problem once."""
+    kind = weapon.kind
+    penetrate = situation.penetrate == "best"
+    per_target: list[Shot | None] = []
+    for n, (unit, location) in enumerate(zip(units, locations, strict=True)):
+        if n and not kind.area:
+            per_target.append(None)
+            continue
+        base = base_degree(weapon, attacker, unit, situation)
+        problem = area.location_problem(kind, base, location, weapon.name)
+        if problem and problem not in problems:
+            problems.append(problem)
+        degree = base + offset + area.LOCATION_PENALTY.get(location, 0)
+        per_target.append(
+            Shot.of(kind, degree, penetrate=penetrate, break_free=situation.break_free)
+        )
+    return per_target
+
+
+def plan(
+    attacker: DegreesUnit,
+    weapons: tuple[int, ...],
+    targets: Sequence[TargetInput],
+    situation: DegreesSituation,
+) -> DegreesAttack:
+    """The round: each chosen weapon fired ``shots`` times in order, against the targets."""
+    problems: list[str] = []
+    units: list[DegreesUnit] = [t.unit for t in targets]
+    locations = [str(t.fields.get("location") or "here") for t in targets]
+    shots: list[PlannedShot] = []
+    gas_weapons = tuple(dict.fromkeys(i for i in weapons if attacker.weapons[i].kind.gas))
+    gas_max = tuple(attacker.weapons[i].degree for i in gas_weapons)
+    drawn = situation.drawn
+    total_ap = 0
+    extra_locations: int | None = None
+    any_area = False
+    for index in weapons:
+        weapon = attacker.weapons[index]
+        kind = weapon.kind
+        if kind.no_very_far and situation.range == "very_far":
+            problems.append(f"{weapon.name} cannot fire at Very Far (direct radiation).")
+        if kind.one_shot and situation.shots > 1:
+            problems.append(f"{weapon.name} has only one attack.")
+        if kind.area:
+            any_area = True
+            most = area.most_targets(kind, weapon.degree)
+            if len(units) > most:
+                problems.append(f"{weapon.name} attacks at most {most} units; {len(units)} chosen.")
+        mods = modifiers(weapon, situation)
+        offset = sum(m for _, m in mods)
+        for shot_no in range(situation.shots):
+            first = not shots
+            draw = bool(kind.draw_ap) and not drawn
+            drawn = drawn or bool(kind.draw_ap)
+            ap = shot_ap(weapon, situation, draw)
+            label = weapon.name + (f", shot {shot_no + 1}" if situation.shots > 1 else "")
+            if kind.gas:
+                start = situation.carried if first else 0
+                gas = gas_weapons.index(index)
+                gas_shot = _gas_shot(
+                    weapon, index, label, gas, start, ap, mods, situation, len(units), problems
+                )
+                shots.append(gas_shot)
+                total_ap += gas_shot.ap
+                continue
+            per_target = _shots_at(weapon, attacker, units, locations, offset, situation, problems)
+            main = per_target[0]
+            assert main is not None
+            if kind.area and extra_locations is None:
+                extra_locations = max(0, main.degree)
+            steps = (
+                ("degree", f"{base_degree(weapon, attacker, units[0], situation)}°"),
+                *((name, f"{m:+d}°") for name, m in mods),
+                ("final degree", f"{main.degree}°"),
+                ("AP", str(ap)),
+            )
+            shots.append(PlannedShot(index, label, tuple(per_target), ap, steps=steps))
+            total_ap += ap
+    if len(shots) > MAX_ROUND_SHOTS:
+        problems.append(f"at most {MAX_ROUND_SHOTS} shots in one round; {len(shots)} chosen.")
+    if len(units) > 1 and not any_area:
+        problems.append("Only area weapons attack more than one unit.")
+    needed = max(0, total_ap - situation.carried)
+    available = attacker.ap if situation.ap is None else situation.ap
+    if needed > available:
+        problems.append(f"needs {needed} AP; {attacker.name} has {available} this round.")
+    return DegreesAttack(
+        tuple(shots),
+        tuple(target_state(u) for u in units),
+        tuple(u.senses for u in units),
+        gas_max,
+        gas_weapons,
+        needed,
+        available,
+        situation.carried,
+        tuple(problems),
+        extra_locations,
+        any_area,
+        tuple(u.ap for u in units),
+    )
