@@ -79,10 +79,15 @@ class Values(Mapping[str, FieldValue]):
         raise KeyError(name)
 
     def __getattr__(self, name: str) -> FieldValue:
+        if name.startswith("_"):  # not a field (and not asked of a half-made copy)
+            raise AttributeError(name)
         try:
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
+
+    def __reduce__(self) -> tuple[type[Values], tuple[dict[str, FieldValue]]]:
+        return (Values, (dict(self._items),))  # pickled to a calculation worker and back
 
     def __iter__(self) -> Iterator[str]:
         return (key for key, _ in self._items)
@@ -106,10 +111,17 @@ def _value(source: Any, name: str) -> Any:
 
 
 def _as_json(value: Any) -> JSON:
-    """A state (a dataclass or a mapping) as JSON-ready data."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    return dict(value)
+    """A state (a dataclass or a mapping) as JSON-ready data: tuples become lists."""
+    data = asdict(value) if is_dataclass(value) and not isinstance(value, type) else dict(value)
+    return {key: _json_ready(item) for key, item in data.items()}
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _json_ready(v) for k, v in value.items()}
+    return value
 
 
 def _kept_keys(kind: Callable[..., Any], data: Mapping[str, Any]) -> dict[str, Any]:
