@@ -1,72 +1,46 @@
 """Battle input and output shapes, shared by the battle pages' forms and the JSON API.
 
 The situation of an attack is the battle's ruleset's (its ``battle_situation_fields``): the
-request carries it as an object, read by that ruleset's generated model (``situation_in``)
-once the battle is known, so a bad value is refused by name (``situation.distance``) the
-same way through either door. The attack form's flat fields (``weapon.2``,
-``follower.0.distance``, ticked boxes) are turned into the same ``RollIn`` the API takes
-(``attack_from_form``). Further targets carry the ruleset's ``target_fields``.
+body carries it as an object, read with the further targets (their ``target_fields``) into
+an ``AttackRequest`` once the battle is known (``AttackIn.request``), so a bad value is
+refused by name (``situation.distance``); the attack form is read into the same request
+(``attack_request.from_form``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
-from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from app.rules.fields import TRUE_WORDS, parse_fields
-from app.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
+from app.rules.registry import DEFAULT_RULESET, RULESETS
 from app.rules.ruleset import Ruleset
 from app.services import battles
-from app.web.errors import field_errors
-from app.web.inputs import MAX_WEAPON_INDEX, Id, NoBool, Seed, parse_index
+from app.services.calculator import Loadout
+from app.web.attack_request import (
+    MAX_FURTHER_TARGETS,
+    MAX_WEAPONS,
+    AttackRequest,
+    read_json,
+    situation_in,
+)
+from app.web.inputs import MAX_WEAPON_INDEX, Id, NoBool, Seed
 from app.web.schemas import Name, StrictModel
-from app.web.situation_schema import SituationModel, situation_model
+from app.web.situation_schema import SituationModel
 
-MAX_FOLLOWER_ROWS = 3  # rows of the page's further-targets form (the API takes up to 11)
-MAX_WEAPONS = 12  # weapons fired in one attack request (a ruleset may allow fewer)
-MAX_FURTHER_TARGETS = 11  # further targets in one attack request (likewise)
-
-
-@cache
-def situation_in(ruleset_id: str) -> type[SituationModel]:
-    """The situation model of a ruleset's battles, generated from its fields."""
-    rules = get_ruleset(ruleset_id)
-    kept = {f.name for f in rules.battle_situation_fields}
-    return situation_model(
-        rules,
-        module=__name__,
-        doc="Where and how the attacker fires this turn (the battle's ruleset's fields).",
-        leave_out=[f.name for f in rules.situation_fields if f.name not in kept],
-    )
-
-
-# The default ruleset's, by the name the situation tests and guides use.
+# The default ruleset's battle situation, by the name the situation tests and guides use.
 if TYPE_CHECKING:
     SituationIn = SituationModel
 else:
-    SituationIn = situation_in(DEFAULT_RULESET)
+    SituationIn = situation_in(DEFAULT_RULESET, "battle")
 
 
 def _situation_schema() -> dict[str, Any]:
     """The situation as the OpenAPI document shows it: one of the registered rulesets'
     models (the battle's ruleset decides which)."""
-    return {"anyOf": [situation_in(rid).model_json_schema() for rid in RULESETS]}
-
-
-def read_situation(ruleset: Ruleset, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The situation's values, checked by the ruleset's model; refused as the API refuses a
-    body (``situation.<field>``)."""
-    try:
-        return situation_in(ruleset.id).model_validate(dict(data)).model_dump()
-    except ValidationError as exc:
-        raise RequestValidationError(
-            [{**e, "loc": ("body", "situation", *e["loc"])} for e in exc.errors()]
-        ) from None
+    return {"anyOf": [situation_in(rid, "battle").model_json_schema() for rid in RULESETS]}
 
 
 class FollowerIn(BaseModel):
@@ -92,29 +66,25 @@ class AttackIn(StrictModel):
         default=False, description="weapon or target moved since the last attack (no Homing In)"
     )
 
-    def followers_for(self, ruleset: Ruleset) -> list[battles.Follower]:
-        """Each further target with its ``target_fields`` values, read by the ruleset's
-        fields; a bad one is refused as the API refuses a body (``followers.0.distance``)."""
-        out: list[battles.Follower] = []
-        known = {f.name for f in ruleset.target_fields}
-        for i, follower in enumerate(self.followers):
-            raw = dict(follower.model_extra or {})
-            problems = {k: "is not a known field" for k in raw if k not in known}
-            values, errors = parse_fields(ruleset.target_fields, raw)
-            problems |= errors
-            if problems:
-                raise RequestValidationError(
-                    [
-                        {"loc": ("body", "followers", i, k), "msg": r, "type": "value_error"}
-                        for k, r in problems.items()
-                    ]
-                )
-            out.append((follower.unit_id, values))
-        return out
+    def request(self, ruleset: Ruleset) -> AttackRequest:
+        """The attack this body asks for, its situation and further targets read by the
+        battle's ruleset (a bad one: a 422 naming ``situation.distance``, ``followers.0.x``)."""
+        return read_json(
+            ruleset,
+            "battle",
+            attacker=Loadout(self.attacker_id, tuple(self.weapons)),
+            target_id=self.target_id,
+            situation=self.situation,
+            followers=[{"unit_id": f.unit_id, **(f.model_extra or {})} for f in self.followers],
+            moved=self.moved,
+        )
 
 
 class RollIn(AttackIn):
     seed: Seed | None = Field(default=None, description="omit for a fresh random seed")
+
+    def request(self, ruleset: Ruleset) -> AttackRequest:
+        return replace(super().request(ruleset), seed=self.seed)
 
 
 class BattleCreate(StrictModel):
@@ -270,80 +240,3 @@ def detail_out(view: battles.BattleView) -> BattleDetailOut:
         last_seq=view.last_seq,
         older_before=view.older_than,
     )
-
-
-# ------------------------------------------------------------------------------ the form
-
-
-def attack_from_form(  # noqa: C901 (one AttackRequest replaces it: issue 26)
-    form: Mapping[str, str], ruleset: Ruleset
-) -> tuple[RollIn | None, dict[str, str]]:
-    """The attack form as a ``RollIn`` (its situation read by the ruleset's model), or None
-    and ``{field: reason}`` (form field names)."""
-    situation: dict[str, Any] = {}
-    for field in ruleset.battle_situation_fields:
-        value = form.get(field.name, "").strip()
-        if field.kind == "flag":
-            situation[field.name] = value.lower() in TRUE_WORDS
-        elif value:
-            situation[field.name] = value
-    weapons = sorted(
-        index
-        for key, value in form.items()
-        if key.startswith("weapon.")
-        and value
-        and (index := parse_index(key.split(".", 1)[1])) is not None
-    )
-    followers = []
-    for k in range(MAX_FOLLOWER_ROWS):
-        unit = form.get(f"follower.{k}.unit_id", "").strip()
-        if not unit:
-            continue
-        row: dict[str, Any] = {"unit_id": unit}
-        for part in ruleset.target_fields:
-            value = form.get(f"follower.{k}.{part.name}", "").strip()
-            if value:
-                row[part.name] = value
-        followers.append(row)
-    payload: dict[str, Any] = {
-        "attacker_id": form.get("attacker_id", "").strip() or None,
-        "target_id": form.get("target_id", "").strip() or None,
-        "weapons": weapons,
-        "situation": situation,
-        "followers": followers,
-        "moved": form.get("moved", "").strip().lower() in TRUE_WORDS,
-    }
-    seed = form.get("seed", "").strip()
-    if seed:
-        payload["seed"] = seed
-    problems: list[Any] = []
-    try:
-        situation_in(ruleset.id).model_validate(situation)
-    except ValidationError as exc:
-        problems += [{**e, "loc": ("situation", *e["loc"])} for e in exc.errors()]
-    try:
-        attack = RollIn.model_validate(payload)
-    except ValidationError as exc:
-        problems += list(exc.errors())
-    if not problems:
-        try:
-            attack.followers_for(ruleset)
-        except RequestValidationError as exc:
-            return None, {"followers": str(exc.errors()[0]["msg"])}
-        return attack, {}
-    order = list(RollIn.model_fields)  # the situation's problems in the body's field order
-    problems.sort(key=lambda e: order.index(e["loc"][0]) if e["loc"][0] in order else len(order))
-    errors: dict[str, str] = {}
-    for err in field_errors(problems):
-        name = err["field"].removeprefix("situation.")
-        if name.startswith("followers."):
-            name = "followers"
-        if name in ("attacker_id", "target_id") and err["reason"] in (
-            "is required",
-            "must be a whole number",
-        ):
-            err["reason"] = "choose a unit"
-        if name == "weapons":
-            err["reason"] = "tick at least one weapon"
-        errors.setdefault(name, err["reason"])
-    return None, errors

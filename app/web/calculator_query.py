@@ -1,70 +1,41 @@
 """The calculator's state as a query string, both ways: every calculation is a URL.
 
 ``parse`` reads the page's form (or a shared link) into a ``CalcRequest`` plus the fields it
-had to refuse, each with its reason (shown inline; the rest of the page still computes);
+had to refuse, each with its reason (shown inline; the rest of the page still computes),
+through the one reader of an attack (``attack_request.from_query``);
 ``to_query`` writes a request back, leaving out defaults, so ``parse(to_query(r)) == r``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
-from app.rules.errors import InvalidInput
-from app.rules.fields import format_field, parse_field
+from app.rules.fields import format_field
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
-from app.rules.ruleset import Ruleset, read_situation, situation_inputs
-from app.services.calculator import BONUS_DIE, CalcRequest, Follower, Loadout
-from app.web.inputs import parse_id
+from app.rules.ruleset import Ruleset, situation_inputs
+from app.services.calculator import BONUS_DIE, CalcRequest
+from app.web.attack_request import (
+    FOLLOWER,
+    MAX_ALLIES,
+    Params,
+    bonus_die_choices,
+    from_query,
+    optional_id,
+)
 
-MAX_ALLIES = 11
-FOLLOWER = "follower"
-"""A further target's unit; its ``target_fields`` are ``follower_<name>`` (repeated, in
-the same order)."""
-
-
-class Params:
-    """Query parameters with repeated keys (``weapons=1&weapons=2``)."""
-
-    def __init__(self, items: Sequence[tuple[str, str]]) -> None:
-        self.items = items
-
-    def get(self, key: str) -> str:
-        for k, v in self.items:
-            if k == key:
-                return v.strip()
-        return ""
-
-    def all(self, key: str) -> list[str]:
-        return [v.strip() for k, v in self.items if k == key]
-
-
-def optional_id(text: str) -> int | None:
-    """A query's id: None when empty; ``ValueError`` when it is not an id."""
-    if not text:
-        return None
-    value = parse_id(text)
-    if value is None:
-        raise ValueError(text)
-    return value
-
-
-def _ids(values: list[str]) -> tuple[int, ...]:
-    out: list[int] = []
-    for text in values:
-        for part in text.split(","):
-            if part.strip():
-                value = optional_id(part.strip())
-                if value is not None and value not in out:
-                    out.append(value)
-    return tuple(out)
-
-
-def bonus_die_choices(ruleset: Ruleset) -> tuple[str, ...]:
-    """The values of the ruleset's bonus die house rule (none: it has no such rule)."""
-    return next((f.choice_values for f in ruleset.option_fields if f.name == BONUS_DIE), ())
+__all__ = [
+    "FOLLOWER",
+    "MAX_ALLIES",
+    "Params",
+    "bonus_die_choices",
+    "optional_id",
+    "parse",
+    "to_pairs",
+    "to_query",
+]
 
 
 def parse(
@@ -72,74 +43,11 @@ def parse(
 ) -> tuple[CalcRequest, dict[str, str]]:
     """The request a query string describes, read under ``ruleset`` (its situation and
     target fields; by default the default ruleset's), and the fields refused (field ->
-    reason)."""
+    reason): ``attack_request.from_query``, as the calculator takes it."""
     if ruleset is None:
         ruleset = get_ruleset(DEFAULT_RULESET)
-    if not isinstance(params, Params):
-        params = Params([(k, str(v)) for k, v in params.items()])
-    situation, errors = read_situation(
-        ruleset, {f.name: params.get(f.name) for f in ruleset.situation_fields}
-    )
-
-    def ids(key: str) -> tuple[int, ...]:
-        try:
-            return _ids(params.all(key))
-        except ValueError:
-            errors[key] = "needs unit or weapon numbers"
-            return ()
-
-    def one(key: str) -> int | None:
-        try:
-            return optional_id(params.get(key))
-        except ValueError:
-            errors[key] = "needs a unit number"
-            return None
-
-    followers: list[Follower] = []
-    columns = [params.all(f"{FOLLOWER}_{f.name}") for f in ruleset.target_fields]
-    for i, text in enumerate(params.all(FOLLOWER)):
-        if not text:
-            continue
-        try:
-            unit_id = optional_id(text)
-            values = [
-                parse_field(f, column[i] if i < len(column) else "")
-                for f, column in zip(ruleset.target_fields, columns, strict=True)
-            ]
-        except (ValueError, InvalidInput) as err:
-            errors[f"{FOLLOWER}-{i}"] = (
-                err.reason if isinstance(err, InvalidInput) else "needs a unit"
-            )
-            continue
-        if unit_id is not None:
-            followers.append(Follower(unit_id, *values))
-    if len(followers) > ruleset.max_targets - 1:
-        errors[FOLLOWER] = (
-            f"at most {ruleset.max_targets - 1} further targets in one attack"
-            if ruleset.max_targets > 1
-            else f"{ruleset.name} attacks one target at a time"
-        )
-        followers = followers[: ruleset.max_targets - 1]
-
-    bonus_die = params.get(BONUS_DIE) or None
-    choices = bonus_die_choices(ruleset)
-    if bonus_die is not None and bonus_die not in choices:
-        errors[BONUS_DIE] = (
-            f"must be one of {', '.join(choices)}" if choices else "is not a house rule here"
-        )
-        bonus_die = None
-    compare_unit = one("compare")
-    request = CalcRequest(
-        attacker=Loadout(one("attacker"), ids("weapons")),
-        target_id=one("target"),
-        situation=situation,
-        followers=tuple(followers),
-        compare=Loadout(compare_unit, ids("compare_weapons")) if compare_unit else None,
-        bonus_die=bonus_die,
-        allies=ids("ally")[:MAX_ALLIES],
-        ally_weapons=ids("ally_weapons"),
-    )
-    return request, errors
+    request, errors = from_query(params, ruleset)
+    return request.calculation(ruleset), errors
 
 
 def to_pairs(request: CalcRequest, ruleset: Ruleset | None = None) -> list[tuple[str, str]]:

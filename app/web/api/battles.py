@@ -23,7 +23,6 @@ from app.web.battle_schemas import (
     detail_out,
     entry_out,
     odds_out,
-    read_situation,
 )
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.htmx import battle_share_url
@@ -91,36 +90,17 @@ def battle_odds(
     session: SessionDep, user: ApiUser, battle_id: Id, body: AttackIn
 ) -> OddsPreviewOut:
     """The exact odds of an attack as the units now stand (nothing is logged)."""
-    ruleset = battles.ruleset_of(session, user=user, battle_id=battle_id)
-    preview = battles.attack_odds(
-        session,
-        user=user,
-        battle_id=battle_id,
-        attacker_id=body.attacker_id,
-        weapons=tuple(body.weapons),
-        target_id=body.target_id,
-        situation=read_situation(ruleset, body.situation),
-        followers=body.followers_for(ruleset),
-        moved=body.moved,
-    )
+    attack = body.request(battles.ruleset_of(session, user=user, battle_id=battle_id))
+    preview = battles.attack_odds(session, user=user, battle_id=battle_id, **attack.battle_attack())
     return odds_out(preview)
 
 
 @router.post(B + "/rolls", status_code=201)
 def battle_roll(session: SessionDep, user: ApiUser, battle_id: Id, body: RollIn) -> EntryOut:
     """Roll an attack (seeded), log it with its odds and every die, and apply its effects."""
-    ruleset = battles.ruleset_of(session, user=user, battle_id=battle_id)
+    attack = body.request(battles.ruleset_of(session, user=user, battle_id=battle_id))
     entry = battles.roll_attack(
-        session,
-        user=user,
-        battle_id=battle_id,
-        attacker_id=body.attacker_id,
-        weapons=tuple(body.weapons),
-        target_id=body.target_id,
-        situation=read_situation(ruleset, body.situation),
-        followers=body.followers_for(ruleset),
-        seed=body.seed,
-        moved=body.moved,
+        session, user=user, battle_id=battle_id, seed=attack.seed, **attack.battle_attack()
     )
     return _logged(session, user, entry)
 

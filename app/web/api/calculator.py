@@ -13,31 +13,29 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from functools import cache
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
-from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, create_model
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from app.rules.errors import InvalidInput
-from app.rules.registry import RULESETS, get_ruleset
+from app.rules.registry import RULESETS
 from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset
 from app.services import calculator, calculator_units
-from app.services.calculator import BONUS_DIE
 from app.services.compute_jobs import ValueProbabilities
 from app.services.errors import NotFound
 from app.web.api.brikwars import DieOut
-from app.web.calculator_query import MAX_ALLIES, bonus_die_choices
+from app.web.attack_request import (
+    MAX_ALLIES,
+    AttackRequest,
+    bonus_die_choices,
+    follower_in,
+    read_json,
+    situation_in,
+)
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Seed
 from app.web.ratelimit import calculator_rate_limit
-from app.web.situation_schema import (
-    SituationModel,
-    TargetModel,
-    situation_model,
-    target_model,
-)
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
 
@@ -64,34 +62,6 @@ class AttackerIn(_In):
 class TargetIn(_In):
     unit_id: Id
     army_id: Id | None = None
-
-
-@cache
-def situation_in(ruleset_id: str) -> type[SituationModel]:
-    """The situation model of a ruleset's calculations, generated from its fields."""
-    return situation_model(get_ruleset(ruleset_id), module=__name__)
-
-
-@cache
-def follower_in(ruleset_id: str) -> type[TargetModel]:
-    """A further target's model under a ruleset: a unit and its ``target_fields``."""
-    doc = "A further target: a unit and where it stands."
-    return target_model(get_ruleset(ruleset_id), module=__name__, doc=doc)
-
-
-@cache
-def _attack_fields(ruleset_id: str) -> type[BaseModel]:
-    """The body's ruleset-dependent part (situation, followers) as the ruleset reads it."""
-    situation, follower = situation_in(ruleset_id), follower_in(ruleset_id)
-    most = get_ruleset(ruleset_id).max_targets - 1
-    model: type[BaseModel] = create_model(
-        "AttackFields",
-        __base__=_In,
-        __module__=__name__,
-        situation=(situation, Field(default_factory=situation)),
-        followers=(list[follower], Field(default_factory=list, max_length=most)),  # type: ignore[valid-type]
-    )
-    return model
 
 
 # The OpenAPI document shows one of the registered rulesets' models (the attacker's army's
@@ -121,6 +91,23 @@ class SavedAttackIn(_In):
         default_factory=list, max_length=MAX_ALLIES, description="units joining a Combined Attack"
     )
     bonus_die: str | None = Field(default=None, pattern=BONUS_DIE_PATTERN)
+
+    def request(self, ruleset: Ruleset) -> AttackRequest:
+        """The attack this body asks for, read under ``ruleset`` (the attacker's army's):
+        a refused situation, further target or Bonus die is a 422 naming it."""
+        a = self.attacker
+        ids = list(a.weapon_ids) + ([a.weapon_id] if a.weapon_id is not None else [])
+        return read_json(
+            ruleset,
+            "calculator",
+            attacker=calculator.Loadout(a.unit_id, tuple(dict.fromkeys(ids))),
+            target_id=self.target.unit_id,
+            situation=self.situation,
+            followers=self.followers,
+            allies=tuple(ally.unit_id for ally in self.allies),
+            ally_weapons=tuple(w for ally in self.allies for w in ally.weapon_ids),
+            bonus_die=self.bonus_die,
+        )
 
 
 class SavedRollIn(SavedAttackIn):
@@ -205,53 +192,17 @@ class SavedRollOut(BaseModel):
     target_size_damage: float = Field(description="the target's Size lost, inches, after")
 
 
-def _read_fields(ruleset: Ruleset, body: SavedAttackIn) -> tuple[SituationModel, list[TargetModel]]:
-    """The situation and further targets, checked by the ruleset's models, and the bonus die
-    by its choices; refused as the API refuses a body (``situation.<field>``,
-    ``followers.0.<field>``, ``bonus_die``)."""
-    data = {"situation": body.situation, "followers": body.followers}
-    try:
-        fields = _attack_fields(ruleset.id).model_validate(data)
-    except ValidationError as exc:
-        raise RequestValidationError(
-            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
-        ) from None
-    choices = bonus_die_choices(ruleset)
-    if body.bonus_die is not None and body.bonus_die not in choices:
-        reason = f"must be one of {', '.join(choices)}" if choices else "is not a house rule here"
-        raise RequestValidationError(
-            [{"loc": ("body", BONUS_DIE), "msg": reason, "type": "value_error"}]
-        )
-    return fields.situation, fields.followers  # type: ignore[attr-defined]
-
-
-def _request(ruleset: Ruleset, body: SavedAttackIn) -> calculator.CalcRequest:
-    """The request a body describes, read under ``ruleset`` (the attacker's army's)."""
-    a = body.attacker
-    ids = list(a.weapon_ids) + ([a.weapon_id] if a.weapon_id is not None else [])
-    given, followers = _read_fields(ruleset, body)
-    try:
-        situation = given.to_engine()
-    except InvalidInput as err:
-        raise InvalidInput(f"situation.{err.field}", err.reason) from None
-    return calculator.CalcRequest(
-        attacker=calculator.Loadout(a.unit_id, tuple(dict.fromkeys(ids))),
-        target_id=body.target.unit_id,
-        situation=situation,
-        followers=tuple(calculator.Follower(f.unit_id, *f.field_values()) for f in followers),
-        bonus_die=body.bonus_die,
-        allies=tuple(a.unit_id for a in body.allies),
-        ally_weapons=tuple(w for a in body.allies for w in a.weapon_ids),
-    )
-
-
 def _computed(
     session: SessionDep, user: ApiUser, body: SavedAttackIn
 ) -> tuple[calculator.Calculation, calculator.LoadoutResult]:
     views = calculator_units.SavedUnits(session, user)
     ruleset = views.ruleset((body.attacker.unit_id, body.target.unit_id))
     calc = calculator.calculate(
-        session, user=user, request=_request(ruleset, body), ruleset=ruleset, views=views
+        session,
+        user=user,
+        request=body.request(ruleset).calculation(ruleset),
+        ruleset=ruleset,
+        views=views,
     )
     result = calc.main
     assert result is not None and calc.target is not None
@@ -386,7 +337,7 @@ def roll_in_battle(session: SessionDep, user: ApiUser, body: SavedRollIn) -> Rol
     rolled = calculator.roll_in_new_battle(
         session,
         user=user,
-        request=_request(ruleset, body),
+        request=body.request(ruleset).calculation(ruleset),
         seed=body.seed,
         ruleset=ruleset,
         views=views,

@@ -18,7 +18,7 @@ from app.rules.errors import InvalidInput
 from app.rules.registry import DEFAULT_RULESET
 from app.services import open_calculator as oc
 from app.web.api.calculator import LineOut, _line_out
-from app.web.calculator_query import Params
+from app.web.attack_request import Params
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Line
 from app.web.ratelimit import calculator_rate_limit

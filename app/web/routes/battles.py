@@ -19,7 +19,7 @@ from fastapi.responses import PlainTextResponse, Response
 from app.rules.errors import InvalidInput
 from app.services import battles
 from app.services.errors import InvalidField, QuotaExceeded
-from app.web.battle_schemas import MAX_FOLLOWER_ROWS, attack_from_form, read_situation
+from app.web.attack_request import MAX_FOLLOWER_ROWS, from_form
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
 from app.web.htmx import battle_share_url, is_htmx, redirect
 from app.web.inputs import Id, parse_id, parse_index
@@ -151,21 +151,13 @@ def odds_for(
         if not values.get(key, "").strip():
             return None, f"choose the {word}"
     ruleset = battles.ruleset_of(session, user=user, battle_id=battle_id)
-    attack, errors = attack_from_form(values, ruleset)
+    attack, errors = from_form(values, ruleset)
     if attack is None:
         field, reason = next(iter(errors.items()))
         return None, f"{field.replace('_id', '').replace('_', ' ')}: {reason}"
     try:
         preview = battles.attack_odds(
-            session,
-            user=user,
-            battle_id=battle_id,
-            attacker_id=attack.attacker_id,
-            weapons=tuple(attack.weapons),
-            target_id=attack.target_id,
-            situation=read_situation(ruleset, attack.situation),
-            followers=attack.followers_for(ruleset),
-            moved=attack.moved,
+            session, user=user, battle_id=battle_id, **attack.battle_attack()
         )
     except InvalidInput as exc:
         return None, exc.reason
@@ -302,29 +294,20 @@ def battle_roll(
 ) -> Response:
     """Roll it: the attack resolved with its seeded roll and logged with its odds."""
     ruleset = battles.ruleset_of(session, user=user, battle_id=battle_id)
-    attack, errors = attack_from_form(form, ruleset)
+    attack, errors = from_form(form, ruleset)
     if attack is None:
         return _refused(request, session, user, battle_id, form, errors)
     try:
         entry = battles.roll_attack(
-            session,
-            user=user,
-            battle_id=battle_id,
-            attacker_id=attack.attacker_id,
-            weapons=tuple(attack.weapons),
-            target_id=attack.target_id,
-            situation=read_situation(ruleset, attack.situation),
-            followers=attack.followers_for(ruleset),
-            seed=attack.seed,
-            moved=attack.moved,
+            session, user=user, battle_id=battle_id, seed=attack.seed, **attack.battle_attack()
         )
     except InvalidInput as exc:
         return _refused(request, session, user, battle_id, form, exc.reasons())
     if not is_htmx(request):
         query = {
-            "attacker": attack.attacker_id,
+            "attacker": attack.attacker.unit_id,
             "target": attack.target_id,
-            "weapons": ",".join(map(str, attack.weapons)),
+            "weapons": ",".join(map(str, attack.attacker.weapon_ids)),
             "roll": entry.seq,
         }
         return redirect(request, f"/battles/{battle_id}?{urlencode(query)}#result")

@@ -21,7 +21,8 @@ from app.rules.fields import format_field
 from app.rules.ruleset import Ruleset
 from app.services import calculator, calculator_units
 from app.services.calculator import BONUS_DIE, CalcRequest
-from app.web.calculator_query import FOLLOWER, Params, optional_id, parse, to_pairs, to_query
+from app.web.attack_request import FOLLOWER, Params, optional_id
+from app.web.calculator_query import parse, to_pairs, to_query
 from app.web.charts import CHART_MODES, chart_mode, damage_chart
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute, reads_army
 from app.web.htmx import is_htmx, redirect

@@ -21,7 +21,8 @@ from app.rules.ruleset import Ruleset
 from app.services import armies as armies_service
 from app.services import open_calculator as oc
 from app.services.calculator import BONUS_DIE, CalcRequest, Calculation, Loadout
-from app.web.calculator_query import Params, parse, to_pairs
+from app.web.attack_request import Params
+from app.web.calculator_query import parse, to_pairs
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
 from app.web.htmx import redirect
 from app.web.inputs import parse_id
