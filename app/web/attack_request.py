@@ -341,6 +341,20 @@ def _query_followers(
     return tuple(followers[:most])
 
 
+def _query_situation(ruleset: Ruleset, params: Params, errors: dict[str, str]) -> dict[str, Any]:
+    """The query's situation fields, a refused one at its default; one the ruleset's own
+    reading refuses (d20's ``objects``) leaves the whole situation at its defaults."""
+    fields = door_fields(ruleset, "calculator")
+    values, refused = parse_fields(fields, {f.name: params.get(f.name) for f in fields})
+    errors |= refused
+    try:
+        ruleset.decode_situation(values)
+    except InvalidInput as err:
+        errors[err.field] = err.reason
+        values = {f.name: f.default for f in fields}
+    return _json_values(values, fields)
+
+
 def from_query(
     params: Params | Mapping[str, Any], ruleset: Ruleset
 ) -> tuple[AttackRequest, dict[str, str]]:
@@ -348,8 +362,8 @@ def from_query(
     keys refused (key -> reason); a refused key reads as its default."""
     if not isinstance(params, Params):
         params = Params([(k, str(v)) for k, v in params.items()])
-    fields = door_fields(ruleset, "calculator")
-    values, errors = parse_fields(fields, {f.name: params.get(f.name) for f in fields})
+    errors: dict[str, str] = {}
+    situation = _query_situation(ruleset, params, errors)
 
     def ids(key: str) -> tuple[int, ...]:
         try:
@@ -375,7 +389,7 @@ def from_query(
     request = AttackRequest(
         attacker=Loadout(one("attacker"), ids("weapons")),
         target_id=one("target"),
-        situation=_json_values(values, fields),
+        situation=situation,
         followers=followers,
         compare=Loadout(compare, ids("compare_weapons")) if compare else None,
         bonus_die=bonus_die,

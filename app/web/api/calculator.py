@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
@@ -112,6 +113,9 @@ class SavedAttackIn(_In):
 
 class SavedRollIn(SavedAttackIn):
     seed: Seed | None = Field(default=None, description="omit for a fresh random seed")
+
+    def request(self, ruleset: Ruleset) -> AttackRequest:
+        return replace(super().request(ruleset), seed=self.seed)
 
 
 class StepOut(BaseModel):
