@@ -14,7 +14,7 @@ from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, Battle, BattleEntry, BattleUnit, User
-from app.rules.brikwars import battle as codec
+from app.rules.brikwars import battles as codec
 from app.rules.brikwars import unit_from_dict
 from app.rules.brikwars.battle_state import UnitState
 from app.rules.brikwars.turn import Turn, TurnSituation

@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from app.rules.brikwars import ruleset as brikwars_ruleset
-from app.rules.brikwars.ruleset import TurnAttack
+from app.rules.brikwars import known_odds
+from app.rules.brikwars.known_odds import TurnAttack
 from app.rules.brikwars.turn import Turn, TurnSituation
 from app.rules.brikwars.units import minifig
 from app.services import compute
@@ -18,13 +18,13 @@ from tests.rules.brikwars.test_turn import tank
 
 @pytest.fixture
 def pool() -> Iterator[compute.ComputePool]:
-    brikwars_ruleset._KNOWN_ODDS.cache_clear()
+    known_odds._KNOWN_ODDS.cache_clear()
     pool = compute.ComputePool(1, 0, 60.0)
     old = compute.set_pool(pool)
     yield pool
     compute.set_pool(old)
     pool.close()
-    brikwars_ruleset._KNOWN_ODDS.cache_clear()
+    known_odds._KNOWN_ODDS.cache_clear()
 
 
 def _volley() -> TurnAttack:
@@ -39,7 +39,7 @@ def test_a_workers_odds_are_kept_and_an_equal_attack_stays_here(
     odds = compute.odds(first)
     worker = pool.last_worker
     assert worker is not None  # computed in the pool
-    assert odds == brikwars_ruleset._KNOWN_ODDS.__wrapped__(first.turn)
+    assert odds == known_odds._KNOWN_ODDS.__wrapped__(first.turn)
     pool.last_worker = None
     again = _volley()
     assert again.inline()

@@ -26,13 +26,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
-from app.rules.brikwars.ruleset import (
+from app.rules.brikwars.building import stats_json
+from app.rules.brikwars.raw_attack import (
     INLINE_DICE,
     INLINE_WORK,
     RAW_FIELDS,
     RawAttack,
     raw_attack,
-    stats_json,
 )
 from app.rules.dice import Pool
 from app.rules.dice.exact import work_bound

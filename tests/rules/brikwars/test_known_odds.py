@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import pytest
 
-from app.rules.brikwars import ruleset as brikwars_ruleset
-from app.rules.brikwars.ruleset import TurnAttack
+from app.rules.brikwars import known_odds
+from app.rules.brikwars.known_odds import TurnAttack
 from app.rules.brikwars.turn import Ally, ArcFollower, Turn, TurnSituation
 from app.rules.brikwars.units import UnitSpec, WeaponSpec, hero, minifig
 from app.rules.errors import InvalidInput
@@ -22,14 +22,14 @@ from tests.rules.brikwars.test_turn import rex, tank
 
 def fresh(turn: Turn) -> AttackOdds:
     """The turn's odds computed without the memo."""
-    return brikwars_ruleset._KNOWN_ODDS.__wrapped__(turn)
+    return known_odds._KNOWN_ODDS.__wrapped__(turn)
 
 
 @pytest.fixture(autouse=True)
 def forget():
-    brikwars_ruleset._KNOWN_ODDS.cache_clear()
+    known_odds._KNOWN_ODDS.cache_clear()
     yield
-    brikwars_ruleset._KNOWN_ODDS.cache_clear()
+    known_odds._KNOWN_ODDS.cache_clear()
 
 
 def test_an_equal_turn_is_answered_with_the_odds_already_computed():
@@ -39,7 +39,7 @@ def test_an_equal_turn_is_answered_with_the_odds_already_computed():
     assert again.odds() is odds
     # ... and they are the turn's own odds, as computed without the memo
     assert odds == fresh(Turn(tank(), (0,), minifig(), TurnSituation(Fraction(5))))
-    info = brikwars_ruleset._KNOWN_ODDS.cache_info()
+    info = known_odds._KNOWN_ODDS.cache_info()
     assert (info.hits, info.misses) == (1, 1)
 
 
@@ -57,7 +57,7 @@ def test_a_changed_turn_is_computed_anew(changed: Turn):
     computed = TurnAttack(changed).odds()
     assert computed is not kept
     assert computed == fresh(changed)
-    assert brikwars_ruleset._KNOWN_ODDS.cache_info().hits == 0
+    assert known_odds._KNOWN_ODDS.cache_info().hits == 0
 
 
 def test_a_kept_turn_is_inline_and_has_no_problems():
@@ -86,13 +86,13 @@ def test_a_refused_turn_keeps_nothing():
         with pytest.raises(InvalidInput):
             over_power.odds()
         assert over_power.problems()
-    assert brikwars_ruleset._KNOWN_ODDS.cache_info().currsize == 0
+    assert known_odds._KNOWN_ODDS.cache_info().currsize == 0
 
 
 def test_the_kept_odds_stay_within_their_byte_budget(monkeypatch: pytest.MonkeyPatch):
     """A line's damage distribution can run to hundreds of values: the memo counts them."""
-    kept = brikwars_ruleset._KNOWN_ODDS
-    one = brikwars_ruleset._odds_bytes(fresh(Turn(tank(), (0,), minifig())))
+    kept = known_odds._KNOWN_ODDS
+    one = known_odds._odds_bytes(fresh(Turn(tank(), (0,), minifig())))
     monkeypatch.setattr(kept, "max_bytes", 2 * one + one // 2)  # room for two such turns
     for distance in range(1, 6):
         TurnAttack(Turn(tank(), (0,), minifig(), TurnSituation(Fraction(distance)))).odds()
@@ -134,7 +134,7 @@ def test_turns_that_differ_only_in_names_share_their_odds(turn: Turn):
     other = renamed(turn, "Qzx")
     assert TurnAttack(other).inline() and TurnAttack(other).problems() == ()
     assert TurnAttack(other).odds() is odds
-    assert brikwars_ruleset._KNOWN_ODDS.cache_info().hits == 1
+    assert known_odds._KNOWN_ODDS.cache_info().hits == 1
     # ... which holds because no unit's name reaches the odds: computed afresh, they are
     # equal, and name nobody
     computed = fresh(other)

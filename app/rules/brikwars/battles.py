@@ -1,6 +1,6 @@
-"""BrikWars battles behind the ``Ruleset`` interface: a unit's state as JSON, what an attack
-and the unit actions (Reload, Divert All Power, the Burning Roll) do to it, the log's JSON
-for odds and dice, and the words of the forum export.
+"""BrikWars battles behind the interface (``Battles``): a unit's state as JSON, what an
+attack and the unit actions (Reload, Divert All Power, the Burning Roll) do to it, the log's
+JSON for odds and dice, and the words of the forum export (``BrikWarsBattles``).
 
 The rules themselves are ``battle_state``'s; this module translates between them and the
 interface's plain shapes. The log's JSON is what battles stored before the interface (the
@@ -17,26 +17,31 @@ pages, the API and the text export read it):
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any
 
 from app.rules.brikwars import battle_state as bs
 from app.rules.brikwars.attacks import LoggedDie
 from app.rules.brikwars.catalogue import format_number
+from app.rules.brikwars.known_odds import TurnAttack
 from app.rules.brikwars.serialize import number_to_json
+from app.rules.brikwars.shapes import turn_odds, turn_roll
 from app.rules.brikwars.situation_fields import BATTLE_SITUATION_FIELDS
 from app.rules.brikwars.turn import Turn, TurnOdds, TurnRoll, TurnSituation
-from app.rules.brikwars.units import UnitSpec, weapon_name
+from app.rules.brikwars.units import weapon_name
 from app.rules.errors import InvalidInput
+from app.rules.fields import FieldValue, InputField
 from app.rules.ruleset import (
     ActionResult,
+    AttackBase,
     AttackOdds,
     AttackRoll,
     BattleAttack,
     BattleWeapon,
     Fighter,
+    RulesetBase,
     Standing,
     TargetInput,
     UnitAction,
@@ -148,17 +153,6 @@ def standing(fighter: Fighter) -> Standing:
 # ------------------------------------------------------------------------ attacks
 
 
-class _Rules(Protocol):
-    def attack(
-        self,
-        attacker: UnitSpec,
-        weapons: tuple[int, ...],
-        targets: Sequence[TargetInput],
-        situation: Mapping[str, Any],
-        options: Any,
-    ) -> Any: ...
-
-
 @dataclass(frozen=True, slots=True)
 class EngineRoll(AttackRoll):
     """A rolled turn in the interface's shape, with the engine's own roll beside it (which
@@ -168,30 +162,25 @@ class EngineRoll(AttackRoll):
 
 
 @dataclass(frozen=True)
-class BattleTurn:
+class BattleTurn(AttackBase):
     """A turn in a battle (the attacker's Inoperative weapons and Homing In applied) behind
-    the interface's ``Attack``; ``odds_of`` and ``roll_of`` are the adapter's translations."""
+    the interface's ``Attack``. Its odds are not remembered: a battle's turns carry its
+    state (damage, jammed weapons), so an equal one rarely comes again."""
 
     turn: Turn
-    odds_of: Callable[[TurnOdds], AttackOdds]
-    roll_of: Callable[[TurnRoll], AttackRoll]
 
     def inline(self) -> bool:
         return self.turn.inline()
 
     def odds(self) -> AttackOdds:
-        return self.odds_of(self.turn.odds())
-
-    def remember(self, odds: AttackOdds) -> None:
-        """Nothing kept: a battle's turns carry its state (damage, jammed weapons), so an
-        equal one rarely comes again."""
+        return turn_odds(self.turn.odds())
 
     def problems(self) -> tuple[str, ...]:
         return self.turn.power().problems
 
     def roll(self, rng: random.Random) -> EngineRoll:
         engine = self.turn.roll(rng)
-        rolled = self.roll_of(engine)
+        rolled = turn_roll(engine)
         return EngineRoll(rolled.lines, rolled.damage_after, engine=engine)
 
 
@@ -204,51 +193,6 @@ def situation_to_dict(situation: TurnSituation) -> JSON:
         else:
             out[key] = number_to_json(value)
     return out
-
-
-def battle_attack(
-    rules: _Rules,
-    attacker: Fighter,
-    weapons: tuple[int, ...],
-    targets: Sequence[tuple[Fighter, Mapping[str, Any]]],
-    situation: Mapping[str, Any],
-    *,
-    moved: bool,
-    odds_of: Callable[[TurnOdds], AttackOdds],
-    roll_of: Callable[[TurnRoll], AttackRoll],
-) -> BattleAttack:
-    """The turn through ``rules.attack``, with the attacker's Inoperative weapons, its saved
-    Power checked and its Homing In on the main target added (rulings B3-B5)."""
-    state: bs.UnitState = attacker.state
-    spec = state.unit(attacker.unit)
-    inputs = [TargetInput(t.state.unit(t.unit), fields) for t, fields in targets]
-    situation = {k: v for k, v in situation.items() if k != "homing_in"}  # the battle's own
-    made = rules.attack(spec, tuple(weapons), inputs, situation, attacker.options)
-    turn: Turn = made.turn
-    saved = state.diverted_turns
-    if turn.situation.divert_turns > saved:
-        raise InvalidInput(
-            "divert_turns",
-            f"{attacker.name} has saved {saved} turn{'s' * (saved != 1)} of Power: "
-            "Divert All Power first",
-        )
-    main = targets[0][0]
-    homing = bs.homing_bonus(state, target=main.key, weapons=tuple(weapons), moved=moved)
-    turn = replace(
-        turn,
-        situation=replace(turn.situation, homing_in=homing),
-        inoperative=state.inoperative,
-    )
-    check = turn.power()
-    if not check.ok:
-        raise InvalidInput("weapons", " ".join(check.problems))
-    return BattleAttack(
-        attack=BattleTurn(turn, odds_of, roll_of),
-        attacker=attacker,
-        targets=tuple(t for t, _ in targets),
-        situation=situation_to_dict(turn.situation),
-        shown={"homing_in": homing},
-    )
 
 
 def _engine(attack: BattleAttack, roll: AttackRoll) -> tuple[Turn, TurnRoll]:
@@ -412,35 +356,6 @@ def burning_roll_to_dict(die: LoggedDie, unit_id: int) -> JSON:
     }
 
 
-# ------------------------------------------------------------------------ unit actions
-
-
-def apply_action(
-    name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
-) -> ActionResult:
-    """Reload, Divert All Power or the Burning Roll (``values``: none of them asks any)."""
-    state: bs.UnitState = fighter.state
-    spec = state.unit(fighter.unit)
-    if name == "reload":
-        after = bs.reload(state, fighter.name)
-        names = ", ".join(weapon_name(spec.weapons[i]) for i in sorted(state.inoperative))
-        return ActionResult(after, f"{fighter.name} Reloads {names}")
-    if name == "divert":
-        after = bs.divert(state, fighter.name)
-        saved = spec.standing_power_with(fighter.options) * after.diverted_turns
-        turns = after.diverted_turns
-        summary = (
-            f"{fighter.name} Diverts All Power: {turns} turn"
-            f"{'s' * (turns != 1)} saved ({inches(saved)} extra for one weapon)"
-        )
-        return ActionResult(after, summary)
-    if name == "burning":
-        rolled = bs.burning_roll(state, spec, rng)
-        summary = f"{fighter.name} Burning Roll d4 {rolled.die.natural}: {rolled.summary}"
-        return ActionResult(rolled.after, summary, (burning_roll_to_dict(rolled.die, fighter.key),))
-    raise InvalidInput("action", f"no such action: {name}")
-
-
 # ------------------------------------------------------------------------ text
 
 
@@ -472,3 +387,119 @@ def odds_words(odds: Mapping[str, Any]) -> list[str]:
                 parts.append(f"jam {_percent(line['jam'])}")
             out.append(f"{line['label']} on {t['name']}: " + ", ".join(parts))
     return out
+
+
+# ------------------------------------------------------------------------ the battles
+
+
+class BrikWarsBattles(RulesetBase):
+    """The battles' members: the primitives, and the defaults BrikWars keeps otherwise."""
+
+    battle_situation_fields: tuple[InputField, ...] = SITUATION_FIELDS  # Homing In: the battle's
+    unit_actions: tuple[UnitAction, ...] = UNIT_ACTIONS
+
+    def decode_state(self, data: Mapping[str, Any]) -> bs.UnitState:
+        # exact Size Damage from its JSON text, weapon sets from lists
+        return decode_state(data)
+
+    def encode_state(self, state: bs.UnitState) -> JSON:
+        # exact Size Damage ("1.5"), sets as sorted lists: JSON, not the dataclass's fields
+        return encode_state(state)
+
+    def standing(self, fighter: Fighter) -> Standing:
+        return standing(fighter)
+
+    def battle_attack(
+        self,
+        attacker: Fighter,
+        weapons: tuple[int, ...],
+        targets: Sequence[tuple[Fighter, Mapping[str, Any]]],
+        situation: Mapping[str, Any],
+        *,
+        moved: bool = False,
+    ) -> BattleAttack:
+        # the attacker's Inoperative weapons, its saved Power checked and its Homing In on
+        # the main target added (rulings B3-B5); the turn rolled keeps the engine's roll
+        state: bs.UnitState = attacker.state
+        spec = state.unit(attacker.unit)
+        inputs = [TargetInput(t.state.unit(t.unit), fields) for t, fields in targets]
+        situation = {k: v for k, v in situation.items() if k != "homing_in"}  # the battle's own
+        made = self.attack(spec, tuple(weapons), inputs, situation, attacker.options)
+        assert isinstance(made, TurnAttack)
+        turn = made.turn
+        saved = state.diverted_turns
+        if turn.situation.divert_turns > saved:
+            raise InvalidInput(
+                "divert_turns",
+                f"{attacker.name} has saved {saved} turn{'s' * (saved != 1)} of Power: "
+                "Divert All Power first",
+            )
+        main = targets[0][0]
+        homing = bs.homing_bonus(state, target=main.key, weapons=tuple(weapons), moved=moved)
+        turn = replace(
+            turn,
+            situation=replace(turn.situation, homing_in=homing),
+            inoperative=state.inoperative,
+        )
+        check = turn.power()
+        if not check.ok:
+            raise InvalidInput("weapons", " ".join(check.problems))
+        return BattleAttack(
+            attack=BattleTurn(turn),
+            attacker=attacker,
+            targets=tuple(t for t, _ in targets),
+            situation=situation_to_dict(turn.situation),
+            shown={"homing_in": homing},
+        )
+
+    def after_attack(self, attack: BattleAttack, roll: AttackRoll) -> tuple[bs.UnitState, ...]:
+        return after_attack(attack, roll)
+
+    def log_odds(self, attack: BattleAttack, odds: AttackOdds) -> JSON:
+        # the log's shape battles stored before the interface (``odds_to_dict``)
+        return log_odds(attack, odds)
+
+    def log_roll(self, attack: BattleAttack, roll: AttackRoll) -> list[JSON]:
+        # every die of the engine's roll, as battles stored it (``roll_to_dict``)
+        return log_roll(attack, roll)
+
+    def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
+        # words of BrikWars' own log shape: on Fire and a jam beside the outcomes
+        return odds_words(odds)
+
+    def effect_words(self, effect: Mapping[str, Any]) -> str:
+        # inches of Size Damage and on Fire, from BrikWars' own log shape
+        return effect_words(effect)
+
+    # the unit actions (``apply_action`` reads them by name; none asks a value)
+
+    def act_reload(
+        self, fighter: Fighter, values: Mapping[str, FieldValue], rng: random.Random
+    ) -> ActionResult:
+        state: bs.UnitState = fighter.state
+        spec = state.unit(fighter.unit)
+        after = bs.reload(state, fighter.name)
+        names = ", ".join(weapon_name(spec.weapons[i]) for i in sorted(state.inoperative))
+        return ActionResult(after, f"{fighter.name} Reloads {names}")
+
+    def act_divert(
+        self, fighter: Fighter, values: Mapping[str, FieldValue], rng: random.Random
+    ) -> ActionResult:
+        state: bs.UnitState = fighter.state
+        spec = state.unit(fighter.unit)
+        after = bs.divert(state, fighter.name)
+        saved = spec.standing_power_with(fighter.options) * after.diverted_turns
+        turns = after.diverted_turns
+        summary = (
+            f"{fighter.name} Diverts All Power: {turns} turn"
+            f"{'s' * (turns != 1)} saved ({inches(saved)} extra for one weapon)"
+        )
+        return ActionResult(after, summary)
+
+    def act_burning(
+        self, fighter: Fighter, values: Mapping[str, FieldValue], rng: random.Random
+    ) -> ActionResult:
+        state: bs.UnitState = fighter.state
+        rolled = bs.burning_roll(state, state.unit(fighter.unit), rng)
+        summary = f"{fighter.name} Burning Roll d4 {rolled.die.natural}: {rolled.summary}"
+        return ActionResult(rolled.after, summary, (burning_roll_to_dict(rolled.die, fighter.key),))
