@@ -2,9 +2,11 @@
 and ``/roll`` (``raw_attack``), and of the ruleset's ``/api/v1/rulesets/brikwars/odds``
 (``attack_from_body``), behind the interface's ``Attack`` (``RawAttack``).
 
+A d6 of Damage against a fixed Armour 4 (an automatic hit) does harm on a 5 or a 6:
+
 >>> attack = raw_attack({"damage": {"dice": 1, "sides": 6}, "armor": {"fixed": 4}})
 >>> round(RawAttack(attack).odds().decisive, 4)
-0.5
+0.3333
 >>> raw_attack({"damage": {"dice": 1, "sides": 7}, "armor": {"fixed": 4}})
 Traceback (most recent call last):
 ...

@@ -18,6 +18,8 @@ MODULES = [
     "battle_state",
     "situation_fields",
     "plated",
+    "shapes",
+    "raw_attack",
 ]
 
 
