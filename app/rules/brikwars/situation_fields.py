@@ -10,6 +10,12 @@ every door, and a calculation is written back as the inputs that make it
 (Fraction(5, 2), 1, {'arc': 'must be from 1 to 12'})
 >>> situation_to_input(situation)
 {'distance': '2.5'}
+
+A Burst or an Arc applies only where a weapon fired can make one:
+
+>>> burst = next(f for f in SITUATION_FIELDS if f.name == "burst")
+>>> burst.applies({}, ("gun", "machinegun")), burst.applies({}, ("flamethrower",))
+(True, False)
 """
 
 from __future__ import annotations
@@ -18,15 +24,20 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from app.rules.brikwars.attacks.build import AUTO_WEAPONS
 from app.rules.brikwars.turn import MAX_ARC_TARGETS, MAX_DIVERT_TURNS, TurnSituation
 from app.rules.errors import InvalidInput
-from app.rules.fields import InputField, format_field, parse_fields
+from app.rules.fields import WEAPON_TYPE, InputField, format_field, parse_fields
 
 MAX_INCHES = 1000
 MAX_SUPPORT = 100  # Gunnery Support and Homing In: far beyond any table
 MAX_BURST = 20
 
 SMALL_PARTS = (("2x2", "2x2 studs (-1)"), ("1x1", "1x1 stud (-2)"))
+# The weapons that fire a Burst (a MachineGun or an AutoGun) and an Arc of several points
+# (those and the FlameThrowers; a BlastGun's spray is its own): ``attacks.build.AUTO_WEAPONS``.
+BURST_WEAPONS = tuple(t for t, auto in AUTO_WEAPONS.items() if auto == "machinegun")
+ARC_WEAPONS = tuple(t for t, auto in AUTO_WEAPONS.items() if auto != "blastgun")
 
 
 def _inches(name: str, label: str, default: Fraction | None, help: str) -> InputField:
@@ -86,6 +97,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         low=1,
         high=MAX_ARC_TARGETS,
         help="points of Firing Arc",
+        when=((WEAPON_TYPE, ARC_WEAPONS),),
     ),
     InputField(
         "burst",
@@ -94,6 +106,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         0,
         high=MAX_BURST,
         help="shots of a MachineGun Burst",
+        when=((WEAPON_TYPE, BURST_WEAPONS),),
     ),
     InputField(
         "combined",
