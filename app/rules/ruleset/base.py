@@ -180,7 +180,8 @@ class RememberingAttack(AttackBase, ABC):
         return False
 
     def inline(self) -> bool:
-        return self.cheap() or self.known.get(self.odds_key) is not None
+        # the memo first: a look-up, where estimating the work may take a while
+        return self.known.get(self.odds_key) is not None or self.cheap()
 
     def odds(self) -> AttackOdds:
         return self.known.keyed(self.odds_key, self)
