@@ -118,13 +118,14 @@ def test_a_bad_unit_is_refused_by_its_path_and_nothing_is_saved(
     user = _user(session)
     document = _document(ruleset)
     units = list(document["units"])  # type: ignore[call-overload]
-    units[1] = {**units[1], "no_such_field": 1}
+    units[1] = {**units[1], "no_such_field": 1, "colour": "red"}  # each named
     before = session.scalar(select(func.count()).select_from(Army))
     with pytest.raises(transfer.ImportProblems) as err:
         transfer.import_army(
             session, user=user, raw=json.dumps(document | {"units": units}).encode()
         )
-    assert [path for path, _ in err.value.problems] == ["units[1].no_such_field"]
+    paths = sorted(path for path, _ in err.value.problems)
+    assert paths == ["units[1].colour", "units[1].no_such_field"]
     assert session.scalar(select(func.count()).select_from(Army)) == before
 
 
@@ -363,6 +364,13 @@ def test_the_army_api_adds_a_unit_of_every_ruleset(
             bad = client.post(url, json=unit | {"no_such_field": 1}, headers=headers)
             assert bad.status_code == 422, (ruleset_id, bad.text)
             assert bad.json()["detail"][0]["field"] == "no_such_field"
+            # every wrong field at once (InvalidFields), each by its path
+            worse = unit | {"no_such_field": 1, "colour": "red"}
+            worse["weapons"] = [{**unit["weapons"][0], "no_such_field": 1}]
+            bad = client.post(url, json=worse, headers=headers)
+            assert bad.status_code == 422, (ruleset_id, bad.text)
+            named = {d["field"] for d in bad.json()["detail"]}
+            assert {"no_such_field", "colour", "weapons.0.no_such_field"} <= named, bad.text
             if ruleset_id == FAKE.id:  # every wrong field at once (InvalidFields)
                 worse = unit | {"colour": "red", "hits": 9, "weapons": [{"type": "laser"}]}
                 bad = client.post(url, json=worse, headers=headers)
