@@ -250,7 +250,7 @@ def test_club_roster_search_by_name_owner_and_cost(app, member: Member, stranger
 
 
 def test_club_page_queries_do_not_grow_with_rosters(app, member: Member) -> None:  # type: ignore[no-untyped-def]
-    from tests.web.test_builder import count_queries
+    from tests.web.builder.test_builder import count_queries
 
     club_id = club_with(member)
 

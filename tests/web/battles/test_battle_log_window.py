@@ -11,8 +11,8 @@ from sqlalchemy import insert, select
 
 from app.db.models import BattleEntry
 from app.services.battles import LOG_WINDOW
+from tests.web.battles.test_battles import _armies, api
 from tests.web.conftest import Member
-from tests.web.test_battles import _armies, api
 
 ENTRIES = LOG_WINDOW + 10
 

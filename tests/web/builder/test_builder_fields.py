@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
+from tests.web.builder.test_armies import create
+from tests.web.builder.test_builder import add_unit
 from tests.web.conftest import Member
-from tests.web.test_armies import create
-from tests.web.test_builder import add_unit
 
 
 def _row(html: str, unit_id: int) -> str:

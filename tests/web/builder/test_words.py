@@ -13,8 +13,8 @@ from app.rules.brikwars import unit_from_dict
 from app.rules.brikwars.turn import Turn, TurnSituation
 from app.rules.brikwars.units import WeaponSpec
 from app.rules.brikwars.validation import validate_unit
+from tests.web.builder.test_builder import TANK, add_unit, api
 from tests.web.conftest import Member
-from tests.web.test_builder import TANK, add_unit, api
 
 
 def _army(member: Member) -> int:

@@ -260,7 +260,7 @@ def test_roll_in_battle_over_json_repeats_with_a_seed(member: Member, armies) ->
 def test_a_club_members_pickers_offer_the_club_rosters(
     member: Member, stranger: Member, armies
 ) -> None:
-    from tests.web.test_clubs import club_with
+    from tests.web.clubs.test_clubs import club_with
 
     club_id = club_with(member, stranger)
     army_id = armies["army"]["id"]
@@ -273,7 +273,7 @@ def test_a_club_members_pickers_offer_the_club_rosters(
 def test_an_input_change_reads_no_picker_units(app, member: Member, armies) -> None:  # type: ignore[no-untyped-def]
     """htmx asks for the results alone as an input changes: the pickers' units (all the
     offered armies' units) are read only when the pickers are drawn."""
-    from tests.web.test_builder import count_queries
+    from tests.web.builder.test_builder import count_queries
 
     tank, target = armies["tank"], armies["rex"]
     url = f"/calculator?attacker={tank['id']}&target={target['id']}&distance=4"

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
+from tests.web.builder.test_d20_builder import TROOPER as D20_TROOPER
+from tests.web.builder.test_degrees_builder import SIMO
 from tests.web.conftest import Member
-from tests.web.test_d20_builder import TROOPER as D20_TROOPER
-from tests.web.test_degrees_builder import SIMO
 
 # A BrikWars minifig with a 1" Gun: 4CP + 3CP = 7CP a figure (the export golden's Trooper).
 TROOPER = {"name": "Trooper", "kind": "minifig", "weapons": [{"type": "gun", "size": 1}]}

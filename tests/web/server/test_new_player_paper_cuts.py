@@ -10,9 +10,9 @@ from fractions import Fraction
 from fastapi.testclient import TestClient
 
 from app.rules.registry import get_ruleset
+from tests.web.builder.test_builder import TANK, add_unit, count_queries
+from tests.web.clubs.test_clubs import api, club_with
 from tests.web.conftest import Member
-from tests.web.test_builder import TANK, add_unit, count_queries
-from tests.web.test_clubs import api, club_with
 
 
 def test_a_get_of_the_invitations_address_shows_the_clubs_invitations(

@@ -7,9 +7,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db.models import ArmyEditor, BattleEntry, BattleUnit, ClubInvite, ClubMember
+from tests.web.battles.test_battles import _armies, _form, api
+from tests.web.clubs.test_clubs import club_with
 from tests.web.conftest import Member, sign_up
-from tests.web.test_battles import _armies, _form, api
-from tests.web.test_clubs import club_with
 
 
 def _count(app, model, **where) -> int:  # type: ignore[no-untyped-def]

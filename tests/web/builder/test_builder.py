@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import event, func, select
 
 from app.db.models import Unit, Weapon
+from tests.web.builder.test_armies import create
 from tests.web.conftest import Member
-from tests.web.test_armies import create
 
 TANK = {
     "name": "Tank",

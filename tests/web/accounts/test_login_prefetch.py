@@ -4,8 +4,8 @@ loaded with the login grants nothing: the page's own access check still decides.
 from __future__ import annotations
 
 from app.web.inputs import MAX_ID
+from tests.web.builder.test_builder import TANK, add_unit, count_queries, create
 from tests.web.conftest import Member
-from tests.web.test_builder import TANK, add_unit, count_queries, create
 
 
 def test_the_army_page_is_one_statement(member: Member, app) -> None:  # type: ignore[no-untyped-def]
@@ -103,7 +103,7 @@ def test_another_players_attacker_is_not_found_though_its_army_came_with_the_log
 def test_a_club_readers_rights_come_with_the_login(member: Member, stranger: Member, app) -> None:  # type: ignore[no-untyped-def]
     """A clubmate's army: the reader's role in the club and whether they are one of its chosen
     editors come in the login's statement, and decide the page as they did."""
-    from tests.web.test_clubs import api, club_with
+    from tests.web.clubs.test_clubs import api, club_with
 
     club_id = club_with(member, stranger)
     body = {"name": "Club Column", "budget": 50, "club_id": club_id}

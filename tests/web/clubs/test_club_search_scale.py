@@ -8,8 +8,8 @@ import json
 from sqlalchemy import event, select
 
 from app.db.models import Army
+from tests.web.clubs.test_clubs import api, club_with
 from tests.web.conftest import Member
-from tests.web.test_clubs import api, club_with
 
 TROOPER = {"name": "T", "kind": "minifig", "weapons": [{"type": "hand_weapon"}]}
 

@@ -7,7 +7,8 @@ and API body that shows it is compared with its saved copy, byte for byte after 
 that differ from run to run (tokens, times) are masked.
 
 After a change that is meant to alter a page, write the copies again with
-``GOLDEN_UPDATE=1 pytest tests/web/test_golden_pages.py`` and read the diff before committing.
+``GOLDEN_UPDATE=1 pytest tests/web/server/test_golden_pages.py`` and read the diff before
+committing.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from sqlalchemy import text
 from app.db.base import Base
 from tests.web.conftest import Member
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 ARTIFACTS = GOLDEN.parent.parent / "artifacts" / "golden"
 UPDATE = os.environ.get("GOLDEN_UPDATE") == "1"
 

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
+from tests.web.builder.test_d20_builder import TROOPER as D20_TROOPER
+from tests.web.builder.test_degrees_builder import SIMO
+from tests.web.builder.test_unit_count import TROOPER, add, api, make_army
 from tests.web.conftest import Member
-from tests.web.test_d20_builder import TROOPER as D20_TROOPER
-from tests.web.test_degrees_builder import SIMO
-from tests.web.test_unit_count import TROOPER, add, api, make_army
 
 NOTES = "Holds the <bridge> & waits\nfor the flare"
 SHOWN = "Holds the &lt;bridge&gt; &amp; waits\nfor the flare"

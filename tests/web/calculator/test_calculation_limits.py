@@ -15,8 +15,8 @@ from app.services.errors import CalculationTimeout, RateLimited
 from app.settings import get_settings
 from app.web.ratelimit import SharedLimit
 from tests.conftest import run_coroutine
+from tests.web.calculator.test_calculator_api import _body, api, duel  # noqa: F401  (the fixture)
 from tests.web.conftest import Member
-from tests.web.test_calculator_api import _body, api, duel  # noqa: F401  (the fixture)
 
 ODDS = "/api/v1/brikwars/odds"
 

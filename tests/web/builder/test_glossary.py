@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from app.rules.registry import RULESETS
 from app.rules.ruleset import glossary_term
+from tests.web.builder.test_builder import TANK, add_unit, api
 from tests.web.conftest import Member
-from tests.web.test_builder import TANK, add_unit, api
 
 # Column headings that are plain words, not rules words.
 PLAIN = {"Notes"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
+from tests.web.battles.test_battles import _form, api, battle  # noqa: F401  (the fixture)
 from tests.web.conftest import Member
-from tests.web.test_battles import _form, api, battle  # noqa: F401  (the fixture)
 
 MAX_ROLLS = 60
 

@@ -11,8 +11,8 @@ from app.rules.registry import get_ruleset
 from app.services.calculator import CalcRequest, Follower, Loadout
 from app.web import templating
 from app.web.calculator_query import to_query
+from tests.web.calculator.test_calculator_page import TANK, api
 from tests.web.conftest import Member
-from tests.web.test_calculator_page import TANK, api
 
 HTMX = {"HX-Request": "true"}
 

@@ -20,11 +20,11 @@ import httpx
 import pytest
 
 from tests.conftest import CSRF_RE, alembic_config, another_database_url
+from tests.web.battles.test_battles import TANK
 from tests.web.conftest import PASSWORD
-from tests.web.test_battles import TANK
 
 pytestmark = pytest.mark.slow  # two uvicorn servers to start (the module's fixture)
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SESSION_COOKIE = "brikforge_session"
 FORTRESS = {"name": "Fortress", "size": 40, "structure_level": 3}  # outlasts six rolls
 ODDS_BODY = {"damage": {"dice": 1, "sides": 6}, "armor": {"fixed": 4}}

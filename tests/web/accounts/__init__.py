@@ -1,0 +1,1 @@
+"""Accounts, logins and sessions."""

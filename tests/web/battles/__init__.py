@@ -1,0 +1,1 @@
+"""Battles: the page, the log and its pickers."""

@@ -1,0 +1,1 @@
+"""The army builder: armies, units, weapons, their forms, history, export and print."""

@@ -1,0 +1,1 @@
+"""The calculators (saved and open) and the rulesets' JSON API."""

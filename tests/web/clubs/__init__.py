@@ -1,0 +1,1 @@
+"""Clubs, sharing and deleting."""
