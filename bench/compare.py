@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -47,8 +48,21 @@ def run_bench(tree: Path, suites: list[str]) -> dict[str, tuple[float, str]]:
     )
     for line in reversed(done.stdout.splitlines()):
         if line.startswith(MARK):
-            return {name: (value, unit) for name, value, unit in json.loads(line[len(MARK) :])}
+            rows: dict[str, tuple[float, str]] = {}
+            for name, value, unit in json.loads(line[len(MARK) :]):
+                rows[_key(name, rows)] = (value, unit)
+            return rows
     raise SystemExit(f"no rows from {tree}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+
+
+def _key(name: str, seen: dict[str, tuple[float, str]]) -> str:
+    """A row's name as the same row is named in every run: a count that varies from run to
+    run ('worst of 48') left out, and a name that recurs numbered by its place ('#2')."""
+    key = re.sub(r"\(worst of \d+\)", "(worst of N)", name)
+    n = 1
+    while (numbered := key if n == 1 else f"{key} #{n}") in seen:
+        n += 1
+    return numbered
 
 
 def higher_is_better(unit: str) -> bool:
