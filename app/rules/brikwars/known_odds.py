@@ -21,6 +21,7 @@ from app.rules.brikwars.turn import ArcFollower, Turn
 from app.rules.brikwars.units import UnitSpec
 from app.rules.memo import BoundedMemo
 from app.rules.ruleset import AttackOdds, AttackRoll, RememberingAttack
+from app.rules.ruleset.base import odds_bytes
 
 
 def _turn_attack_odds(turn: Turn) -> AttackOdds:
@@ -44,16 +45,8 @@ def _turn_attack_odds(turn: Turn) -> AttackOdds:
     )
 
 
-def _odds_bytes(odds: AttackOdds) -> int:
-    """About what a turn's odds (and the turn they are kept under) hold in memory."""
-    return 4096 + sum(
-        2048 + 96 * len(line.damage) + 1024 * len(line.targets) + 256 * len(line.steps)
-        for line in odds.lines
-    )
-
-
 _KNOWN_ODDS: BoundedMemo[[Turn], AttackOdds] = BoundedMemo(
-    _turn_attack_odds, maxsize=2048, max_bytes=32 << 20, size=_odds_bytes
+    _turn_attack_odds, maxsize=2048, max_bytes=32 << 20, size=odds_bytes
 )
 
 _UNIT_FIELDS = tuple(f.name for f in dataclass_fields(UnitSpec) if f.name != "name")

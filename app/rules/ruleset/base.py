@@ -155,6 +155,15 @@ class AttackBase:
         return ()
 
 
+def odds_bytes(odds: AttackOdds) -> int:
+    """About what an attack's odds (and the key they are kept under) hold in memory: what a
+    memo of odds counts against its byte budget."""
+    return 4096 + sum(
+        2048 + 96 * len(line.damage) + 1024 * len(line.targets) + 256 * len(line.steps)
+        for line in odds.lines
+    )
+
+
 class RememberingAttack(AttackBase, ABC):
     """An attack whose odds are slow: they are kept in the class's bounded memo under
     ``odds_key`` (so a worker's odds, handed to ``remember``, make an equal attack inline
@@ -165,7 +174,12 @@ class RememberingAttack(AttackBase, ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "known" not in cls.__dict__:
-            cls.known = BoundedMemo(lambda attack: attack.exact_odds(), maxsize=2048)
+            cls.known = BoundedMemo(
+                lambda attack: attack.exact_odds(),
+                maxsize=2048,
+                max_bytes=32 << 20,
+                size=odds_bytes,
+            )
 
     @property
     @abstractmethod

@@ -92,7 +92,7 @@ def test_a_refused_turn_keeps_nothing():
 def test_the_kept_odds_stay_within_their_byte_budget(monkeypatch: pytest.MonkeyPatch):
     """A line's damage distribution can run to hundreds of values: the memo counts them."""
     kept = known_odds._KNOWN_ODDS
-    one = known_odds._odds_bytes(fresh(Turn(tank(), (0,), minifig())))
+    one = known_odds.odds_bytes(fresh(Turn(tank(), (0,), minifig())))
     monkeypatch.setattr(kept, "max_bytes", 2 * one + one // 2)  # room for two such turns
     for distance in range(1, 6):
         TurnAttack(Turn(tank(), (0,), minifig(), TurnSituation(Fraction(distance)))).odds()

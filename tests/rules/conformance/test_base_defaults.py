@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import copy
 import pickle
+import random
 from dataclasses import dataclass
 
-from app.rules.ruleset import Values
+from app.rules.ruleset import AttackOdds, AttackRoll, RememberingAttack, Values
 from app.rules.ruleset.base import _as_json
 
 
@@ -42,3 +43,37 @@ def test_a_state_is_written_as_json_ready_data() -> None:
     written = _as_json(_State(2, ((1, "a"),)))
     assert written == {"wounds": 2, "marks": [[1, "a"]]}
     assert _as_json(Values(wounds=1)) == {"wounds": 1}
+
+
+@dataclass(frozen=True)
+class _Slow(RememberingAttack):
+    """An attack whose odds count how often they were computed."""
+
+    key: int
+    computed: list[int]
+
+    @property
+    def odds_key(self) -> int:
+        return self.key
+
+    def exact_odds(self) -> AttackOdds:
+        self.computed.append(self.key)
+        return AttackOdds((), 0.5)
+
+    def roll(self, rng: random.Random) -> AttackRoll:
+        return AttackRoll(())
+
+
+def test_a_remembering_attack_keeps_odds_in_a_bounded_memo() -> None:
+    """A worker's odds make an equal attack inline; computed odds are kept once; the memo
+    has a bound on entries and on bytes (every cache in the app has both)."""
+    computed: list[int] = []
+    first, again = _Slow(1, computed), _Slow(1, computed)
+    assert not first.inline()
+    assert first.odds() == again.odds() and computed == [1]
+    assert again.inline()
+    worker = _Slow(2, computed)
+    worker.remember(AttackOdds((), 0.25))
+    assert _Slow(2, computed).inline() and _Slow(2, computed).odds().decisive == 0.25
+    assert computed == [1]
+    assert _Slow.known.maxsize == 2048 and _Slow.known.max_bytes == 32 << 20
