@@ -323,9 +323,9 @@ def test_two_p10_charges_with_a_secret_countdown_run_out_and_go_off_as_p20(game:
     assert [(d["natural"], d["value"]) for d in line["dice"]] == [(3, 23), (15, 35)]
     assert [d["unit_id"] for d in line["dice"]] == [game.ids["Chrono A"], game.ids["Chrono B"]]
     for t in entry["odds"]["lines"][0]["targets"]:
-        assert 1 - t["outcomes"]["unhurt"] == pytest.approx(_p_over(20, 20))
+        assert 1 - t["outcomes"]["unhurt"] == pytest.approx(_p_over(20, 14))  # PD alone
     count = entry["odds"]["detail"]["wounded_count"]
-    p = _p_over(20, 20)
+    p = _p_over(20, 14)
     assert count["2"] == pytest.approx(p * p) and count["0"] == pytest.approx((1 - p) ** 2)
     assert game.state("Sapper")["charges"] == []
     assert game.state("Chrono A")["cp_lost"] == 1 and game.state("Chrono B")["cp_lost"] == 1
@@ -355,6 +355,25 @@ def test_defusing_by_dexterity_is_seeded_and_logged_with_its_odds(game: Game) ->
     assert game.state("Sapper")["charges"] == []
     game.undo()
     assert game.states() == placed
+
+
+def test_a_p15_charge_is_set_against_the_chronos_pd_alone_not_its_evasion(game: Game) -> None:
+    """RULINGS 3.3: "Power of the explosion + 1 D20 / Physical Defense": the Chrono's
+    Evasion 6 dodges the Sapper's shot (PD 14 + 6) but not its charge (PD 14)."""
+    game.act("Sapper", "place_charge", charge_weapons="4")
+    seed = _seed(1)
+    r = game.roll("Sapper", ["Chrono A"], [4], seed, mode="explosion")
+    assert r.status_code == 201, r.text
+    (die,) = r.json()["dice"][0]["dice"]
+    assert (die["natural"], die["value"], die["purpose"]) == (1, 16, "vs defence 14")
+    (target,) = r.json()["odds"]["lines"][0]["targets"]
+    assert 1 - target["outcomes"]["unhurt"] == pytest.approx(_p_over(15, 14)) == 1.0
+    assert r.json()["odds"]["lines"][0]["steps"][-1] == ["+ 1D20 against", "PD (+ cover)"]
+    assert game.state("Chrono A")["cp_lost"] == 1  # 16 > 14: a natural 1 wounds
+    r = game.roll("Sapper", ["Chrono B"], [0], seed, distance=30)
+    (target,) = r.json()["odds"]["lines"][0]["targets"]
+    assert 1 - target["outcomes"]["unhurt"] == pytest.approx(_p_over(14, 20)) == 0.7
+    assert r.json()["dice"][0]["dice"][0]["purpose"] == "vs defence 20"
 
 
 def test_the_cupboard_of_dl_10_falls_to_a_p15_charge_on_a_1(game: Game) -> None:

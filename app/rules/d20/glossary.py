@@ -27,8 +27,8 @@ GLOSSARY: tuple[GlossaryTerm, ...] = (
     ),
     GlossaryTerm(
         "Evasion",
-        "The figurine's Evasion value (lost while Shaken).",
-        "Rulings 3.1 Figurines",
+        "Added to the PD against shots and blows, not explosions (lost while Shaken).",
+        "Rulings 3.1 Figurines; 3.3 Attacks",
     ),
     GlossaryTerm(
         "Dex",

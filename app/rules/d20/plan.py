@@ -189,7 +189,8 @@ def _plan_explosion(
     options: D20Options,
     problems: list[str],
 ) -> D20Attack:
-    """A grenade, a mine or charges set together, against everyone in the radius."""
+    """A grenade, a mine or charges set together, against everyone in the radius: Power +
+    1D20 against each figurine's PD alone, Evasion or not (RULINGS 3.3)."""
     objects = read_objects(situation.objects)
     mods = situation.modifier
     _explosive_problems(attacker, chosen, situation, problems)
@@ -203,7 +204,8 @@ def _plan_explosion(
     strikes = tuple(
         Strike(
             power + mods,
-            t.defence + (options.cover_bonus if t.cover and cover_counts else 0),
+            # PD alone: "Power of the explosion + 1 D20 / Physical Defense" (RULINGS 3.3)
+            t.pd + (options.cover_bonus if t.cover and cover_counts else 0),
             t.cp,
             rolled=rolled,
             hit=not (grenade and t.height > GRENADE_HEIGHT_CM),
@@ -220,7 +222,7 @@ def _plan_explosion(
         ("Power", f"{power} ({name})"),
         ("radius", f"r{radius}"),
         ("modifier", f"{mods:+d}"),
-        ("+ 1D20 against", "PD + Evasion" + (" (+ cover)" if cover_counts else "")),
+        ("+ 1D20 against", "PD" + (" (+ cover)" if cover_counts else "")),
     )
     return D20Attack(
         situation.mode,

@@ -5,10 +5,11 @@ and the targets as an attack sees them (``Placed``).
 What applies where (d20-weapons-and-equipment.txt; RULINGS 3.3): a distance is measured to
 the target of a shot or automatic fire, or to a grenade's blast point (a blow is struck in
 base contact; mines and charges are placed); cover counts against explosions only, and a
-target's height only against a grenade's (it hits up to 5 cm above); the modifier and a
-target Shaken (no Evasion) count wherever a D20 is rolled against the targets, so not in a
-defusing (Dexterity + 1D20 against the charge's DL, which is given for defusing only);
-objects are caught in explosions only.
+target's height only against a grenade's (it hits up to 5 cm above); the modifier counts
+wherever a D20 is rolled against the targets, so not in a defusing (Dexterity + 1D20 against
+the charge's DL, which is given for defusing only); a target Shaken (no Evasion) counts
+against shots and blows only, since an explosion is set against PD alone ("Power of the
+explosion + 1 D20 / Physical Defense"); objects are caught in explosions only.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ GRENADES = tuple(e.id for e in EQUIPMENT.values() if e.category == "grenade")
 # when a situation field applies (``InputField.when``)
 AIMED = (("mode", ("shot", "automatic", "explosion")),)
 STRIKING = (("mode", ("shot", "blow", "automatic", "explosion")),)
+DODGEABLE = (("mode", ("shot", "blow", "automatic")),)  # against PD + Evasion
 EXPLOSION = (("mode", ("explosion",)),)
 GRENADE_BLAST = (*EXPLOSION, (WEAPON_TYPE, GRENADES))
 DEFUSING = (("mode", ("defuse",)),)
@@ -85,7 +87,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         help="Above the blast's level: grenades hit up to 5 cm above",
         when=GRENADE_BLAST,
     ),
-    InputField("shaken", "First target Shaken", "flag", False, help="No Evasion", when=STRIKING),
+    InputField("shaken", "First target Shaken", "flag", False, help="No Evasion", when=DODGEABLE),
     InputField(
         "objects",
         "Objects' DLs",
@@ -110,7 +112,7 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
 TARGET_FIELDS: tuple[InputField, ...] = (
     InputField("cover", "In cover", "flag", False, when=EXPLOSION),
     InputField("height", "Height (cm)", "whole", 0, low=0, high=HEIGHT_MAX, when=GRENADE_BLAST),
-    InputField("shaken", "Shaken", "flag", False, when=STRIKING),
+    InputField("shaken", "Shaken", "flag", False, when=DODGEABLE),
 )
 _SITUATION_NAMES = frozenset(f.name for f in SITUATION_FIELDS)
 _TARGET_NAMES = frozenset(f.name for f in TARGET_FIELDS)
@@ -160,7 +162,9 @@ def read_situation(values: Mapping[str, Any]) -> D20Situation:
 @dataclass(frozen=True, slots=True)
 class Placed:
     """A target as the attack sees it: its Physical Defense, Evasion (0 while Shaken), CP
-    left, and where it stands."""
+    left, and where it stands. A shot or a blow is set against ``defence`` (PD + Evasion),
+    an explosion against ``pd`` alone (RULINGS 3.3: Evasion dodges shots and blows, not a
+    blast)."""
 
     pd: int
     evasion: int
@@ -171,6 +175,7 @@ class Placed:
 
     @property
     def defence(self) -> int:
+        """Against a shot or a blow: PD + Evasion, PD alone while Shaken."""
         return self.pd + (0 if self.shaken else self.evasion)
 
 

@@ -31,7 +31,8 @@ class Hit(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Strike:
     """A roll against one figurine: ``bonus`` (Shot or HtH + Power + modifiers, or an
-    explosion's Power) + 1D20 against ``defence`` (PD + Evasion, + cover where it counts).
+    explosion's Power) + 1D20 against ``defence`` (a shot's or blow's: PD + Evasion; an
+    explosion's: PD alone, + cover where it counts).
 
     ``rolled``: a die is rolled (False: the Searing Grenade); ``hit``: the figurine is struck
     at all (False: above a grenade's blast); ``flat_cp``: CP lost besides the roll (the

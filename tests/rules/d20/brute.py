@@ -31,6 +31,18 @@ def cp_lost(
     return lost + flat
 
 
+def defence(
+    pd: int, evasion: int, *, explosion: bool = False, shaken: bool = False, cover: int = 0
+) -> int:
+    """What the D20 total must beat (RULINGS 3.3): a shot or a blow, PD + Evasion (PD alone
+    while Shaken); an explosion, PD alone whatever the Evasion ("Power of the explosion + 1 D20
+    / Physical Defense": Evasion dodges shots and blows, not a blast), + ``cover`` where the
+    blast respects it."""
+    if explosion:
+        return pd + cover
+    return pd + (0 if shaken else evasion)
+
+
 def _outcome(lost: int, cp: int) -> str:
     return "out" if lost >= cp else "wounded" if lost else "unhurt"
 

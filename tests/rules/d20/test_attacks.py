@@ -16,7 +16,7 @@ from app.rules.d20.options import D20Options
 from app.rules.d20.ruleset import RULESET
 from app.rules.errors import InvalidInput
 from app.rules.ruleset import TargetInput
-from tests.rules.d20.brute import cp_lost, enumerate_attack
+from tests.rules.d20.brute import cp_lost, defence, enumerate_attack
 
 OPTIONS = RULESET.decode_options(None)
 RIFLE = {"type": "gun", "name": "Rifle", "reach": 60, "power": 6, "automatic": True}
@@ -234,7 +234,14 @@ def test_a_defensive_grenade_respects_cover_and_matches_the_enumeration() -> Non
         grenadier("defensive_grenade"), targets, fields=fields, mode="explosion", distance=20
     )
     assert made.problems() == ()
-    per, count = enumerate_attack([25, 25, 25], [30, 37 + 5, 40], [1, 2, 1])
+    # the second is in cover (+5) and its Evasion 2 does not count against a blast
+    defences = [
+        defence(30, 0, explosion=True),
+        defence(35, 2, explosion=True, cover=5),
+        defence(40, 0, explosion=True),
+    ]
+    assert defences == [30, 40, 40]
+    per, count = enumerate_attack([25, 25, 25], defences, [1, 2, 1])
     for i in range(3):
         for key in ("out", "wounded", "unhurt"):
             assert outcomes(made, i)[key] == approx(per[i][key])
@@ -242,6 +249,74 @@ def test_a_defensive_grenade_respects_cover_and_matches_the_enumeration() -> Non
     assert {int(k): v for k, v in wounded.items()} == {
         k: approx(count.get(k, Fraction(0))) for k in range(4)
     }
+
+
+def _faces(power: int, against: int, cp: int, flat: int = 0) -> dict[str, Fraction]:
+    """One figurine's outcomes against Power + 1D20 over ``against``, the 20 faces counted
+    here (1 CP a wound, ``flat`` CP besides)."""
+    counts = {"out": 0, "wounded": 0, "unhurt": 0}
+    for natural in range(1, 21):
+        lost = (1 if power + natural > against else 0) + flat
+        counts["out" if lost >= cp else "wounded" if lost else "unhurt"] += 1
+    return {k: Fraction(v, 20) for k, v in counts.items()}
+
+
+@pytest.mark.parametrize(
+    ("equipment", "power", "flat", "pd", "evasion", "cp", "cover"),
+    [
+        ("defensive_grenade", 25, 0, 35, 4, 1, False),
+        ("defensive_grenade", 25, 0, 30, 7, 2, True),
+        ("hypersensor_mine", 25, 0, 36, 3, 1, False),
+        ("flaming_grenade", 15, 2, 20, 5, 3, False),
+        ("hurricane_charge", 15, 0, 18, 2, 1, False),
+        ("typhoon_charge", 35, 0, 40, 10, 2, True),
+    ],
+)
+def test_an_explosion_is_set_against_pd_alone_whatever_the_evasion(
+    equipment: str, power: int, flat: int, pd: int, evasion: int, cp: int, cover: bool
+) -> None:
+    """RULINGS 3.3: "Power of the explosion + 1 D20 / Physical Defense"; Evasion dodges shots
+    and blows, not a blast. A figurine with Evasion fares as one with Evasion 0, and both as
+    the 20 faces counted against the PD (+ the cover bonus where the blast respects it)."""
+    options = D20Options(cover_bonus=5)
+    respects_cover = equipment != "flaming_grenade"
+    thrower = grenadier(equipment)
+    fields = [{"cover": cover}]
+    dodger = attack(
+        thrower,
+        [fig(pd=pd, evasion=evasion, cp=cp)],
+        fields=fields,
+        mode="explosion",
+        options=options,
+    )
+    still = attack(
+        thrower, [fig(pd=pd, evasion=0, cp=cp)], fields=fields, mode="explosion", options=options
+    )
+    assert dodger.problems() == () == still.problems()
+    against = pd + (5 if cover and respects_cover else 0)
+    expected = _faces(power, against, cp, flat)
+    # each case tells the two rules apart: PD + Evasion would give other odds
+    assert expected != _faces(power, against + evasion, cp, flat)
+    assert outcomes(dodger) == outcomes(still)
+    assert outcomes(dodger) == {k: approx(v) for k, v in expected.items()}
+    assert dodger.odds().detail == still.odds().detail
+    assert dodger.odds().detail["targets"][0]["defence"] == against
+    assert dodger.odds().lines[0].steps[-1] == (
+        "+ 1D20 against",
+        "PD (+ cover)" if respects_cover else "PD",
+    )
+
+
+def test_a_shot_and_a_blow_still_count_evasion_and_not_while_shaken() -> None:
+    target, flat_footed = fig(pd=18, evasion=4, cp=1), fig(pd=18, evasion=0, cp=1)
+    shot = attack(fig(weapons=[RIFLE]), [target])  # Shot 8 + Power 6
+    expected = _faces(14, 18 + 4, 1)
+    assert outcomes(shot) == {k: approx(v) for k, v in expected.items()}
+    assert outcomes(shot) != outcomes(attack(fig(weapons=[RIFLE]), [flat_footed]))
+    blow = attack(fig(weapons=[KNIFE]), [target], mode="blow")  # HtH 6 + Power 4
+    assert outcomes(blow) == {k: approx(v) for k, v in _faces(10, 22, 1).items()}
+    shaken = attack(fig(weapons=[RIFLE]), [target], shaken=True)
+    assert outcomes(shaken) == {k: approx(v) for k, v in _faces(14, 18, 1).items()}
 
 
 def test_the_cover_bonus_option_and_flaming_grenades_ignore_cover() -> None:

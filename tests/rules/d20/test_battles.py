@@ -160,7 +160,7 @@ def test_two_p10_charges_placed_together_go_off_as_p20() -> None:
     assert made.shown["charge_power"] == 20
     odds = made.attack.odds()
     for t in odds.lines[0].targets:
-        assert 1 - t.probability("unhurt") == pytest.approx(brute_wound(20, 14 + 6))
+        assert 1 - t.probability("unhurt") == pytest.approx(brute_wound(20, 14))  # PD alone
     roll = made.attack.roll(random.Random(5))
     after = RULESET.after_attack(made, roll)
     assert after[0].charges == ()
@@ -169,6 +169,26 @@ def test_two_p10_charges_placed_together_go_off_as_p20() -> None:
     log = RULESET.log_roll(made, roll)
     assert [d["unit_id"] for d in log[0]["dice"]] == [10, 11, None]
     assert all(d["sides"] == 20 for d in log[0]["dice"])
+
+
+def test_a_charge_goes_off_against_pd_alone_and_a_shot_against_pd_plus_evasion() -> None:
+    """RULINGS 3.3: an explosion is "Power of the explosion + 1 D20 / Physical Defense", so
+    the Psy Chrono's Evasion 6 does not count against the P15 charge; it does against a shot,
+    and not while the Chrono is Shaken."""
+    placed = act(fighter(FCA), "place_charge", charge_weapons="4", charge_turns=3)
+    sapper = fighter(FCA, placed.after)
+    targets = chronos(bs.UnitState(), bs.UnitState(shaken=True))
+    made = RULESET.battle_attack(sapper, (4,), [(t, {}) for t in targets], {"mode": "explosion"})
+    wound = [1 - t.probability("unhurt") for t in made.attack.odds().lines[0].targets]
+    assert wound == [pytest.approx(brute_wound(15, 14))] * 2  # 15 + 1..20 > 14: all
+    assert brute_wound(15, 14) != brute_wound(15, 14 + 6)
+    roll = made.attack.roll(random.Random(2))
+    assert [d.purpose for d in roll.lines[0].dice] == ["vs defence 14"] * 2
+    for target in targets:
+        shot = RULESET.battle_attack(fighter(FCA), (0,), [(target, {})], {"distance": 10})
+        (odds,) = shot.attack.odds().lines[0].targets
+        evasion = 0 if target.state.shaken else 6
+        assert 1 - odds.probability("unhurt") == pytest.approx(brute_wound(14, 14 + evasion))
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,8 @@ def test_a_few_fields_say_when_they_apply() -> None:
     assert not applies("height", "shot", "defensive_grenade")
     assert applies("distance", "shot", "gun") and not applies("distance", "blow", "hth")
     assert applies("shaken", "blow", "hth") and not applies("shaken", "defuse")
+    # Shaken takes the Evasion away, and a blast is set against PD alone (RULINGS 3.3)
+    assert not applies("shaken", "explosion", "defensive_grenade", "hypersensor_mine")
     assert not applies("modifier", "defuse") and applies("modifier", "automatic", "gun")
     assert all(applies("mode", mode) for mode, _ in FIELDS["mode"].choices)
 

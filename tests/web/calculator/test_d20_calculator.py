@@ -110,6 +110,51 @@ def test_a_stateless_explosion_with_cover_height_and_objects(client: TestClient)
     assert client.post(ODDS, json=two).json()["power"] == 20
 
 
+def _wound_faces(power: int, against: int) -> float:
+    """P(power + 1D20 > against), the 20 faces counted here."""
+    return sum(1 for natural in range(1, 21) if power + natural > against) / 20
+
+
+@pytest.mark.parametrize(
+    ("equipment", "power", "pd", "evasion"),
+    [
+        ("defensive_grenade", 25, 35, 4),
+        ("hypersensor_mine", 25, 30, 9),
+        ("hurricane_charge", 15, 18, 2),
+        ("typhoon_charge", 35, 40, 12),
+    ],
+)
+def test_a_stateless_explosion_is_set_against_pd_alone_whatever_the_evasion(
+    client: TestClient, equipment: str, power: int, pd: int, evasion: int
+) -> None:
+    """RULINGS 3.3: "Power of the explosion + 1 D20 / Physical Defense" (Evasion dodges
+    shots and blows, not a blast); a shot against the same figurine still counts Evasion."""
+    answers = [
+        client.post(
+            ODDS,
+            json={
+                "attack": {"stat": 0, "equipment": equipment, "su": True},
+                "targets": [{"pd": pd, "evasion": e}],
+            },
+        )
+        for e in (evasion, 0)
+    ]
+    assert [a.status_code for a in answers] == [200, 200], answers[0].text
+    dodger, still = (a.json() for a in answers)
+    assert dodger["targets"] == still["targets"]
+    expected = _wound_faces(power, pd)
+    assert expected != _wound_faces(power, pd + evasion)  # the case tells the rules apart
+    assert dodger["targets"][0]["wound"] == pytest.approx(expected, abs=1e-12)
+    assert dodger["targets"][0]["defence"] == pd
+    assert dodger["lines"][0]["steps"][-1] == ["+ 1D20 against", "PD (+ cover)"]
+    shot = {"attack": {"stat": 8, "power": power}, "targets": [{"pd": pd, "evasion": evasion}]}
+    answer = client.post(ODDS, json=shot).json()
+    assert answer["targets"][0]["wound"] == pytest.approx(
+        _wound_faces(8 + power, pd + evasion), abs=1e-12
+    )
+    assert answer["targets"][0]["defence"] == pd + evasion
+
+
 def test_a_big_automatic_fire_computed_by_the_workers_is_still_exact(client: TestClient) -> None:
     body = {
         "attack": {"stat": 10, "power": 5, "automatic": True},
@@ -277,6 +322,40 @@ def test_the_page_shows_an_explosions_objects(app: Any, member: Member) -> None:
     assert 'data-name="objects"' in text
     assert 'data-label="DL 10 destroyed" data-p="1.000000000"' in text
     assert 'data-label="DL 30 destroyed" data-p="0.250000000"' in text  # 15 + 16..20 - 1
+
+
+def test_saved_figurines_explosions_skip_evasion_and_shots_count_it(
+    app: Any, member: Member
+) -> None:
+    """Chronos: PD 18, Evasion 2. The Sapper's P15 charge is set against PD 18 alone
+    (15 + 4..20: 17/20, RULINGS 3.3); the Gunner's shot (8 + 6) against 18 + 2 (7..20: 14/20)."""
+    units = _army(app, member)
+    headers = {"X-CSRF-Token": member.csrf}
+    cases = (
+        ("Sapper", {"mode": "explosion"}, _wound_faces(15, 18), "PD (+ cover)"),
+        ("Gunner", {"distance": 10}, _wound_faces(14, 20), "PD + Evasion"),
+    )
+    for attacker, situation, wound, against in cases:
+        unit_id, weapons = units[attacker]
+        body = {
+            "attacker": {"unit_id": unit_id, "weapon_ids": weapons[:1]},
+            "target": {"unit_id": units["Chronos"][0]},
+            "situation": situation,
+        }
+        r = member.client.post("/api/v1/calculator/odds", json=body, headers=headers)
+        assert r.status_code == 200, r.text
+        (line,) = r.json()["lines"]
+        (target,) = line["targets"]
+        assert 1 - target["unhurt"] == pytest.approx(wound, abs=1e-12)
+        assert line["steps"][-1] == {"label": "+ 1D20 against", "value": against}
+    assert _wound_faces(15, 18) == 17 / 20 and _wound_faces(14, 20) == 14 / 20
+    sapper, weapons = units["Sapper"]
+    page = member.client.get(
+        f"/calculator?attacker={sapper}&target={units['Chronos'][0]}&weapons={weapons[0]}"
+        "&mode=explosion"
+    )
+    text = html.unescape(page.text)
+    assert "PD (+ cover)" in text and "PD + Evasion" not in text
 
 
 @pytest.mark.parametrize(
