@@ -16,7 +16,15 @@ from typing import Any
 
 from app.rules.degrees.catalogue import SENSES
 from app.rules.degrees.gas import pump_odds, pump_with
-from app.rules.degrees.shot import D10, Shot, Target, outcomes, resolve, second_die
+from app.rules.degrees.shot import (
+    D10,
+    Shot,
+    Target,
+    outcomes,
+    punch_front,
+    resolve,
+    second_die,
+)
 from app.rules.dice.independent import count_distribution
 from app.rules.ruleset import (
     AttackOdds,
@@ -414,9 +422,11 @@ class Round:
                             RolledDie(die_purpose(purpose, against), D10, second, second, target=i)
                         )
                     dealt = shot.damage(natural) if shot.hits(natural) else None
+                    why = punch_front(shot, targets[i], natural)
                     targets[i] = resolve(shot, targets[i], natural, second)
                 else:
                     dealt = None
+                    why = ""
                 after = targets[i]
                 flags = tuple(
                     k
@@ -430,7 +440,9 @@ class Round:
                     Effect(
                         i,
                         outcome_key(before, after),
-                        outcome_words(before, after, self.senses[i]),
+                        "; ".join(
+                            w for w in (outcome_words(before, after, self.senses[i]), why) if w
+                        ),
                         dealt,
                         flags,
                         after.ap_lost - before.ap_lost,

@@ -135,14 +135,16 @@ def harm(target: Target) -> tuple[bool, int, int]:
     return (target.hp == 0, -target.hp, -(target.armour + target.back_armour))
 
 
-def _punch_back(shot: Shot, target: Target) -> bool:
-    """Does the attacker go for the back line with a punch gun's natural 1 (``penetrate``)?
+def _punch_back(shot: Shot, target: Target, damage: int) -> bool:
+    """Does the attacker go for the back line with a punch gun's penetrating hit of
+    ``damage`` (``penetrate``)?
     Only when that is worse for the target in expectation: P(destroyed), then E[HP lost],
-    then E[Armour lost]."""
-    if not shot.penetrate:
+    then E[Armour lost]. Never when the penetrating roll's degree is 0 or less: it cannot
+    succeed (RULINGS 2.1), so no second die is rolled and the point stays on the front."""
+    if not shot.penetrate or shot.degree - shot.penetrate_penalty <= 0:
         return False
-    front = on_front(target, 1)
-    back = on_back(target, 1)
+    front = on_front(target, damage)
+    back = on_back(target, damage)
     q = chance(shot.degree - shot.penetrate_penalty)
 
     def expected(after: Target, p: float) -> tuple[float, float, float]:
@@ -152,11 +154,24 @@ def _punch_back(shot: Shot, target: Target) -> bool:
     return expected(back, q) > expected(front, 1.0)
 
 
+def punch_front(shot: Shot, target: Target, natural: int) -> str:
+    """Why a punch gun's penetrating hit on ``natural`` stays on the front line, in words for
+    the roll ('' when it is not such a hit, or the attacker makes the penetrating roll)."""
+    if not (shot.punch and shot.penetrate and shot.hits(natural) and shot.penetrating(natural)):
+        return ""
+    if _punch_back(shot, target, shot.damage(natural)):
+        return ""
+    against = shot.degree - shot.penetrate_penalty
+    if against <= 0:
+        return f"the point on the front: a back-line roll at {against}° cannot succeed"
+    return f"the point on the front: safer than a back-line roll at {against}°"
+
+
 def second_die(shot: Shot, target: Target, natural: int) -> str:
     """The purpose of the second d10 the shot rolls after ``natural`` ('' when none)."""
     if not shot.hits(natural):
         return ""
-    if shot.punch and shot.penetrating(natural) and _punch_back(shot, target):
+    if shot.punch and shot.penetrating(natural) and _punch_back(shot, target, natural):
         return "penetrate"
     if shot.restrains and shot.break_free:
         return "break_free"
@@ -181,9 +196,13 @@ def resolve(shot: Shot, target: Target, natural: int, second: int = 0) -> Target
         if back and shot.back_line_bonus:
             after = after._replace(hp=max(0, after.hp - 1))
         return after
-    if shot.punch and shot.penetrating(natural) and _punch_back(shot, target):
+    if shot.punch and shot.penetrating(natural):
+        # the penetrating attack is a second roll at -2° (RULINGS 2.2): never a free back-line
+        # hit; not tried (the point stays on the front) where it cannot succeed or is not worth it
+        if not _punch_back(shot, target, damage):
+            return on_front(target, damage)
         if succeeds(second, shot.degree - shot.penetrate_penalty):
-            return on_back(target, 1)
+            return on_back(target, damage)
         return target
     if shot.first_point_back:
         front = on_front(on_back(target, 1), damage - 1)

@@ -85,7 +85,7 @@ def shot(
         return after
     if kind.punch and may_penetrate and penetrate:
         q = max(0, min(10, degree - 2)) / 10
-        f, b = front(s, 1), back_line(s, 1)
+        f, b = front(s, damage), back_line(s, damage)
 
         def lost(x: S) -> int:
             return s.armour + s.back - x.armour - x.back
@@ -96,6 +96,7 @@ def shot(
             float(lost(f)),
         ):
             return b if hits(next(dice), degree - 2) else s
+        return f  # the penetrating attack not tried: the 1 point on the front, never free
     # a Flashback's first point always goes to the back line
     on_front = front(back_line(s, 1), damage - 1) if kind.first_point_back else front(s, damage)
     if penetrate and may_penetrate:

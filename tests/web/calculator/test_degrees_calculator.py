@@ -96,6 +96,46 @@ def test_the_issues_example_in_numbers(client: TestClient) -> None:
     }
 
 
+PUNCH_BODY = {"attack": {"degree": 2, "type": "punch_gun"}, "target": {"armour": 5, "hp": 5}}
+
+
+def test_a_2_degree_punch_gun_keeps_its_natural_1_on_the_front(client: TestClient) -> None:
+    """Issue 27: at 2° the penetrating roll would be at 0°, which cannot succeed (RULINGS 2.1,
+    2.2): a natural 1 is 1 point on the front, like a 2; no HP is ever lost."""
+    answer = client.post(ODDS, json=PUNCH_BODY).json()
+    (target,) = answer["lines"][0]["targets"]
+    outcomes = {o["key"]: o["probability"] for o in target["outcomes"]}
+    assert outcomes["wounded"] == 0.0  # HP lost: was 0.1
+    assert outcomes["armour"] == pytest.approx(0.2)  # Armour only: was 0.1
+    assert answer["hp_left"] == {"5": pytest.approx(1.0)}
+    assert answer["armour_left"] == {
+        "3": pytest.approx(0.1),
+        "4": pytest.approx(0.1),
+        "5": pytest.approx(0.8),
+    }
+    natural_1 = 0
+    for seed in range(40):
+        rolled = client.post(ROLL, json=PUNCH_BODY | {"seed": seed}).json()
+        (line,) = rolled["lines"]
+        if line["dice"][0]["natural"] != 1:
+            continue
+        natural_1 += 1
+        assert [d["purpose"] for d in line["dice"]] == ["attack vs 2°"]  # no second die
+        (effect,) = line["effects"]
+        assert effect["words"] == (
+            "Armour 5 -> 4; the point on the front: a back-line roll at 0° cannot succeed"
+        )
+        assert rolled["targets"][0] == {
+            "armour": 4,
+            "back_armour": 0,
+            "hp": 5,
+            "ap_lost": 0,
+            "restrained": False,
+            "dampened": [],
+        }
+    assert natural_1
+
+
 def test_a_stun_gun_type_drains_ap_in_the_stateless_odds(client: TestClient) -> None:
     body = {"attack": {"degree": 4, "type": "stun_gun"}, "target": {"armour": 3, "hp": 3, "ap": 3}}
     answer = client.post(ODDS, json=body).json()
