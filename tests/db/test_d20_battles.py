@@ -197,6 +197,9 @@ CHRONOS = ["Chrono A", "Chrono B", "Chrono C"]
 def test_the_searing_grenade_shakes_three_chronos_until_their_next_turn_then_undo(
     game: Game,
 ) -> None:
+    """The text's example (named in tests/worked_examples/d20.toml): a Searing Grenade
+    thrown into the hall catches three Chronos; no die; all three Shaken, Evasion lost until
+    their next turn."""
     fresh = game.states()
     r = game.roll("Sapper", CHRONOS, [1], 1, mode="explosion", distance=15)
     assert r.status_code == 201, r.text
@@ -224,7 +227,7 @@ def test_the_searing_grenade_shakes_three_chronos_until_their_next_turn_then_und
 
     # a shot at a Shaken Chrono: its PD alone (14) against Shot 8 + Power 6
     preview = game.client.post(
-        f"{game.url}/odds",
+        f"/api/v1/battles/{game.battle}/odds",
         json={
             "attacker_id": game.ids["Sapper"],
             "target_id": game.ids["Chrono A"],
@@ -377,11 +380,18 @@ def test_a_p15_charge_is_set_against_the_chronos_pd_alone_not_its_evasion(game: 
 
 
 def test_the_cupboard_of_dl_10_falls_to_a_p15_charge_on_a_1(game: Game) -> None:
-    game.act("Sapper", "place_charge", charge_weapons="4")
-    r = game.act("Sapper", "detonate", seed=_seed(1), detonate_objects="10")
+    """The text's example (named in tests/worked_examples/d20.toml): a P15/r10 charge set off
+    against the cupboard's DL 10; a D20 of 1 is enough (15 + 1 > 10)."""
+    sapper = f"/api/v1/battles/{game.battle}/units/{game.ids['Sapper']}"
+    placed = {"values": {"charge_weapons": "4"}}
+    r = game.client.post(f"{sapper}/place_charge", json=placed, headers=game.headers)
+    assert r.status_code == 201, r.text
+    body = {"seed": _seed(1), "values": {"detonate_objects": "10"}}
+    r = game.client.post(f"{sapper}/detonate", json=body, headers=game.headers)
     assert r.status_code == 201, r.text
     (die,) = r.json()["dice"][0]["dice"]
-    assert (die["natural"], die["value"], die["against"], die["odds"]) == (1, 16, 10, 1.0)
+    assert (die["natural"], die["value"], die["against"]) == (1, 16, 10)
+    assert die["odds"] == _p_over(15, 10) == 1.0
     assert r.json()["summary"] == "Sapper: sets off P15/r10, no timer: DL 10 destroyed"
     assert game.state("Sapper")["charges"] == []
 

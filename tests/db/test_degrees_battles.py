@@ -9,6 +9,7 @@ import itertools
 import json
 import random
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,14 +111,15 @@ def _document(name: str, unit: dict[str, Any]) -> bytes:
     return json.dumps(doc).encode()
 
 
-@pytest.fixture
-def game(app: FastAPI) -> Iterator[Game]:
+@contextmanager
+def _battle(app: FastAPI, red_unit: dict[str, Any], blue_unit: dict[str, Any]) -> Iterator[Game]:
+    """A battle between one saved unit a side: ``thinny`` is the red one, ``simo`` the blue."""
     with TestClient(app) as client:
         member = sign_up(client, email=f"degrees{next(_ids)}@example.com")
         with app.state.sessionmaker() as session:
             user = session.scalars(select(User).where(User.email == member.email)).one()
-            red = transfer.import_army(session, user=user, raw=_document("Red", THINNY))
-            blue = transfer.import_army(session, user=user, raw=_document("Blue", SIMO))
+            red = transfer.import_army(session, user=user, raw=_document("Red", red_unit))
+            blue = transfer.import_army(session, user=user, raw=_document("Blue", blue_unit))
             session.commit()
             army_ids = [red.id, blue.id]
         headers = {"X-CSRF-Token": member.csrf}
@@ -131,7 +133,13 @@ def game(app: FastAPI) -> Iterator[Game]:
                 u.name: u.id
                 for u in session.scalars(select(BattleUnit).where(BattleUnit.battle_id == battle))
             }
-        yield Game(client, headers, battle, ids["Thinny"], ids["Simo"])
+        yield Game(client, headers, battle, ids[red_unit["name"]], ids[blue_unit["name"]])
+
+
+@pytest.fixture
+def game(app: FastAPI) -> Iterator[Game]:
+    with _battle(app, THINNY, SIMO) as game:
+        yield game
 
 
 def _seed(*rolls: int) -> int:
@@ -359,3 +367,163 @@ def test_the_battle_page_renders_a_logged_degrees_attack(game: Game) -> None:
     assert "Cannot roll this" not in page.text
     text = game.client.get(f"/battles/{game.battle}/export.txt").text
     assert "Thinny attacks Simo" in text and "attack vs 2°: d10 2" in text
+
+
+# ------------------------------------------------------------------ the text's worked examples
+# (named in tests/worked_examples/degrees.toml)
+
+
+def _five_degree_shot_at_a_fresh_3(natural: int) -> tuple[int, int] | None:
+    """(Armour, HP) after a 5° shot's natural at a fresh 3° (Armour 3, HP 3), by hand: a miss
+    over 5; a natural 1 a point on the back line (no back Armour); else front first."""
+    if natural > 5:
+        return None
+    if natural == 1:
+        return 3, 2
+    return max(3 - natural, 0), 3 - max(natural - 3, 0)
+
+
+def test_worked_example_gas_gun_over_compression_through_the_battle_api(game: Game) -> None:
+    """9.5.1: 2 AP pumped into the 2-max gas gun; next round both AP pumped, 1 OP on the first
+    roll: a 3 against 3° - 1 OP = 2° fails (no damage), a 1 against 4° damages the gun to a
+    1-max; next round the 4° carried + 1 AP = a 5° shot at a fresh 3° rolls a 5: front
+    Armour gone, 2 HP lost, critically wounded."""
+    url = f"/api/v1/battles/{game.battle}"
+    pump = f"{url}/units/{game.thinny}/pump"
+    r = game.client.post(pump, json={"values": {"pump_ap": 2}}, headers=game.headers)
+    assert r.status_code == 201 and r.json()["dice"] == [], r.text
+    assert game.act(game.thinny, "new_round").status_code == 201
+    body = {"seed": _seed(3, 1), "values": {"pump_ap": 2, "pump_op": 1}}
+    r = game.client.post(pump, json=body, headers=game.headers)
+    assert r.status_code == 201, r.text
+    dice = r.json()["dice"][0]["dice"]
+    assert [(d["purpose"], d["natural"]) for d in dice] == [
+        ("over-compression vs 2°", 3),
+        ("over-compression vs 4°", 1),
+    ]
+    assert "damaged, now 1-max" in r.json()["summary"]
+    assert game.state(game.thinny)["gas"] == {"1": {"pumped": 4, "max": 1}}
+    assert game.act(game.thinny, "new_round").status_code == 201
+
+    shot = {
+        "attacker_id": game.thinny,
+        "target_id": game.simo,
+        "weapons": [1],
+        "situation": {"extend": 1, "range": "present"},
+    }
+    preview = game.client.post(f"{url}/odds", json=shot, headers=game.headers)
+    assert preview.status_code == 200, preview.text
+    detail = preview.json()["odds"]["detail"]
+    assert detail["ap_needed"] == 2 and preview.json()["carried"] == 4
+    after = [_five_degree_shot_at_a_fresh_3(n) for n in range(1, 11)]
+    assert detail["hit"] == pytest.approx(sum(a is not None for a in after) / 10)
+    assert detail["critically_wounded"] == pytest.approx(
+        sum(a is not None and a[1] == 1 for a in after) / 10
+    )
+    r = game.client.post(f"{url}/rolls", json=shot | {"seed": _seed(5)}, headers=game.headers)
+    assert r.status_code == 201, r.text
+    (line,) = r.json()["dice"]
+    assert [(d["purpose"], d["natural"]) for d in line["dice"]] == [("attack vs 5°", 5)]
+    simo = game.unit(game.simo)
+    assert (simo["state"]["armour"], simo["state"]["hp"]) == _five_degree_shot_at_a_fresh_3(5)
+    assert (simo["state"]["armour"], simo["state"]["hp"]) == (0, 1)
+    assert "critically wounded" in simo["badges"]
+    assert game.state(game.thinny)["gas"] == {"1": {"pumped": 0, "max": 1}}
+
+
+def test_worked_example_thinnys_p_gun_over_two_rounds_through_the_battle_api(
+    game: Game,
+) -> None:
+    """9.5.2's p-gun table: round 1 the Thinny begins (1 AP) and whips out the p-gun (1 AP);
+    round 2 it devotes another AP and fires (1 AP): a 5° attack of the 4° p-gun, hit on a
+    1-5. A SWAT's 6° (the stateless API): a raw 6 kills a fresh 3°."""
+    url = f"/api/v1/battles/{game.battle}"
+    headers = game.headers
+    draw = game.client.post(f"{url}/units/{game.thinny}/draw", json={}, headers=headers)
+    assert draw.status_code == 201, draw.text
+    begin = {"values": {"begin_ap": 1}}
+    r = game.client.post(f"{url}/units/{game.thinny}/begin", json=begin, headers=headers)
+    assert r.status_code == 201, r.text
+    assert game.state(game.thinny)["ap_spent"] == 2  # round 1: 1 + 1
+    assert game.act(game.thinny, "new_round").status_code == 201
+    shot = {
+        "attacker_id": game.thinny,
+        "target_id": game.simo,
+        "weapons": [2],
+        "situation": {"extend": 1, "range": "close"},
+    }
+    preview = game.client.post(f"{url}/odds", json=shot, headers=headers)
+    assert preview.status_code == 200, preview.text
+    odds = preview.json()["odds"]
+    assert ["final degree", "5°"] in odds["lines"][0]["steps"]
+    assert odds["detail"]["hit"] == pytest.approx(5 / 10)  # a d10 of 1-5
+    r = game.client.post(f"{url}/rolls", json=shot | {"seed": _seed(4)}, headers=headers)
+    assert r.status_code == 201, r.text
+    (die,) = r.json()["dice"][0]["dice"]
+    assert (die["purpose"], die["natural"]) == ("attack vs 5°", 4)
+    assert game.state(game.thinny)["ap_spent"] == 2  # round 2: 1 + 1; 4 AP in all
+
+    swat = {"attack": {"degree": 6, "type": "percussion_gun"}, "target": {"armour": 3, "hp": 3}}
+    answer = game.client.post("/api/v1/rulesets/degrees/odds", json=swat)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["destroyed"] == pytest.approx(1 / 10)  # a raw 6: 3 Armour + 3 HP
+    for seed in range(40):
+        rolled = game.client.post("/api/v1/rulesets/degrees/roll", json=swat | {"seed": seed})
+        natural = rolled.json()["lines"][0]["dice"][0]["natural"]
+        assert (rolled.json()["targets"][0]["hp"] == 0) == (natural == 6)
+
+
+SWAT = {
+    "name": "SWAT",
+    "kind": "personnel",
+    "degree": 3,
+    "weapons": [{"type": "sensory_dampener", "degree": 4}],
+}
+SUSPECT = {
+    "name": "Suspect",
+    "kind": "personnel",
+    "degree": 2,
+    "senses": ["audition", "vision", "analgesia", "nociception"],
+    "weapons": [],
+}
+
+
+def test_worked_example_swat_sensory_dampener_through_the_battle_api(app: FastAPI) -> None:
+    """9.5.2's dampener table: round 1 the 0 AP attack at 4°, the GM rolls 5: a miss; round 2
+    the SWAT turns up the heat (1 AP): 5°, the GM rolls 4: 4 AP lost, and the target's first
+    four senses in its order (Audition, Vision, Analgesia, Nociception) dampened."""
+    with _battle(app, SWAT, SUSPECT) as game:
+        url = f"/api/v1/battles/{game.battle}"
+        fire = {"attacker_id": game.thinny, "target_id": game.simo, "weapons": [0]}
+        round_1 = fire | {"situation": {"range": "close"}}
+        preview = game.client.post(f"{url}/odds", json=round_1, headers=game.headers)
+        assert preview.status_code == 200, preview.text
+        assert preview.json()["odds"]["detail"]["hit"] == pytest.approx(4 / 10)
+        assert preview.json()["odds"]["detail"]["ap_needed"] == 0
+        r = game.client.post(
+            f"{url}/rolls", json=round_1 | {"seed": _seed(5)}, headers=game.headers
+        )
+        assert r.status_code == 201, r.text
+        (die,) = r.json()["dice"][0]["dice"]
+        assert (die["purpose"], die["natural"]) == ("attack vs 4°", 5)
+        missed = game.state(game.simo)
+        assert missed["dampened"] == [] and missed["ap_lost"] == missed["ap_spent"] == 0
+        assert game.state(game.thinny)["ap_spent"] == 0
+        for unit in (game.thinny, game.simo):
+            assert game.act(unit, "new_round").status_code == 201
+
+        round_2 = fire | {"situation": {"range": "close", "extend": 1}}
+        preview = game.client.post(f"{url}/odds", json=round_2, headers=game.headers)
+        detail = preview.json()["odds"]["detail"]
+        assert detail["hit"] == pytest.approx(5 / 10) and detail["ap_needed"] == 1
+        r = game.client.post(
+            f"{url}/rolls", json=round_2 | {"seed": _seed(4)}, headers=game.headers
+        )
+        assert r.status_code == 201, r.text
+        (die,) = r.json()["dice"][0]["dice"]
+        assert (die["purpose"], die["natural"]) == ("attack vs 5°", 4)
+        hit = game.state(game.simo)
+        assert hit["ap_spent"] + hit["ap_lost"] == 4  # the target loses 4 AP
+        assert hit["dampened"] == ["audition", "vision", "analgesia", "nociception"]
+        assert (hit["armour"], hit["hp"], hit["restrained"]) == (None, None, False)  # untouched
+        assert game.state(game.thinny)["ap_spent"] == 1
