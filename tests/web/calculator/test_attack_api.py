@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.rules.brikwars.attack_support import G, armour_table
+from tests.rules.brikwars.test_attacks_explosion import oracle_rings
+
 BODY = {
     "action": {"die": 6, "use": 4, "modifier": 0},
     "damage": {"dice": 1, "sides": 6, "modifier": 0, "per_die_modifier": 0},
@@ -162,3 +165,29 @@ def test_the_stateless_calculators_are_matched_first(client: TestClient) -> None
     included = [r for r in client.app.router.routes if hasattr(r, "original_router")]  # type: ignore[attr-defined]
     assert included and included[0].original_router is brikwars.router
     assert client.post("/api/v1/brikwars/odds", json=BODY).status_code == 200
+
+
+def test_wall_demolition_rings_against_the_wall_and_the_ground(client: TestClient) -> None:
+    """Chapter 8, "Explosion Example: Wall Demolition": a Size 3" Missile is a 3d10
+    Explosion; its rings are 0-2", 2-4" and 4-6", each dropping the highest die left (16, 9
+    and 3 for a roll of 3, 6, 7), against the wall's 3d10 Armor and the ground's 1d10, with
+    an inch of KnockBack per die left. Checked against a face-by-face enumeration."""
+    missile = client.post("/api/v1/brikwars/weapon-stats", json={"type": "rocket", "xsize": 3})
+    assert missile.json()["damage"]["text"] == "3d10 Explosion"
+    for armour, groups in (
+        ({"dice": 3, "sides": 10}, [G(10)] * 3),
+        ({"dice": 1, "sides": 10}, [G(10)]),
+    ):
+        r = client.post("/api/v1/brikwars/explosion-odds", json={"dice": 3, "armor": armour})
+        assert r.status_code == 200, r.text
+        rings = r.json()["rings"]
+        assert [(x["from_inches"], x["to_inches"]) for x in rings] == [(0, 2), (2, 4), (4, 6)]
+        want, left = oracle_rings([G(10)] * 3, 0, armour_table(groups, 3), 3)
+        assert left < 3e-3
+        for got, w in zip(rings, want, strict=True):
+            assert got["destroyed"] == pytest.approx(w["greater"], abs=3e-3)
+            assert got["something_bad"] == pytest.approx(w["equal"], abs=3e-3)
+            assert got["no_effect"] == pytest.approx(w["less"] + w["cf"], abs=3e-3)
+            knockback = dict(got["knockback"])
+            for inches, p in w["kb"].items():
+                assert knockback.get(inches, 0.0) == pytest.approx(p, abs=3e-3)
