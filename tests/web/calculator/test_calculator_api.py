@@ -398,6 +398,27 @@ def test_shotgun_wedding_damage_falls_with_distance_and_cover(member: Member) ->
         _matches(then_parson, _oracle(3, 0, [G(8)], -3, {4: 1.0}))
 
 
+def test_a_shotgun_at_one_target_loses_damage_with_distance(member: Member) -> None:
+    """A BlastGun is an Arc of 1 with or without further targets: the parson four inches
+    away takes 1d8-3 when he is the only target too (the single-attack path once left the
+    distance out: 1d8+1)."""
+    grundy, parson = _units(
+        member,
+        {"name": "Grundy", "kind": "minifig", "weapons": [{"type": "shotgun"}]},
+        {"name": "Parson", "kind": "minifig"},
+    )
+    for distance, damage, text in ((0.5, 1, "1d8 +1"), (2, -1, "1d8 -1"), (4, -3, "1d8 -3")):
+        r = api(
+            member, "POST", "/api/v1/calculator/odds", json=_fire(grundy, parson, distance=distance)
+        )
+        assert r.status_code == 200, r.text
+        (line,) = r.json()["lines"]
+        steps = {s["label"]: s["value"] for s in line["steps"]}
+        assert steps["Damage"] == text, (distance, steps)
+        (target,) = line["targets"]
+        _matches(target, _oracle(3, 0, [G(8)], damage, {4: 1.0}))
+
+
 def test_missile_racks_fire_three_rounds_each_at_use_six(member: Member) -> None:
     """Chapter 8, "Payload Example: Missile Racks": each rack is a Size 3" Launcher loaded
     with six Size 1 Explosives; it fires up to three of them a turn, rolling a Use:6 Action

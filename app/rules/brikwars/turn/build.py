@@ -110,7 +110,9 @@ def _weapon_lines(fire: _Fire, index: int) -> tuple[list[Line], Attack | None]:
         return _explosive_lines(fire, index, weapon, stats, out), None
     if s.burst and auto == "machinegun":
         return [_burst_line(fire, index, weapon, out)], None
-    if auto is not None and (turn.followers or (s.arc > 1 and auto != "blastgun")):
+    # a BlastGun is always an Arc of 1: its Damage falls by each full inch to each target,
+    # the first included (chapter 8, BlastGuns), which only the Arc's line counts
+    if auto is not None and (auto == "blastgun" or turn.followers or s.arc > 1):
         return [_arc_line(fire, index, weapon, stats, out)], None
     attack = attack_of(
         turn.attacker,
