@@ -149,6 +149,26 @@ def _insert(conn, table_name: str, **values: object) -> int:  # type: ignore[no-
     return conn.execute(sa.insert(table).values(**values).returning(table.c.id)).scalar_one()  # type: ignore[no-any-return]
 
 
+def _army_with_a_gunner(conn, email: str, **unit: object) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """A user's army of one minifig with a Gun, as the tables stood before a migration
+    (``unit``: that revision's further unit columns): the army's and the unit's ids."""
+    stamps = {"created_at": NOW, "updated_at": NOW}
+    user = _insert(conn, "user_account", email=email, display_name="U", password_hash="x", **stamps)
+    army = _insert(
+        conn, "army", owner_id=user, name="Red", ruleset_id="brikwars", budget=100,
+        notes="", house_rules={}, version=1, **stamps,
+    )  # fmt: skip
+    unit_id = _insert(
+        conn, "unit", army_id=army, position=0, name="Trooper", kind="minifig", spec={},
+        version=1, **unit, **stamps,
+    )  # fmt: skip
+    _insert(
+        conn, "weapon", unit_id=unit_id, position=0, type="gun", spec={"size": 1}, version=1,
+        **stamps,
+    )  # fmt: skip
+    return army, unit_id
+
+
 def test_ruleset_neutral_battles_migration_carries_battles_and_clubs_across() -> None:
     """Battles, their units' BrikWars state, their log and clubs' house rules made before the
     change arrive whole; the migrated battle still rolls and undoes; downgrade brings the
@@ -292,24 +312,8 @@ def test_unit_count_migration_gives_existing_units_one_figure() -> None:
     cfg = alembic_config(url)
     command.upgrade(cfg, "7b2d4e6f8a10")  # the revision before the unit count
     engine = make_engine(url)
-    stamps = {"created_at": NOW, "updated_at": NOW}
     with engine.begin() as conn:
-        user = _insert(
-            conn, "user_account", email="c@example.com", display_name="C", password_hash="x",
-            **stamps,
-        )  # fmt: skip
-        army = _insert(
-            conn, "army", owner_id=user, name="Red", ruleset_id="brikwars", budget=100,
-            notes="", house_rules={}, version=1, **stamps,
-        )  # fmt: skip
-        unit = _insert(
-            conn, "unit", army_id=army, position=0, name="Trooper", kind="minifig", spec={},
-            version=1, **stamps,
-        )  # fmt: skip
-        _insert(
-            conn, "weapon", unit_id=unit, position=0, type="gun", spec={"size": 1}, version=1,
-            **stamps,
-        )  # fmt: skip
+        _army_with_a_gunner(conn, "c@example.com")
     command.upgrade(cfg, "head")
     with engine.begin() as conn:
         assert conn.execute(text("SELECT count FROM unit")).scalar_one() == 1
@@ -507,22 +511,7 @@ def test_unit_notes_migration_gives_existing_units_empty_notes() -> None:
     engine = make_engine(url)
     stamps = {"created_at": NOW, "updated_at": NOW}
     with engine.begin() as conn:
-        user = _insert(
-            conn, "user_account", email="n@example.com", display_name="N", password_hash="x",
-            **stamps,
-        )  # fmt: skip
-        army = _insert(
-            conn, "army", owner_id=user, name="Red", ruleset_id="brikwars", budget=100,
-            notes="army notes", house_rules={}, version=1, **stamps,
-        )  # fmt: skip
-        unit = _insert(
-            conn, "unit", army_id=army, position=0, name="Trooper", kind="minifig", spec={},
-            count=2, version=1, **stamps,
-        )  # fmt: skip
-        _insert(
-            conn, "weapon", unit_id=unit, position=0, type="gun", spec={"size": 1}, version=1,
-            **stamps,
-        )  # fmt: skip
+        army, _ = _army_with_a_gunner(conn, "n@example.com", count=2)
     command.upgrade(cfg, "head")
     with engine.begin() as conn:
         assert conn.execute(text("SELECT notes, count FROM unit")).one() == ("", 2)
