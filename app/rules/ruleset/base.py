@@ -24,13 +24,19 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import asdict, fields, is_dataclass, replace
-from fractions import Fraction
 from functools import cached_property
 from typing import Any, ClassVar
 
 from app.rules import battle_log
 from app.rules.errors import FieldErrors, InvalidInput
-from app.rules.fields import FieldValue, FormSplit, InputField, parse_fields, read_object
+from app.rules.fields import (
+    FieldValue,
+    FormSplit,
+    InputField,
+    format_number,
+    parse_fields,
+    read_object,
+)
 from app.rules.memo import BoundedMemo
 from app.rules.ruleset.fighters import ActionResult, BattleAttack, Fighter, Standing, UnitAction
 from app.rules.ruleset.figures import (
@@ -133,11 +139,9 @@ def _kept_keys(kind: Callable[..., Any], data: Mapping[str, Any]) -> dict[str, A
 
 
 def _number(value: Any) -> str:
-    """A cost as pages write it: 3, 4.5, 1/3 (exact where a short decimal is not)."""
-    if isinstance(value, Fraction) and value.denominator != 1:
-        text = format(float(value), "g")
-        return text if Fraction(text) == value else f"{value.numerator}/{value.denominator}"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    """A cost as pages write it: 3, 4.5, 1/3 (``format_number``'s exact text; a float by
+    its shortest digits)."""
+    return f"{value:g}" if isinstance(value, float) else format_number(value)
 
 
 class AttackBase:
