@@ -335,11 +335,13 @@ def read_object(
     errors: FieldErrors,
     *,
     also: frozenset[str] = frozenset(),
+    unknown: str = "is not a known field",
 ) -> dict[str, FieldValue]:
     """Every field's value in the JSON object at ``path`` (a unit, ``weapons.2``), each
     refusal noted in ``errors`` by its path rather than raised, so a whole unit's wrong
     fields are named at once: an unknown key, a required field missing, a bad value (which
-    reads as its default). ``also``: keys the caller reads itself (``weapons``).
+    reads as its default). ``also``: keys the caller reads itself (``weapons``); ``unknown``:
+    the reason an unknown key is given.
 
     >>> errors = FieldErrors()
     >>> hits = InputField("hits", "Hits", "whole", 1, low=1, high=5)
@@ -355,7 +357,7 @@ def read_object(
     known = frozenset(f.name for f in fields) | also
     for key in data:
         if key not in known:
-            errors.add(f"{prefix}{key}", "is not a known field")
+            errors.add(f"{prefix}{key}", unknown)
     for f in fields:
         if f.default is None and not f.optional and data.get(f.name) is None:
             errors.add(f"{prefix}{f.name}", "is required")

@@ -256,12 +256,10 @@ class RulesetBase(ABC):
 
     def decode_options(self, data: Mapping[str, Any] | None) -> Any:
         errors = FieldErrors()
-        values = read_object(data or {}, "", self.option_fields, errors)
-        if errors:  # an unknown option is named by its key, not 'is not a known field'
-            for key, reason in errors.errors.items():
-                if reason == "is not a known field":
-                    errors.errors[key] = "unknown rule option"
-            errors.raise_any()
+        values = read_object(
+            data or {}, "", self.option_fields, errors, unknown="unknown rule option"
+        )
+        errors.raise_any()
         return self.options_type(**values)
 
     def encode_options(self, options: Any) -> JSON:
