@@ -58,6 +58,7 @@ from app.rules.ruleset.odds import (
     Outcome,
     RolledDie,
     SampleAttack,
+    Tally,
     TargetInput,
     TargetOdds,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "SampleAttack",
     "Severity",
     "Standing",
+    "Tally",
     "TargetInput",
     "TargetOdds",
     "UnitAction",

@@ -31,6 +31,12 @@ class TargetOdds:
     outcomes: tuple[Outcome, ...]
     extras: tuple[Outcome, ...] = ()
     inapplicable: tuple[str, ...] = ()
+    # A squad (a target of several figurines, ``TargetInput.figures``): these odds are each
+    # of ``figures`` figurines' of the target, from its ``figure``-th (0: the first). Alike
+    # figurines share one entry; figurines with different odds (automatic fire's falling
+    # modifier, say) get one each.
+    figure: int = 0
+    figures: int = 1
 
     def probability(self, key: str) -> float:
         return sum(o.probability for o in self.outcomes + self.extras if o.key == key)
@@ -72,19 +78,37 @@ class LineOdds:
 
 
 @dataclass(frozen=True, slots=True)
+class Tally:
+    """How many figurines, over every target of the attack, end with an outcome (``key``:
+    ``wounded``, ``out``, ``destroyed``...): the exact distribution, ``distribution[n]`` being
+    P(exactly n). A ruleset whose targets' outcomes are not independent (one Damage roll for
+    everyone in a blast, say) computes it jointly."""
+
+    key: str
+    label: str
+    distribution: tuple[float, ...]
+
+    @property
+    def expected(self) -> float:
+        return sum(n * p for n, p in enumerate(self.distribution))
+
+
+@dataclass(frozen=True, slots=True)
 class AttackOdds:
     """Every line's odds. ``decisive``: P(at least one target removed from play), the
     headline figure; ``expected``: the expected number of lines with a decisive result on
     the main target (what a loadout is worth per point spent); ``detail``: the ruleset's
     own figures, JSON-ready (a whole round's distribution of what the target has left, say):
     the stateless ``/odds`` answer carries them beside the shared fields, and the ruleset's
-    templates read them."""
+    templates read them; ``tallies``: where figurines are counted (several targets, squads),
+    the distribution of how many end wounded, out or destroyed over all targets."""
 
     lines: tuple[LineOdds, ...]
     decisive: float
     truncation_bound: float = 0.0
     expected: float = 0.0
     detail: Mapping[str, Any] = field(default_factory=dict)
+    tallies: tuple[Tally, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +119,7 @@ class RolledDie:
     value: int
     bonus: bool = False
     target: int | None = None
+    figure: int = 0  # which figurine of a squad target (TargetInput.figures)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +132,7 @@ class Effect:
     damage: int | None = None
     flags: tuple[str, ...] = ()  # extra outcome keys that happened (e.g. "on_fire")
     amount: int = 0  # how much of the outcome, where it comes in amounts (inches lost, say)
+    figure: int = 0  # which figurine of a squad target (TargetInput.figures)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +161,14 @@ class AttackRoll:
 @dataclass(frozen=True, slots=True)
 class TargetInput:
     """A target of an attack: the ruleset's unit, and its ``target_fields`` values (for
-    every target after the first: where it stands, say)."""
+    every target after the first: where it stands, say). ``figures``: how many figurines
+    of a squad (a roster unit of count N: 1..N) stand where the attack reaches (in the
+    radius, along the Arc, in the location). An attack that strikes several targets counts
+    each as a target of its own; one that strikes a single figurine strikes one of them."""
 
     unit: Any
     fields: Mapping[str, Any] = field(default_factory=dict)
+    figures: int = 1
 
 
 @dataclass(frozen=True, slots=True)
