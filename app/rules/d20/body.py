@@ -18,6 +18,7 @@ from app.rules.d20.situation import (
     MAX_TARGETS,
     D20Situation,
     Placed,
+    check_figures,
     read_objects,
 )
 from app.rules.d20.units import POWER_MAX, REACH_MAX, D20Figurine, D20Weapon
@@ -47,6 +48,9 @@ _BODY_TARGET = (
     InputField("shaken", "Shaken", "flag", False),
     InputField("cover", "In cover", "flag", False),
     InputField("height", "Height (cm)", "whole", 0, low=0, high=HEIGHT_MAX),
+    # a squad's figurines where the attack reaches: automatic fire and explosions strike
+    # each, a shot one
+    InputField("figures", "Figurines", "whole", 1, low=1, high=MAX_TARGETS),
 )
 
 
@@ -54,8 +58,9 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
     """A shot, automatic fire or an explosion from the stateless body: ``{"attack": {"stat",
     "power", "modifier", "automatic", "reach", "distance", "equipment", "charges", "su",
     "objects", "margin_wounds", "naturals", "cover_bonus"}, "targets": [{"pd", "evasion",
-    "cp", "shaken", "cover", "height"}]}``. ``equipment`` (a grenade, the mine or a charge,
-    ``charges`` of them set together) makes it an explosion of the catalogue's Power.
+    "cp", "shaken", "cover", "height", "figures"}]}``. ``equipment`` (a grenade, the mine or
+    a charge, ``charges`` of them set together) makes it an explosion of the catalogue's
+    Power; ``figures`` (default 1) makes a target a squad of that many figurines.
     Refusals are ``InvalidInput`` naming the field."""
     if not isinstance(body, Mapping):
         raise InvalidInput("attack", "is required (an object)")
@@ -72,10 +77,11 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
     if len(raw) > MAX_TARGETS:
         raise InvalidInput("targets", f"at most {MAX_TARGETS} targets")
     targets = [fields_at(t, f"targets.{i}", _BODY_TARGET) for i, t in enumerate(raw)]
+    check_figures([t["figures"] for t in targets])
     automatic = bool(attack["automatic"])
     distance = whole_value(attack, "distance")
     if equipment is None:
-        weapons = _body_gun(attack, len(targets))
+        weapons = _body_gun(attack, len(targets), sum(whole_value(t, "figures") for t in targets))
     else:
         weapons = _body_explosives(attack, str(equipment))
     if attack["objects"] and equipment is None:
@@ -96,6 +102,7 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
             bool(t["cover"]),
             whole_value(t, "height"),
             bool(t["shaken"]),
+            whole_value(t, "figures"),
         )
         for t in targets
     ]
@@ -117,11 +124,14 @@ def from_body(body: Mapping[str, Any]) -> D20Attack:
     return made
 
 
-def _body_gun(attack: Mapping[str, FieldValue], targets: int) -> tuple[D20Weapon, ...]:
-    """The stateless body's gun (its Power and Reach), for a shot or automatic fire."""
+def _body_gun(
+    attack: Mapping[str, FieldValue], targets: int, figures: int
+) -> tuple[D20Weapon, ...]:
+    """The stateless body's gun (its Power and Reach), for a shot or automatic fire (which
+    needs two figurines, a squad's counting each)."""
     automatic = bool(attack["automatic"])
     distance = whole_value(attack, "distance")
-    if automatic and targets < AUTO_MIN_TARGETS:
+    if automatic and figures < AUTO_MIN_TARGETS:
         raise InvalidInput("targets", "automatic fire needs at least two targets")
     if not automatic and targets != 1:
         raise InvalidInput("targets", "a single shot has exactly one target (else automatic)")

@@ -21,6 +21,7 @@ from app.rules.d20.situation import (
     TARGET_FIELDS,
     D20Situation,
     as_placed,
+    check_figures,
     read_situation,
 )
 from app.rules.d20.units import D20Figurine
@@ -36,7 +37,9 @@ class D20Calculating:
     situation_fields: tuple[InputField, ...] = SITUATION_FIELDS
     target_fields: tuple[InputField, ...] = TARGET_FIELDS
     outcome_columns: tuple[Column, ...] = OUTCOME_COLUMNS
-    max_targets: int = MAX_TARGETS  # automatic fire and explosions strike several
+    # automatic fire and explosions strike several; MAX_TARGETS bounds the figurines (a squad
+    # of N counts N), so the targets too
+    max_targets: int = MAX_TARGETS
     sample_attacks: tuple[SampleAttack, ...] = SAMPLE_ATTACKS
 
     def attack(
@@ -51,6 +54,7 @@ class D20Calculating:
         check_attack_shape(
             "D20", attacker.name, len(attacker.weapons), weapons, targets, allies, MAX_TARGETS
         )
+        check_figures([t.figures for t in targets])
         read = read_situation(situation)
         placed = [as_placed(t, n, read) for n, t in enumerate(targets)]
         return plan(attacker, weapons, placed, read, options)

@@ -22,9 +22,17 @@ from app.rules.d20.units import D20Figurine, D20Weapon
 
 
 def auto_penalty(position: int) -> int:
-    """The modifier of automatic fire on the target at ``position`` (0: the first): -1, -2,
-    -3, then -4 for every further one."""
+    """The modifier of automatic fire on the figurine at ``position`` of the Arc (0: the
+    first): -1, -2, -3, then -4 for every further one."""
     return -min(AUTO_PENALTY_STEP * (position + 1), AUTO_PENALTY_MAX)
+
+
+def figurines(placed: Sequence[Placed], squads: bool) -> list[tuple[int, int, Placed]]:
+    """The figurines struck, in order, each as (target, figurine of the target, target):
+    with ``squads`` (automatic fire, an explosion), each of a squad's ``figures``, the
+    targets in their given order and a squad's figurines one after another (so in automatic
+    fire's Arc); without (a shot, a blow, a defusing), one per target."""
+    return [(n, k, t) for n, t in enumerate(placed) for k in range(t.figures if squads else 1)]
 
 
 def plan(
@@ -38,27 +46,33 @@ def plan(
     problems: list[str] = []
     chosen = [attacker.weapons[i] for i in weapons]
     guns = [w for w in chosen if w.type == "gun"]
-    if len(guns) >= 2 and len(placed) >= 2:
+    several = situation.mode in ("automatic", "explosion")
+    struck = figurines(placed, several)
+    if len(guns) >= 2 and len(struck) >= 2:
         problems.append(
             f"{attacker.name} carries two ranged weapons: it shoots one target per turn."
         )
     if situation.mode in ("shot", "blow", "automatic"):
-        return _plan_strike(attacker, weapons, chosen, placed, situation, options, problems)
+        return _plan_strike(
+            attacker, weapons, chosen, len(placed), struck, situation, options, problems
+        )
     if situation.mode == "defuse":
-        return _plan_defuse(attacker, weapons, chosen, placed, situation, problems)
-    return _plan_explosion(attacker, weapons, chosen, placed, situation, options, problems)
+        return _plan_defuse(attacker, weapons, chosen, struck, situation, problems)
+    return _plan_explosion(attacker, weapons, chosen, struck, situation, options, problems)
 
 
 def _plan_strike(
     attacker: D20Figurine,
     weapons: tuple[int, ...],
     chosen: list[D20Weapon],
-    placed: Sequence[Placed],
+    targets: int,
+    struck: list[tuple[int, int, Placed]],
     situation: D20Situation,
     options: D20Options,
     problems: list[str],
 ) -> D20Attack:
-    """A shot, a blow or automatic fire: one weapon (or bare hands) against each target."""
+    """A shot, a blow or automatic fire: one weapon (or bare hands) against each figurine
+    struck (a shot's or a blow's: one figurine of its target, a squad's or not)."""
     mode, mods = situation.mode, situation.modifier
     if len(chosen) > 1:
         problems.append("Attack with one weapon at a time.")
@@ -66,12 +80,12 @@ def _plan_strike(
     if mode == "blow":
         stat, stat_name = attacker.hth, "HtH"
         power, name = _blow_weapon(weapon, situation, problems)
-        if len(placed) > 1:
+        if targets > 1:
             problems.append("A blow strikes one target.")
     else:
         stat, stat_name = attacker.shot, "Shot"
-        power, name = _shot_weapon(weapon, len(placed), situation, problems)
-    penalties = tuple(auto_penalty(i) if mode == "automatic" else 0 for i in range(len(placed)))
+        power, name = _shot_weapon(weapon, targets, len(struck), situation, problems)
+    penalties = tuple(auto_penalty(i) if mode == "automatic" else 0 for i in range(len(struck)))
     bonus = stat + power + mods
     strikes = tuple(
         Strike(
@@ -81,7 +95,7 @@ def _plan_strike(
             margin_wounds=options.margin_wounds,
             naturals=options.naturals,
         )
-        for t, pen in zip(placed, penalties, strict=True)
+        for (_, _, t), pen in zip(struck, penalties, strict=True)
     )
     steps = (
         (stat_name, str(stat)),
@@ -104,6 +118,7 @@ def _plan_strike(
         weapons=weapons,
         steps=steps,
         refused=tuple(problems),
+        owners=tuple((n, k) for n, k, _ in struck),
     )
 
 
@@ -126,9 +141,14 @@ def _blow_weapon(
 
 
 def _shot_weapon(
-    weapon: D20Weapon | None, targets: int, situation: D20Situation, problems: list[str]
+    weapon: D20Weapon | None,
+    targets: int,
+    figures: int,
+    situation: D20Situation,
+    problems: list[str],
 ) -> tuple[int, str]:
-    """A shot's or automatic fire's Power and gun, with why it cannot fire as declared."""
+    """A shot's or automatic fire's Power and gun, with why it cannot fire as declared
+    (automatic fire counts the figurines, a squad's each; a shot the targets)."""
     automatic = situation.mode == "automatic"
     if weapon is None or weapon.type != "gun":
         power, name = (weapon.power, weapon.name) if weapon else (0, "no weapon")
@@ -145,7 +165,7 @@ def _shot_weapon(
     if automatic:
         if weapon is not None and weapon.type == "gun" and not weapon.automatic:
             problems.append(f"{weapon.name} has no automatic fire.")
-        if targets < AUTO_MIN_TARGETS:
+        if figures < AUTO_MIN_TARGETS:
             problems.append("Automatic fire needs at least two targets.")
     elif targets > 1:
         problems.append("A single shot strikes one target (automatic fire: several).")
@@ -156,7 +176,7 @@ def _plan_defuse(
     attacker: D20Figurine,
     weapons: tuple[int, ...],
     chosen: list[D20Weapon],
-    placed: Sequence[Placed],
+    struck: list[tuple[int, int, Placed]],
     situation: D20Situation,
     problems: list[str],
 ) -> D20Attack:
@@ -167,11 +187,12 @@ def _plan_defuse(
         dl = sum(w.power for w in charges)
         if not charges:
             problems.append("Give the charge's DL, or choose the charges to defuse.")
-    strikes = tuple(Strike(0, t.defence, t.cp, hit=False) for t in placed)
+    strikes = tuple(Strike(0, t.defence, t.cp, hit=False) for _, _, t in struck)
     return D20Attack(
         situation.mode,
         f"Defuse DL {dl}",
         strikes,
+        owners=tuple((n, k) for n, k, _ in struck),
         dexterity=attacker.dexterity,
         dl=dl,
         weapons=weapons,
@@ -184,13 +205,14 @@ def _plan_explosion(
     attacker: D20Figurine,
     weapons: tuple[int, ...],
     chosen: list[D20Weapon],
-    placed: Sequence[Placed],
+    struck: list[tuple[int, int, Placed]],
     situation: D20Situation,
     options: D20Options,
     problems: list[str],
 ) -> D20Attack:
     """A grenade, a mine or charges set together, against everyone in the radius: Power +
-    1D20 against each figurine's PD alone, Evasion or not (RULINGS 3.3)."""
+    1D20 against each figurine's PD alone, Evasion or not (RULINGS 3.3); each figurine of
+    a squad in the radius rolls its own."""
     objects = read_objects(situation.objects)
     mods = situation.modifier
     _explosive_problems(attacker, chosen, situation, problems)
@@ -214,7 +236,7 @@ def _plan_explosion(
             margin_wounds=options.margin_wounds,
             naturals=options.naturals,
         )
-        for t in placed
+        for _, _, t in struck
     )
     name = " + ".join(w.name for w in chosen) or "nothing"
     radius = max((e.radius or 0 for e in entries), default=0)
@@ -233,6 +255,7 @@ def _plan_explosion(
         weapons=weapons,
         steps=steps,
         refused=tuple(problems),
+        owners=tuple((n, k) for n, k, _ in struck),
     )
 
 

@@ -14,7 +14,7 @@ explosion + 1 D20 / Physical Defense"); objects are caught in explosions only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,8 @@ from app.rules.errors import InvalidInput
 from app.rules.fields import WEAPON_TYPE, InputField, parse_fields
 from app.rules.ruleset import TargetInput
 
+# The most figurines an attack counts, over all its targets (a squad of N standing where the
+# attack reaches is N of them): 10 squads of 5 fit, and the odds of 60 stay a few ms.
 MAX_TARGETS = 60
 MAX_OBJECTS = 20
 DL_MAX = 200
@@ -162,9 +164,9 @@ def read_situation(values: Mapping[str, Any]) -> D20Situation:
 @dataclass(frozen=True, slots=True)
 class Placed:
     """A target as the attack sees it: its Physical Defense, Evasion (0 while Shaken), CP
-    left, and where it stands. A shot or a blow is set against ``defence`` (PD + Evasion),
-    an explosion against ``pd`` alone (RULINGS 3.3: Evasion dodges shots and blows, not a
-    blast)."""
+    left, where it stands and how many alike figurines of a squad stand there. A shot or a
+    blow is set against ``defence`` (PD + Evasion), an explosion against ``pd`` alone
+    (RULINGS 3.3: Evasion dodges shots and blows, not a blast)."""
 
     pd: int
     evasion: int
@@ -172,11 +174,27 @@ class Placed:
     cover: bool = False
     height: int = 0
     shaken: bool = False
+    figures: int = 1  # a squad's figurines where the attack reaches (TargetInput.figures)
 
     @property
     def defence(self) -> int:
         """Against a shot or a blow: PD + Evasion, PD alone while Shaken."""
         return self.pd + (0 if self.shaken else self.evasion)
+
+
+def check_figures(counts: Sequence[object]) -> None:
+    """Each target's ``figures`` a whole number from 1, and at most ``MAX_TARGETS``
+    figurines over all targets: checked before any work (InvalidInput names the target's
+    ``targets.N.figures`` where the total goes over)."""
+    total = 0
+    for n, count in enumerate(counts):
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            raise InvalidInput(f"targets.{n}.figures", "must be a whole number, at least 1")
+        total += count
+        if total > MAX_TARGETS:
+            raise InvalidInput(
+                f"targets.{n}.figures", f"at most {MAX_TARGETS} figurines over all targets"
+            )
 
 
 def as_placed(target: TargetInput, n: int, situation: D20Situation) -> Placed:
@@ -208,4 +226,5 @@ def as_placed(target: TargetInput, n: int, situation: D20Situation) -> Placed:
         bool(parsed["cover"]),
         int(parsed["height"] or 0),
         bool(parsed["shaken"]),
+        target.figures,
     )

@@ -76,3 +76,60 @@ def enumerate_attack(
         [{k: Fraction(c[k], size) for k in ("out", "wounded", "unhurt")} for c in per],
         {k: Fraction(v, size) for k, v in wounded.items()},
     )
+
+
+def figurine_faces(bonus: int, against: int, cp: int, **rules: object) -> list[tuple[int, str]]:
+    """One figurine's (CP lost, outcome) for each natural 1..20."""
+    out = []
+    for natural in range(1, 21):
+        lost = min(cp, cp_lost(bonus, against, natural, **rules))  # type: ignore[arg-type]
+        out.append((lost, _outcome(lost, cp)))
+    return out
+
+
+def enumerate_figurines(
+    figurines: Sequence[tuple[int, int, int]], **rules: object
+) -> tuple[list[dict[str, Fraction]], dict[int, Fraction], dict[int, Fraction]]:
+    """Every figurine (bonus, defence, CP) its own D20: each figurine's P(out), P(wounded,
+    not out), P(unhurt), and the exact distributions of how many lost 1 CP or more and how
+    many are out, by playing out every one of the 20^n rolls (n <= 4 or so)."""
+    faces = [figurine_faces(b, d, cp, **rules) for b, d, cp in figurines]
+    n = len(figurines)
+    per: list[Counter[str]] = [Counter() for _ in range(n)]
+    wounded: Counter[int] = Counter()
+    out: Counter[int] = Counter()
+    for naturals in itertools.product(range(20), repeat=n):
+        rolled = [faces[i][k] for i, k in enumerate(naturals)]
+        for i, (_, key) in enumerate(rolled):
+            per[i][key] += 1
+        wounded[sum(lost > 0 for lost, _ in rolled)] += 1
+        out[sum(key == "out" for _, key in rolled)] += 1
+    size = 20**n
+    return (
+        [{k: Fraction(c[k], size) for k in ("out", "wounded", "unhurt")} for c in per],
+        {k: Fraction(v, size) for k, v in wounded.items()},
+        {k: Fraction(v, size) for k, v in out.items()},
+    )
+
+
+def enumerate_figurines_by_outcome(
+    figurines: Sequence[tuple[int, int, int]], **rules: object
+) -> tuple[dict[int, Fraction], dict[int, Fraction]]:
+    """The same two distributions for more figurines: every combination of the figurines'
+    outcomes, each weighted by the number of D20 rolls that give it (the product of each
+    figurine's faces giving its part), so 3^n combinations rather than 20^n rolls."""
+    classes = [
+        Counter((lost > 0, key == "out") for lost, key in figurine_faces(b, d, cp, **rules))
+        for b, d, cp in figurines
+    ]
+    wounded: Counter[int] = Counter()
+    out: Counter[int] = Counter()
+    for combo in itertools.product(*(c.items() for c in classes)):
+        times = math.prod(count for _, count in combo)
+        wounded[sum(w for (w, _), _ in combo)] += times
+        out[sum(o for (_, o), _ in combo)] += times
+    size = 20 ** len(figurines)
+    return (
+        {k: Fraction(v, size) for k, v in wounded.items()},
+        {k: Fraction(v, size) for k, v in out.items()},
+    )
