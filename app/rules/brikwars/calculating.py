@@ -17,7 +17,14 @@ from app.rules.brikwars.situation_fields import (
     SITUATION_FIELDS,
     situation_from_input,
 )
-from app.rules.brikwars.turn import MAX_ARC_TARGETS, Ally, ArcFollower, Turn, TurnSituation
+from app.rules.brikwars.turn import (
+    MAX_ARC_TARGETS,
+    MAX_FIGURINES,
+    Ally,
+    ArcFollower,
+    Turn,
+    TurnSituation,
+)
 from app.rules.brikwars.units import UnitSpec
 from app.rules.errors import InvalidInput
 from app.rules.fields import FieldValue, InputField, parse_fields
@@ -35,6 +42,21 @@ _TANK: dict[str, Any] = {
     ],
 }
 _WALKER: dict[str, Any] = {"name": "Walker", "size": 3, "structure_level": 3}
+
+
+def _check_figures(targets: Sequence[TargetInput]) -> None:
+    """Each target's figurines (a squad's, 1..N) bounded before any work: at least 1 each,
+    at most MAX_FIGURINES over all the targets (an Arc strikes each, a blast rolls for each;
+    ruling T7)."""
+    total = 0
+    for i, t in enumerate(targets):
+        field = f"targets.{i}.figures"
+        n = t.figures
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise InvalidInput(field, "needs a whole number of figurines, at least 1")
+        total += n
+        if total > MAX_FIGURINES:
+            raise InvalidInput(field, f"at most {MAX_FIGURINES} figurines over all the targets")
 
 
 class BrikWarsCalculating(RulesetBase):
@@ -94,12 +116,20 @@ class BrikWarsCalculating(RulesetBase):
             if key not in _SITUATION_NAMES:
                 raise InvalidInput(str(key), "unknown situation field")
         turn_situation, errors = situation_from_input(situation)
+        _check_figures(targets)
         main, *more = targets
         followers = []
         for i, t in enumerate(more):
             values, more_errors = parse_fields(self.target_fields, t.fields)
             errors |= {f"targets.{i + 1}.{k}": v for k, v in more_errors.items()}
-            followers.append(ArcFollower(t.unit, values["distance"], values["spans"]))  # type: ignore[arg-type]
+            followers.append(
+                ArcFollower(
+                    t.unit,
+                    values["distance"],  # type: ignore[arg-type]
+                    values["spans"],  # type: ignore[arg-type]
+                    t.figures,
+                )
+            )
         if errors:
             field, reason = next(iter(errors.items()))
             raise InvalidInput(field, reason)
@@ -111,6 +141,7 @@ class BrikWarsCalculating(RulesetBase):
             tuple(followers),
             options,
             allies=tuple(Ally(a.unit, a.weapons) for a in allies),
+            figures=main.figures,
         )
         return TurnAttack(turn)
 

@@ -21,6 +21,7 @@ from app.rules.ruleset import (
     LineRoll,
     Outcome,
     RolledDie,
+    Tally,
     TargetOdds,
 )
 
@@ -58,6 +59,8 @@ def turn_odds(odds: TurnOdds) -> AttackOdds:
                     }
                 ),
                 (Outcome(*ON_FIRE, t.on_fire),),
+                figure=t.figure,
+                figures=t.figures,
             )
             for t in line.targets
         )
@@ -78,12 +81,20 @@ def turn_odds(odds: TurnOdds) -> AttackOdds:
             )
         )
     return AttackOdds(
-        tuple(lines), odds.any_destroying, odds.truncation_bound, odds.expected_destroying
+        tuple(lines),
+        odds.any_destroying,
+        odds.truncation_bound,
+        odds.expected_destroying,
+        tallies=tuple(Tally(key, label, dist) for key, label, dist in odds.tallies),
     )
 
 
-def rolled_die(die: LoggedDie) -> RolledDie:
-    """A die of the engine's log in the interface's shape."""
+def rolled_die(die: LoggedDie, owners: tuple[tuple[int, int], ...] = ()) -> RolledDie:
+    """A die of the engine's log in the interface's shape; ``owners``: the (target, figure)
+    of each figurine a line strikes, when its dice index figurines."""
+    if owners and die.target is not None:
+        target, figure = owners[die.target]
+        return RolledDie(die.purpose, die.sides, die.natural, die.value, die.bonus, target, figure)
     return RolledDie(die.purpose, die.sides, die.natural, die.value, die.bonus, die.target)
 
 
@@ -102,7 +113,7 @@ def turn_roll(roll: TurnRoll) -> AttackRoll:
                 label=line.label,
                 kind=line.kind,
                 weapons=line.weapons,
-                dice=tuple(rolled_die(d) for d in line.dice),
+                dice=tuple(rolled_die(d, line.owners) for d in line.dice),
                 effects=tuple(
                     Effect(
                         e.target,
@@ -111,6 +122,7 @@ def turn_roll(roll: TurnRoll) -> AttackRoll:
                         e.damage,
                         ("on_fire",) if e.on_fire else (),
                         e.size_damage,
+                        e.figure,
                     )
                     for e in line.effects
                 ),

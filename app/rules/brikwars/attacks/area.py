@@ -203,6 +203,53 @@ def volley_odds(shots: tuple[Shot, ...], n_targets: int) -> VolleyOdds:
     )
 
 
+Scenario = tuple[float, np.ndarray]
+"""A weight and, per target, P(miss, no effect, Something Bad, destroying hit) as the best
+result of its shots: the targets are independent given the scenario."""
+
+
+def volley_scenarios(shots: tuple[Shot, ...], n_targets: int) -> tuple[Scenario, ...]:
+    """The volley's joint law over its targets, as scenarios given which each target's best
+    result is independent of the others': a jam links the shots (those after it are lost), so
+    the scenarios are where the gun jams (or never); a weapon that never jams has one.
+
+    Each target's best result mixes to its ``volley_odds`` odds; a tally over several
+    targets mixes their independent counts by the scenarios' weights.
+    """
+    tables = [_face_arrays(s) for s in shots]
+    levels = len(LEVELS)
+
+    def best(cdfs: list[np.ndarray]) -> np.ndarray:
+        """Per target, from each shot's P(result <= level) (lost shots: 1), the best's law."""
+        at_most = np.ones((n_targets, levels))
+        for shot, cdf in zip(shots, cdfs, strict=True):
+            at_most[shot.target] *= cdf
+        return np.diff(np.concatenate([np.zeros((n_targets, 1)), at_most], axis=1), axis=1)
+
+    def cdf(p: np.ndarray, rows: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
+        weight = float(p[mask].sum())
+        if weight <= 0:
+            return 0.0, np.ones(levels)
+        law = (p[mask, None] * rows[mask, :levels]).sum(axis=0) / weight
+        return weight, np.cumsum(law)
+
+    lost = np.ones(levels)
+    fired: list[np.ndarray] = []
+    out: list[Scenario] = []
+    alive = 1.0
+    for i, (p, jam, rows) in enumerate(tables):
+        w_jam, at_jam = cdf(p, rows, jam)
+        if w_jam > 0 and alive > 0:
+            cdfs = [*fired, at_jam, *([lost] * (len(shots) - i - 1))]
+            out.append((alive * w_jam, best(cdfs)))
+        w_on, on = cdf(p, rows, ~jam)
+        alive *= w_on
+        fired.append(on)
+    if alive > 0:
+        out.append((alive, best(fired)))
+    return tuple(out)
+
+
 def _hit_counts(
     tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]], shots: tuple[Shot, ...], t: int
 ) -> tuple[float, ...]:

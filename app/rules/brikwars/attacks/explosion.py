@@ -32,14 +32,19 @@ from app.rules.dice import (
     Pool,
     PoolRoll,
     Ties,
+    TotalDistribution,
     compare_by_dice,
     explosion_rings,
     roll_explosion,
+    total_distribution,
 )
 from app.rules.errors import InvalidInput
 
 RING_INCHES = 2
 POP_SIDES = 6
+Scenario = tuple[float, tuple[float, float, float, float]]
+"""A weight and one object's P(miss, no effect, Something Bad, destroying hit) given it."""
+_NO_EFFECT = (0.0, 1.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,22 +214,58 @@ class Explosion:
         """Refuse, before any sweep, the rings whose sweeps together are too much work."""
         check_request_work(self.sweep_work(target, rings), self.ring_count)
 
-    def ring_odds(self, target: Target, ring: int) -> RingOdds:
-        """Ring ``ring`` (``2*ring`` to ``2*ring + 2`` inches) against one object."""
+    def ring_joint(self, target: Target, ring: int) -> JointDistribution:
+        """Ring ``ring``'s (damage, dice left) against an object like ``target`` (its Target
+        Size modifier added, its Deflection taken off)."""
         modifier = target.size_modifier
         layers = self._layers(target, ring)
         if layers is None:
-            joint = explosion_ring_deflected(
+            return explosion_ring_deflected(
                 self.pool(modifier),
                 ring,
                 target.armour.deflection,
                 ties=self.ties,
                 piercing=self._piercing(),
             )
-        elif layers:
-            joint = explosion_ring_deflected(self.pool(modifier), ring, layers, ties=self.ties)
-        else:
-            joint = self._rings(modifier)[ring]
+        if layers:
+            return explosion_ring_deflected(self.pool(modifier), ring, layers, ties=self.ties)
+        return self._rings(modifier)[ring]
+
+    def ring_scenarios(self, target: Target, ring: int) -> tuple[Scenario, ...]:
+        """Objects like ``target`` in ring ``ring`` share the explosion's one Damage roll and
+        each rolls its own Armour: given the ring's damage, each object's (miss, no effect,
+        Something Bad, destroying hit) law, by weight (the scenarios given which the objects
+        are independent; equal laws merged: a fixed Armour has three)."""
+        joint = self.ring_joint(target, ring)
+        if self.damage.knockback_only:
+            return ((1.0, _NO_EFFECT),)
+        total = joint.total()
+        damage = total.excluding_all_ones()
+        armour = target.armour_value(self.options)
+        law = (
+            TotalDistribution.fixed(armour)
+            if isinstance(armour, int)
+            else total_distribution(armour)
+        )
+        arm = law.pmf
+        size = max(len(damage), len(arm)) + 1
+        a = np.zeros(size)
+        a[: len(arm)] = arm
+        cum = np.cumsum(a)
+        out: dict[tuple[float, float, float, float], float] = {}
+        if total.all_ones:
+            out[_NO_EFFECT] = total.all_ones
+        for d, p in enumerate(damage):
+            if p <= 0:
+                continue
+            below = float(cum[d - 1]) if d else 0.0
+            row = (0.0, float(cum[-1] - cum[d]), float(a[d]), below)
+            out[row] = out.get(row, 0.0) + float(p)
+        return tuple((w, row) for row, w in out.items())
+
+    def ring_odds(self, target: Target, ring: int) -> RingOdds:
+        """Ring ``ring`` (``2*ring`` to ``2*ring + 2`` inches) against one object."""
+        joint = self.ring_joint(target, ring)
         loose = joint.excluding_all_ones().sum(axis=0)
         loose[0] += joint.all_ones
         base = dict(
@@ -519,6 +560,21 @@ class ExplosiveShot:
             ring=mixed,
             dud_option=dud,
         )
+
+    def scenarios(self, target: Target, ring: int = 0) -> tuple[Scenario, ...]:
+        """The shot's joint law over objects like ``target`` in ring ``ring`` of the aimed
+        point: a miss leaves them all untouched; a hit (a Critical Success: one more d10)
+        rolls one Damage for them all (``Explosion.ring_scenarios``)."""
+        miss, hit, crit = self.action.probabilities()
+        out: dict[tuple[float, float, float, float], float] = {}
+        if miss > 0:
+            out[(1.0, 0.0, 0.0, 0.0)] = miss
+        for weight, explosion in ((hit, self.explosion), (crit, self._over_the_top())):
+            if weight <= 0:
+                continue
+            for w, row in explosion.ring_scenarios(target, ring):
+                out[row] = out.get(row, 0.0) + weight * w
+        return tuple((w, row) for row, w in out.items())
 
     def roll(
         self, rng: random.Random, objects: tuple[ExplosionObject, ...] = ()

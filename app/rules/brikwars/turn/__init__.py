@@ -27,6 +27,7 @@ from app.rules.brikwars.turn.results import (
 from app.rules.brikwars.turn.situation import (
     MAX_ARC_TARGETS,
     MAX_DIVERT_TURNS,
+    MAX_FIGURINES,
     MAX_WEAPONS,
     Ally,
     ArcFollower,
@@ -37,6 +38,7 @@ from app.rules.brikwars.turn.turn import Turn
 __all__ = [
     "MAX_ARC_TARGETS",
     "MAX_DIVERT_TURNS",
+    "MAX_FIGURINES",
     "MAX_WEAPONS",
     "Ally",
     "ArcFollower",

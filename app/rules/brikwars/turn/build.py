@@ -146,10 +146,15 @@ def _explosive_lines(
     # roll and its own Explosion at its own point (chapter 8, Missile Racks; A19, T6).
     rounds = weapon.payload.per_launch if stats.damage is None and weapon.payload else 1
     shot_odds = once(partial(shot.odds, fire.target))
+    scenarios = once(partial(shot.scenarios, fire.target))
     lines = []
     for k in range(rounds):
         label = name if rounds == 1 else f"{name}: round {k + 1} of {rounds}"
-        lines.append(explosive_line(index, label, shot, fire.target, s, out, shot_odds))
+        lines.append(
+            explosive_line(
+                index, label, shot, fire.target, s, out, shot_odds, turn.figures, scenarios
+            )
+        )
     return lines
 
 
@@ -172,11 +177,16 @@ def _burst_line(fire: _Fire, index: int, weapon: WeaponSpec, out: int) -> Line:
 
 def _arc_line(fire: _Fire, index: int, weapon: WeaponSpec, stats: WeaponStats, out: int) -> Line:
     turn, s = fire.turn, fire.turn.situation
-    arc_targets = [ArcTarget(fire.target, 0, s.distance or 0, out)]
-    for f in turn.followers:
+    # a squad's figurines are targets of their own, one after another along the Arc, each
+    # spanning what its target's field says (ruling T7)
+    main = ArcTarget(fire.target, 0, s.distance or 0, out)
+    arc_targets = [main] * turn.figures
+    owners = [(0, k) for k in range(turn.figures)]
+    for i, f in enumerate(turn.followers, start=1):
         f_target = _target_view(f.unit, s, main=False)
         f_out = _inches_out(f.distance, stats, s.height)
-        arc_targets.append(ArcTarget(f_target, f.spans, f.distance or 0, f_out))
+        arc_targets += [ArcTarget(f_target, f.spans, f.distance or 0, f_out)] * f.figures
+        owners += [(i, k) for k in range(f.figures)]
     arc = arc_fire_of(
         turn.attacker,
         weapon,
@@ -188,7 +198,7 @@ def _arc_line(fire: _Fire, index: int, weapon: WeaponSpec, stats: WeaponStats, o
     )
     count = len(arc_targets)
     label = f"{weapon_name(weapon)}: Arc Fire over {count} target{'s' * (count != 1)}"
-    return volley_line(index, "arc", label, arc, s, out, fire.target)
+    return volley_line(index, "arc", label, arc, s, out, fire.target, tuple(owners))
 
 
 def _ally_attacks(fire: _Fire) -> tuple[list[Attack], list[str]]:

@@ -4,9 +4,11 @@ volley, an Explosive shot): its breakdown, its exact odds and its seeded roll.""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TypeVar
+
+import numpy as np
 
 from app.rules.brikwars.attacks import (
     ArcFire,
@@ -21,6 +23,8 @@ from app.rules.brikwars.attacks import (
     Target,
     VolleyOdds,
 )
+from app.rules.brikwars.attacks.area import volley_scenarios
+from app.rules.brikwars.attacks.explosion import Scenario
 from app.rules.brikwars.turn.breakdown import (
     action_steps,
     damage_steps,
@@ -50,6 +54,41 @@ def _effect_of(target_index: int, outcome: Outcome, on_fire: bool, damage: int |
     return Effect(target_index, outcome, 1 if outcome == "size_damage" else 0, on_fire, damage)
 
 
+def _alone(main: TargetLine) -> tuple[tuple[float, np.ndarray], ...]:
+    """A line that strikes one figurine (the main target's first): its odds are its law."""
+    row = np.array(
+        [[main.miss, main.no_effect, main.something_bad, main.size_damage, main.destroyed]]
+    )
+    return ((1.0, row),)
+
+
+def _five(law: np.ndarray, sized: Sequence[bool]) -> np.ndarray:
+    """(miss, no effect, Something Bad, destroying hit) per figurine as the five outcome
+    columns: a destroying hit on a Creation larger than 1" is Size Damage."""
+    out = np.zeros((len(law), 5))
+    out[:, :3] = law[:, :3]
+    big = np.array(sized, bool)
+    out[big, 3] = law[big, 3]
+    out[~big, 4] = law[~big, 3]
+    return out
+
+
+def _same(a: TargetLine, b: TargetLine) -> bool:
+    keys = ("miss", "no_effect", "something_bad", "destroyed", "size_damage", "on_fire")
+    return a.index == b.index and all(abs(getattr(a, k) - getattr(b, k)) <= 1e-12 for k in keys)
+
+
+def grouped(lines: Sequence[TargetLine]) -> tuple[TargetLine, ...]:
+    """Consecutive figurines of one target with the same odds as one line (``figures``)."""
+    out: list[TargetLine] = []
+    for line in lines:
+        if out and _same(out[-1], line) and out[-1].figure + out[-1].figures == line.figure:
+            out[-1] = replace(out[-1], figures=out[-1].figures + 1)
+        else:
+            out.append(line)
+    return tuple(out)
+
+
 def single_line(
     index: int, name: str, attack: Attack, target: Target, s: TurnSituation, out: int
 ) -> Line:
@@ -74,6 +113,7 @@ def single_line(
             0.0,
             o.truncation_bound,
             steps,
+            scenarios=_alone(main),
         )
 
     def roll(rng: random.Random) -> LineRoll:
@@ -135,6 +175,7 @@ def combined_line(
             0.0,
             o.truncation_bound,
             steps,
+            scenarios=_alone(main),
         )
 
     def roll(rng: random.Random) -> LineRoll:
@@ -165,8 +206,11 @@ def volley_line(
     s: TurnSituation,
     out: int,
     target: Target,
+    owners: tuple[tuple[int, int], ...] = ((0, 0),),
 ) -> Line:
-    """An Arc Fire or a Burst: several shots of one automatic weapon, each may jam it."""
+    """An Arc Fire or a Burst: several shots of one automatic weapon, each may jam it.
+    ``owners``: the (target, figure) of each of the Arc's targets (a squad's figurines are
+    targets of their own, in order along the Arc)."""
     shots = volley.shots()
     first = shots[0].attack
     jam = (
@@ -190,18 +234,32 @@ def volley_line(
         o: VolleyOdds = volley.odds()
         targets = tuple(
             TargetLine(
-                t.index,
+                owners[t.index][0],
                 t.miss,
                 t.no_effect,
                 t.something_bad,
                 0.0 if sized[t.index] else t.destroyed,
                 t.destroyed if sized[t.index] else 0.0,
                 t.on_fire,
+                figure=owners[t.index][1],
             )
             for t in o.targets
         )
+        scenarios = tuple((w, _five(law, sized)) for w, law in volley_scenarios(shots, len(owners)))
+        if len(owners) == 1:  # one figurine: its law is all a tally needs
+            scenarios = ((1.0, np.sum([w * law for w, law in scenarios], axis=0)),)
         return LineOdds(
-            (index,), kind, label, targets, (), 0.0, o.inoperative, o.truncation_bound, steps
+            (index,),
+            kind,
+            label,
+            grouped(targets),
+            (),
+            0.0,
+            o.inoperative,
+            o.truncation_bound,
+            steps,
+            reach=owners,
+            scenarios=scenarios,
         )
 
     def roll(rng: random.Random) -> LineRoll:
@@ -216,9 +274,21 @@ def volley_line(
             size = sum(1 for sh in fired if sh.outcome == "size_damage")
             fire = any(sh.on_fire for sh in fired)
             damages = [sh.damage for sh in fired if sh.damage is not None]
-            effects.append(Effect(t, best, size, fire, max(damages) if damages else None))
+            owner, figure = owners[t]
+            effects.append(
+                Effect(owner, best, size, fire, max(damages) if damages else None, figure)
+            )
         natural = r.dice[0].natural if r.dice else None
-        return LineRoll((index,), kind, label, r.dice, tuple(effects), r.inoperative, natural)
+        return LineRoll(
+            (index,),
+            kind,
+            label,
+            r.dice,
+            tuple(effects),
+            r.inoperative,
+            natural,
+            owners=owners if owners != ((0, 0),) else (),
+        )
 
     return Line((index,), kind, label, steps, odds, roll)
 
@@ -246,8 +316,14 @@ def explosive_line(
     s: TurnSituation,
     out: int,
     shot_odds: Callable[[], ExplosiveShotOdds],
+    figures: int = 1,
+    shot_scenarios: Callable[[], tuple[Scenario, ...]] | None = None,
 ) -> Line:
-    """An Explosive aimed at the target: an Action roll, then the Explosion's ring 0."""
+    """An Explosive aimed at the target: an Action roll, then the Explosion's ring 0, where
+    ``figures`` figurines of it stand (one Damage roll for them all, each its own Armour
+    roll)."""
+    owners = tuple((0, f) for f in range(figures))
+    sized = target.takes_size_damage
     steps = (
         *action_steps(shot.action, modifier_parts(s, None, out)),
         Step("aimed at", 'the target (ring 0, within 2")'),
@@ -267,6 +343,11 @@ def explosive_line(
             o.hit * r.destroyed,
             o.hit * r.size_damage,
             o.hit * r.on_fire,
+            figures=figures,
+        )
+        scenarios = tuple(
+            (w, _five(np.array([row] * figures), [sized] * figures))
+            for w, row in (shot_scenarios() if shot_scenarios else shot.scenarios(target))
         )
         return LineOdds(
             (index,),
@@ -278,16 +359,31 @@ def explosive_line(
             0.0,
             r.truncation_bound,
             steps,
+            reach=owners,
+            scenarios=scenarios,
         )
 
+    objects = tuple(ExplosionObject(target, 0) for _ in range(figures))
+
     def roll(rng: random.Random) -> LineRoll:
-        r = shot.roll(rng, (ExplosionObject(target, 0),))
+        r = shot.roll(rng, objects)
+        effects: tuple[Effect, ...]
         if not r.hit or r.explosion is None:
-            effect = Effect(0, "miss")
+            effects = tuple(Effect(0, "miss", figure=f) for f in range(figures))
         else:
-            obj = r.explosion.objects[0]
-            effect = _effect_of(0, obj.outcome, obj.on_fire, obj.damage)
+            effects = tuple(
+                replace(_effect_of(0, obj.outcome, obj.on_fire, obj.damage), figure=f)
+                for f, obj in enumerate(r.explosion.objects)
+            )
         natural = r.dice[0].natural if r.dice else None
-        return LineRoll((index,), "explosive", name, r.dice, (effect,), natural_action=natural)
+        return LineRoll(
+            (index,),
+            "explosive",
+            name,
+            r.dice,
+            effects,
+            natural_action=natural,
+            owners=owners if figures > 1 else (),
+        )
 
     return Line((index,), "explosive", name, steps, odds, roll)

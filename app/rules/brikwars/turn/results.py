@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from app.rules.brikwars.attacks import LoggedDie, Outcome
 from app.rules.brikwars.units import UnitSpec
 
@@ -25,7 +27,9 @@ class Step:
 
 @dataclass(frozen=True)
 class TargetLine:
-    """The odds of one line for one target (the main target is index 0)."""
+    """The odds of one line for one target (the main target is index 0): for each of its
+    ``figures`` figurines from its ``figure``-th (a squad target: alike figurines share one
+    line, figurines whose odds differ get one each)."""
 
     index: int
     miss: float
@@ -34,6 +38,8 @@ class TargetLine:
     destroyed: float
     size_damage: float
     on_fire: float
+    figure: int = 0
+    figures: int = 1
 
     def outcomes(self) -> dict[str, float]:
         return {
@@ -52,6 +58,10 @@ class LineOdds:
     ``targets``: per target (index 0 the main one): the best result the line achieves on it.
     ``damage``: the Damage after Deflection given a hit, as (value, probability), for single
     and Combined attacks (empty otherwise); ``jam``: P(the gun ends Inoperative).
+    ``reach``: the figurines (target, figure) the line can strike, and ``scenarios`` its
+    joint law over them: weights and, per figurine of ``reach``, P(miss, no effect,
+    Something Bad, Size Damage, destroyed), the figurines independent given a scenario (a
+    jam links an Arc's shots; one Damage roll serves a whole blast).
     """
 
     weapons: tuple[int, ...]
@@ -63,6 +73,8 @@ class LineOdds:
     jam: float
     truncation_bound: float
     steps: tuple[Step, ...]
+    reach: tuple[tuple[int, int], ...] = ((0, 0),)
+    scenarios: tuple[tuple[float, np.ndarray], ...] = ()
 
     @property
     def main(self) -> TargetLine:
@@ -81,11 +93,14 @@ class LineOdds:
 @dataclass(frozen=True)
 class TurnOdds:
     """The odds of every line, and P(at least one destroying hit on the main target):
-    lines are independent given the target at the start of the turn (ruling T2)."""
+    lines are independent given the target at the start of the turn (ruling T2).
+    ``tallies``: (key, label, distribution) of how many figurines of all the targets end
+    with each outcome (``turn.tally``); empty when too many scenarios to mix."""
 
     lines: tuple[LineOdds, ...]
     any_destroying: float
     truncation_bound: float
+    tallies: tuple[tuple[str, str, tuple[float, ...]], ...] = ()
 
     @property
     def expected_destroying(self) -> float:
@@ -106,6 +121,7 @@ class Effect:
     size_damage: int = 0
     on_fire: bool = False
     damage: int | None = None
+    figure: int = 0
 
 
 @dataclass(frozen=True)
@@ -120,6 +136,9 @@ class LineRoll:
     jammed: bool = False
     natural_action: int | None = None
     skipped: str = ""
+    # a die's ``target`` is the index of a figurine of ``owners``, when the line strikes
+    # several: (target, figure); empty: a die's target is the target
+    owners: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from app.rules.errors import InvalidInput
 
 MAX_WEAPONS = 12
 MAX_ARC_TARGETS = 12
+MAX_FIGURINES = 24
+"""Most figurines over all of a turn's targets (a squad's figurines each count; ruling T7)."""
 MAX_DIVERT_TURNS = 20
 
 
@@ -80,11 +82,13 @@ DEFAULT_SITUATION = TurnSituation()
 
 @dataclass(frozen=True)
 class ArcFollower:
-    """A further target of Arc Fire, after the main target, in order along the Arc."""
+    """A further target of Arc Fire, after the main target, in order along the Arc:
+    ``figures`` figurines of it (a squad: each a target of its own, one after another)."""
 
     unit: UnitSpec
     distance: Fraction | None = None
     spans: int = 0
+    figures: int = 1
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,13 @@ from app.rules.brikwars.turn.results import Effect, LineRoll, TurnOdds, TurnRoll
 from app.rules.brikwars.turn.situation import (
     DEFAULT_SITUATION,
     MAX_ARC_TARGETS,
+    MAX_FIGURINES,
     MAX_WEAPONS,
     Ally,
     ArcFollower,
     TurnSituation,
 )
+from app.rules.brikwars.turn.tally import tally
 from app.rules.brikwars.units import UnitSpec, weapon_name
 from app.rules.errors import InvalidInput
 
@@ -36,6 +38,9 @@ class Turn:
     options: BrikWarsOptions = DEFAULT_OPTIONS
     inoperative: frozenset[int] = frozenset()
     allies: tuple[Ally, ...] = ()
+    # figurines of the main target (a squad) where the attack reaches: an Arc or a blast
+    # strikes each, a single shot one of them (ruling T7)
+    figures: int = 1
     # the lines, built once (not an argument: a turn copied with `replace` builds its own)
     _built: list[tuple[Line, ...]] = field(
         default_factory=list, init=False, compare=False, repr=False
@@ -45,7 +50,25 @@ class Turn:
         self._check_weapons()
         if len(self.followers) > MAX_ARC_TARGETS - 1:
             raise InvalidInput("followers", f"at most {MAX_ARC_TARGETS} targets in an Arc")
+        self._check_figures()
         self._check_allies()
+
+    def _check_figures(self) -> None:
+        """Each target 1 figurine or more, at most MAX_FIGURINES over them all."""
+        counts = (self.figures, *(f.figures for f in self.followers))
+        names = ("figures", *(f"followers.{i}.figures" for i in range(len(self.followers))))
+        total = 0
+        for name, count in zip(names, counts, strict=True):
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise InvalidInput(name, "needs a whole number of figurines, at least 1")
+            total += count
+            if total > MAX_FIGURINES:
+                raise InvalidInput(name, f"at most {MAX_FIGURINES} figurines over all the targets")
+
+    def figurines(self) -> tuple[tuple[int, int], ...]:
+        """Every figurine of every target: (target, figure)."""
+        counts = (self.figures, *(f.figures for f in self.followers))
+        return tuple((t, k) for t, n in enumerate(counts) for k in range(n))
 
     def _check_weapons(self) -> None:
         if not self.weapons:
@@ -91,10 +114,13 @@ class Turn:
     def inline(self) -> bool:
         """Small enough to compute where the request is handled: single attacks only (a
         Combined Attack, a volley or an Explosive goes to the calculation workers), with
-        few dice between them."""
+        few dice between them. Figurines count: a single attack strikes one figurine of a
+        squad, so its tally is one law per figurine, while the lines that strike several
+        (an Arc, a blast) are never inline."""
         lines = self._built[0] if self._built else build_lines(self, self.target)
         attacks = [line.attack for line in lines if line.attack is not None]
-        small = len(attacks) == len(lines) and cheap(attacks)
+        one_each = all(line.kind in ("single", "combined") for line in lines)
+        small = one_each and len(attacks) == len(lines) and cheap(attacks)
         if small and not self._built:
             self._built.append(lines)  # computed here, so built once; kept out of a turn
             # sent to a worker, which must pickle (the lines hold closures)
@@ -113,16 +139,23 @@ class Turn:
         for line in lines:
             miss_all *= 1.0 - (line.main.destroyed + line.main.size_damage)
         bound = sum(line.truncation_bound for line in lines)
-        return TurnOdds(lines, 1.0 - miss_all, bound)
+        sized = self.target.kind == "creation" or any(
+            f.unit.kind == "creation" for f in self.followers
+        )
+        tallies = tally(self.figurines(), lines, sized=sized)
+        return TurnOdds(lines, 1.0 - miss_all, bound, tallies)
 
     def roll(self, rng: random.Random) -> TurnRoll:
         """Roll the lines in order; each later line sees the target the earlier ones left."""
         self._require_power()
-        targets = [self.target, *(f.unit for f in self.followers)]
+        units = [self.target, *(f.unit for f in self.followers)]
+        # each figurine as the lines leave it; the lines are built against the main
+        # target's first (a single shot strikes it)
+        state = {fig: units[fig[0]] for fig in self.figurines()}
         rolled: list[LineRoll] = []
         count = len(self.lines())
         for position in range(count):
-            main = targets[0]
+            main = state[(0, 0)]
             if _gone(main):
                 line = self.lines()[position]
                 rolled.append(
@@ -138,10 +171,11 @@ class Turn:
             )
             result = line.roll(rng)
             for effect in result.effects:
-                if effect.target < len(targets):
-                    targets[effect.target] = _apply(targets[effect.target], effect)
+                fig = (effect.target, effect.figure)
+                if fig in state:
+                    state[fig] = _apply(state[fig], effect)
             rolled.append(result)
-        return TurnRoll(tuple(rolled), tuple(targets))
+        return TurnRoll(tuple(rolled), tuple(state[(t, 0)] for t in range(len(units))))
 
 
 def _gone(unit: UnitSpec) -> bool:
