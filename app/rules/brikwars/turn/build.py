@@ -112,7 +112,9 @@ def _weapon_lines(fire: _Fire, index: int) -> tuple[list[Line], Attack | None]:
         return [_burst_line(fire, index, weapon, out)], None
     # a BlastGun is always an Arc of 1: its Damage falls by each full inch to each target,
     # the first included (chapter 8, BlastGuns), which only the Arc's line counts
-    if auto is not None and (auto == "blastgun" or turn.followers or s.arc > 1):
+    # a FlameThrower's Arc (at least 1) sweeps a squad's figurines, each a target (T7)
+    spray = auto == "blastgun" or (auto == "flamethrower" and turn.figures > 1)
+    if auto is not None and (spray or turn.followers or s.arc > 1):
         return [_arc_line(fire, index, weapon, stats, out)], None
     attack = attack_of(
         turn.attacker,
