@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from app.rules.degrees import area
 from app.rules.degrees.catalogue import DEFAULT_SENSE_ORDER, WEAPON_TYPES
-from app.rules.degrees.plan import DegreesAttack
+from app.rules.degrees.plan import MAX_UNITS, DegreesAttack
 from app.rules.degrees.round import PlannedShot
 from app.rules.degrees.shot import Shot, Target
 from app.rules.errors import InvalidInput
@@ -26,12 +27,15 @@ _BODY_TARGET = (
     InputField("hp", "HP", "whole", None, low=1, high=30),
     InputField("back_armour", "Back-line Armour", "whole", 0, low=0, high=30),
     InputField("ap", "AP", "whole", 3, low=0, high=12),
+    InputField("figures", "Figurines", "whole", 1, low=1, high=MAX_UNITS),
 )
 
 
 def from_body(body: Mapping[str, Any]) -> DegreesAttack:
     """One shot from the stateless body: ``{"attack": {"degree", "modifier",
-    "penetrates_on", "type", "op"}, "target": {"armour", "hp", "back_armour", "ap"}}``."""
+    "penetrates_on", "type", "op"}, "target": {"armour", "hp", "back_armour", "ap",
+    "figures"}}``; ``figures`` (default 1) alike figurines of a squad stand Here: an area
+    type attacks each (at most its degree x 10, precision x 5), any other one of them."""
     if not isinstance(body, Mapping):
         raise InvalidInput("attack", "is required (an object)")
     for key in body:
@@ -55,11 +59,17 @@ def from_body(body: Mapping[str, Any]) -> DegreesAttack:
         (shot,),
         kind.attack_ap,
         steps=(("final degree", f"{degree}°"),),
+        every_figure=bool(kind.area),
     )
+    figures = whole_value(target, "figures")
+    name = f"{kind.name} {attack['degree']}°"
+    most = area.most_targets(kind, whole_value(attack, "degree"))
     return DegreesAttack(
         (planned,),
         (state,),
         (DEFAULT_SENSE_ORDER,),
         ap_needed=kind.attack_ap,
+        problem_list=tuple(area.crowd_problems(name, most, {"here": figures})) if kind.area else (),
         target_ap=(whole_value(target, "ap"),),
+        figures=(figures,),
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.rules.degrees.body import from_body
 from app.rules.degrees.options import DegreesOptions
-from app.rules.degrees.plan import MAX_TARGETS, DegreesAttack, plan
+from app.rules.degrees.plan import MAX_TARGETS, MAX_UNITS, DegreesAttack, plan
 from app.rules.degrees.round import OUTCOMES
 from app.rules.degrees.samples import SAMPLE_ATTACKS
 from app.rules.degrees.situation import LOCATION, SITUATION_FIELDS, TARGET_FIELDS, read_situation
@@ -30,6 +30,21 @@ from app.rules.ruleset import (
 )
 
 OUTCOME_COLUMNS = tuple(Column(k, label, numeric=True) for k, label in OUTCOMES)
+
+
+def check_figures(targets: Sequence[TargetInput]) -> None:
+    """Each target's figurines a whole number from 1, at most ``MAX_UNITS`` over all targets
+    (checked before any work: the odds and a roll grow with the figurines)."""
+    total = 0
+    for n, target in enumerate(targets):
+        figures = target.figures
+        if isinstance(figures, bool) or not isinstance(figures, int) or figures < 1:
+            raise InvalidInput(f"targets.{n}.figures", "must be a whole number from 1")
+        total += figures
+        if total > MAX_UNITS:
+            raise InvalidInput(
+                f"targets.{n}.figures", f"at most {MAX_UNITS} figurines over all targets"
+            )
 
 
 class DegreesCalculating(RulesetBase):
@@ -57,6 +72,7 @@ class DegreesCalculating(RulesetBase):
         check_attack_shape(
             "Degrees", attacker.name, len(attacker.weapons), weapons, targets, allies, MAX_TARGETS
         )
+        check_figures(targets)
         for n, target in enumerate(targets):
             for key in target.fields:
                 if key != LOCATION.name:

@@ -23,6 +23,7 @@ from app.rules.degrees.units import DegreesUnit, DegreesWeapon
 from app.rules.ruleset import TargetInput
 
 MAX_TARGETS = 100
+MAX_UNITS = 300  # figurines over all targets (a 10° explosive's 100 in each of 3 locations)
 MAX_ROUND_SHOTS = 24  # shots in one round, all weapons (0 AP dampener shots are not free)
 
 
@@ -160,13 +161,26 @@ def _shots_at(
     return per_target
 
 
+def _area_problems(
+    weapon: DegreesWeapon, targets: Sequence[TargetInput], locations: Sequence[str]
+) -> list[str]:
+    """An area weapon's limits (9.5.4, RULINGS 2.4): at most its most units in a location
+    (a squad counts its figurines)."""
+    kind = weapon.kind
+    units: dict[str, int] = {}
+    for target, location in zip(targets, locations, strict=True):
+        units[location] = units.get(location, 0) + target.figures
+    return area.crowd_problems(weapon.name, area.most_targets(kind, weapon.degree), units)
+
+
 def plan(
     attacker: DegreesUnit,
     weapons: tuple[int, ...],
     targets: Sequence[TargetInput],
     situation: DegreesSituation,
 ) -> DegreesAttack:
-    """The round: each chosen weapon fired ``shots`` times in order, against the targets."""
+    """The round: each chosen weapon fired ``shots`` times in order, against the targets
+    (an area weapon at each figurine of each, a squad's counted as units of their own)."""
     problems: list[str] = []
     units: list[DegreesUnit] = [t.unit for t in targets]
     locations = [str(t.fields.get("location") or "here") for t in targets]
@@ -176,6 +190,7 @@ def plan(
     drawn = situation.drawn
     total_ap = 0
     extra_locations: int | None = None
+    reach = ""
     any_area = False
     for index in weapons:
         weapon = attacker.weapons[index]
@@ -184,13 +199,17 @@ def plan(
             problems.append(f"{weapon.name} cannot fire at Very Far (direct radiation).")
         if kind.one_shot and situation.shots > 1:
             problems.append(f"{weapon.name} has only one attack.")
-        if kind.area:
-            any_area = True
-            most = area.most_targets(kind, weapon.degree)
-            if len(units) > most:
-                problems.append(f"{weapon.name} attacks at most {most} units; {len(units)} chosen.")
         mods = modifiers(weapon, situation)
         offset = sum(m for _, m in mods)
+        if kind.area:
+            any_area = True
+            base = base_degree(weapon, attacker, units[0], situation)
+            for problem in _area_problems(weapon, targets, locations):
+                if problem not in problems:
+                    problems.append(problem)
+            if extra_locations is None:
+                extra_locations = area.further_locations(base, base + offset)
+                reach = f"{weapon.name} attacks {area.reach(base, base + offset)}."
         for shot_no in range(situation.shots):
             first = not shots
             draw = bool(kind.draw_ap) and not drawn
@@ -209,15 +228,17 @@ def plan(
             per_target = _shots_at(weapon, attacker, units, locations, offset, situation, problems)
             main = per_target[0]
             assert main is not None
-            if kind.area and extra_locations is None:
-                extra_locations = max(0, main.degree)
             steps = (
                 ("degree", f"{base_degree(weapon, attacker, units[0], situation)}°"),
                 *((name, f"{m:+d}°") for name, m in mods),
                 ("final degree", f"{main.degree}°"),
                 ("AP", str(ap)),
             )
-            shots.append(PlannedShot(index, label, tuple(per_target), ap, steps=steps))
+            shots.append(
+                PlannedShot(
+                    index, label, tuple(per_target), ap, steps=steps, every_figure=bool(kind.area)
+                )
+            )
             total_ap += ap
     if len(shots) > MAX_ROUND_SHOTS:
         problems.append(f"at most {MAX_ROUND_SHOTS} shots in one round; {len(shots)} chosen.")
@@ -240,4 +261,6 @@ def plan(
         extra_locations,
         any_area,
         tuple(u.ap for u in units),
+        tuple(t.figures for t in targets),
+        reach,
     )

@@ -474,9 +474,9 @@ def test_worked_example_a_2_degree_explosive_attacks_up_to_20_units() -> None:
     grenadier = unit(2, [{"type": "grenade", "degree": 2}])
     assert attack(grenadier, [unit(1)] * 20).problems() == ()
     assert attack(grenadier, [unit(1)] * 21).problems() == (
-        "Explosive (grenade) 2° attacks at most 20 units; 21 chosen.",
+        "Explosive (grenade) 2° attacks at most 20 units in a location; 21 chosen Here.",
     )
     precision = unit(2, [{"type": "precision_charge", "degree": 2}])
     assert attack(precision, [unit(1)] * 11).problems() == (
-        "Precision explosive 2° attacks at most 10 units; 11 chosen.",
+        "Precision explosive 2° attacks at most 10 units in a location; 11 chosen Here.",
     )

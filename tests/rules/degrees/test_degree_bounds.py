@@ -86,17 +86,19 @@ def made_with(
     weapon_degree: int,
     starts: list[S],
     locations: list[str] | None = None,
+    figures: list[int] | None = None,
     **situation: Any,
 ) -> DegreesAttack:
+    squads = figures or [1] * len(starts)
     attacker = unit(
         weapon.scale,
         5,
         weapons=[{"type": weapon.id, "degree": weapon_degree}],
         human=True,
     )
-    inputs = [TargetInput(target_unit(weapon.scale, starts[0]))] + [
-        TargetInput(target_unit(weapon.scale, s), {"location": loc})
-        for s, loc in zip(starts[1:], locations or [], strict=True)
+    inputs = [TargetInput(target_unit(weapon.scale, starts[0]), figures=squads[0])] + [
+        TargetInput(target_unit(weapon.scale, s), {"location": loc}, figures=k)
+        for s, loc, k in zip(starts[1:], locations or [], squads[1:], strict=True)
     ]
     return RULESET.attack(attacker, (0,), inputs, {"ap": 12, **situation}, OPTIONS)
 
@@ -327,11 +329,16 @@ def test_an_area_attack_rolls_each_unit_at_its_own_degree(
         ),
         label="locations",
     )
+    # squads: each target 1-3 figurines, each attacked with dice of its own
+    figures = data.draw(
+        st.lists(st.integers(1, 3), min_size=len(starts), max_size=len(starts)), label="figures"
+    )
     made = made_with(
         weapon_of(type_id),
         weapon_degree,
         starts,
         locations,
+        figures,
         set_degree=set_degree,
         op=op,
         extend=extend,
@@ -346,15 +353,23 @@ def test_an_area_attack_rolls_each_unit_at_its_own_degree(
     assume(any(on_side(side, d) for d in degrees))
     line = made.odds().lines[0]
     rolled = rolls(made, dice, seed)
-    for i, (d, start) in enumerate(zip(degrees, starts, strict=True)):
+    first = 0  # the index of the target's first figurine's effect
+    for i, (d, start, k) in enumerate(zip(degrees, starts, figures, strict=True)):
         if 0 < d < 10:
+            first += k
             continue
-        assert line.targets[i].probability("unharmed") == pytest.approx(0.0 if d >= 10 else 1.0)
+        (odds,) = [t for t in line.targets if t.target == i]  # alike figurines: one entry
+        assert (odds.figure, odds.figures) == (0, k)
+        assert odds.probability("unharmed") == pytest.approx(0.0 if d >= 10 else 1.0)
         for roll in rolled:
-            effect = roll.lines[0].effects[i]
-            assert (effect.damage is not None) == (d >= 10)
-            after = state(roll.detail["targets"][i])
-            assert (after != start) == (d >= 10)
+            for f in range(k):
+                effect = roll.lines[0].effects[first + f]
+                assert (effect.target, effect.figure) == (i, f)
+                assert (effect.damage is not None) == (d >= 10)
+                rolled_target = roll.detail["targets"][i]
+                after = state(rolled_target["figures"][f] if k > 1 else rolled_target)
+                assert (after != start) == (d >= 10)
+        first += k
 
 
 # ---------------------------------------------------------------- a whole round and stun
