@@ -1,6 +1,7 @@
 """Degrees attack engine speed: one shot's exact odds, a whole round of 6 AP with a gas gun
-and a penetrating choice, and a 5° area attack on 50 units (issue 12's targets). Uncached:
-the engine's shot and pumping caches are emptied before every call."""
+and a penetrating choice, a 5° area attack on 50 units (issue 12's targets) and a 6° one on
+60 figurines of 6 squads over Here, Close and Far (issue 27's). Uncached: the engine's shot
+and pumping caches are emptied before every call."""
 
 from __future__ import annotations
 
@@ -65,6 +66,20 @@ AREA = _attack(
     (0,),
 )
 
+# issue 27: 6 squads of 10 over the three locations (a 6° explosive reaches Far at -2°)
+SQUADS = _attack(
+    _unit(6, [{"type": "missile", "degree": 6}]),
+    [
+        TargetInput(
+            _unit(1 + i % 4, [], back_armour=i % 2),
+            {"location": ("here", "close", "far")[i % 3]} if i else {},
+            figures=10,
+        )
+        for i in range(6)
+    ],
+    (0,),
+)
+
 
 def _single() -> None:
     _clear()
@@ -81,10 +96,16 @@ def _area() -> None:
     AREA.odds()
 
 
+def _squads() -> None:
+    _clear()
+    SQUADS.odds()
+
+
 def run() -> list[Row]:
     single_ms = timed(_single, repeat=500)
     round_ms = timed(_round, repeat=200)
     area_ms = timed(_area, repeat=100)
+    squads_ms = timed(_squads, repeat=100)
     return [
         Row(
             "Degrees: one attack's exact odds (5° -1 vs Armour 3, HP 3, penetrating on 1)",
@@ -110,5 +131,13 @@ def run() -> list[Row]:
             "< 10 ms",
             median(area_ms) < 10,
             f"n={len(area_ms)}; uncached; units-hit distribution exact",
+        ),
+        Row(
+            "Degrees: a 6° area attack on 60 units in three locations (6 squads of 10)",
+            median(squads_ms),
+            "ms median",
+            "< 10 ms",
+            median(squads_ms) < 10,
+            f"n={len(squads_ms)}; uncached; {SQUADS.units} figurines; tallies exact",
         ),
     ]

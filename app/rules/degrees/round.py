@@ -3,8 +3,10 @@
 Each shot is a line whose outcomes are each target's state after the shots so far (the last
 line is the round). The state of the main target is tracked jointly with the attacker's gas
 guns (their max drops when over-compression damages them); further targets are only hit by
-area weapons, whose degree does not depend on anything rolled, so each is tracked alone.
-Equal states are merged in a dict: the state space is small.
+area weapons, whose degree does not depend on anything rolled, so each is tracked alone; so
+is each figurine of a squad (``figures``), alike ones once, and how many figurines end
+destroyed, critically wounded or wounded (the tallies) is the convolution of independent
+chances. Equal states are merged in a dict: the state space is small.
 """
 
 from __future__ import annotations
