@@ -39,6 +39,7 @@ SAPPER = {
         {"type": "lightning_charge"},
         {"type": "lightning_charge"},
         {"type": "hurricane_charge"},
+        {"type": "hypersensor_mine"},
     ],
 }
 
@@ -284,20 +285,34 @@ def test_wounds_take_cp_and_at_0_cp_a_chrono_is_out(game: Game) -> None:
 def test_two_p10_charges_with_a_secret_countdown_run_out_and_go_off_as_p20(game: Game) -> None:
     fresh = game.states()
     r = game.act(
-        "Sapper", "place_charge", charge_weapons="2, 3", charge_turns=2, charge_secret=True
+        "Sapper",
+        "place_charge",
+        charge_weapons="2, 3",
+        charge_timer="countdown",
+        charge_turns=2,
+        charge_secret=True,
     )
     assert r.status_code == 201, r.text
     assert r.json()["dice"] == [] and "2 turns" not in r.json()["summary"]
     assert "P20/r10 (2 charges set together), secret countdown" in r.json()["summary"]
+    # the battle's owner sees the countdown (the API's unit state, the page's badge)
     charges = game.state("Sapper")["charges"]
     assert [(c["weapon"], c["power"], c["group"], c["countdown"]) for c in charges] == [
-        (2, 10, 1, None),
-        (3, 10, 1, None),
+        (2, 10, 1, 2),
+        (3, 10, 1, 2),
     ]
     page = game.client.get(f"/battles/{game.battle}").text
+    assert "secret countdown (0 turns counted): 2 turns left" in page
+    # the read-only link (its page and its JSON) and the forum export do not
+    token = game.client.post(f"{game.url}/share-link", headers=game.headers).json()["token"]
+    shared_page = game.client.get(f"/battles/shared/{token}")
+    shared_json = game.client.get(f"/api/v1/battles/shared/{token}")
+    assert shared_page.status_code == 200 and shared_json.status_code == 200
     text = game.client.get(f"/battles/{game.battle}/export.txt").text
-    for shown in (page, text, json.dumps(game.unit("Sapper"))):
+    for shown in (shared_page.text, text, shared_json.text):
         assert "secret countdown (0 turns counted)" in shown and "2 turns left" not in shown
+    sapper = next(u for u in shared_json.json()["units"] if u["id"] == game.ids["Sapper"])
+    assert [c["countdown"] for c in sapper["state"]["charges"]] == [None, None]
     # nor does the API's log say it: its before/after states go through public_state
     (placing,) = game.log()
     after = next(iter(placing["changes"].values()))["after"]
@@ -342,7 +357,7 @@ def test_two_p10_charges_with_a_secret_countdown_run_out_and_go_off_as_p20(game:
 
 
 def test_defusing_by_dexterity_is_seeded_and_logged_with_its_odds(game: Game) -> None:
-    game.act("Sapper", "place_charge", charge_weapons="4", charge_turns=5)
+    game.act("Sapper", "place_charge", charge_weapons="4", charge_timer="countdown", charge_turns=5)
     placed = game.states()
     seed = _seed(6)  # Dexterity 4 + 6 = 10, not over DL 15
     r = game.act("Sapper", "defuse", seed=seed, defuse_dexterity=4)
@@ -363,7 +378,7 @@ def test_defusing_by_dexterity_is_seeded_and_logged_with_its_odds(game: Game) ->
 def test_a_p15_charge_is_set_against_the_chronos_pd_alone_not_its_evasion(game: Game) -> None:
     """RULINGS 3.3: "Power of the explosion + 1 D20 / Physical Defense": the Chrono's
     Evasion 6 dodges the Sapper's shot (PD 14 + 6) but not its charge (PD 14)."""
-    game.act("Sapper", "place_charge", charge_weapons="4")
+    game.act("Sapper", "place_charge", charge_weapons="4", charge_timer="hand")
     seed = _seed(1)
     r = game.roll("Sapper", ["Chrono A"], [4], seed, mode="explosion")
     assert r.status_code == 201, r.text
@@ -383,7 +398,7 @@ def test_the_cupboard_of_dl_10_falls_to_a_p15_charge_on_a_1(game: Game) -> None:
     """The text's example (named in tests/worked_examples/d20.toml): a P15/r10 charge set off
     against the cupboard's DL 10; a D20 of 1 is enough (15 + 1 > 10)."""
     sapper = f"/api/v1/battles/{game.battle}/units/{game.ids['Sapper']}"
-    placed = {"values": {"charge_weapons": "4"}}
+    placed = {"values": {"charge_weapons": "4", "charge_timer": "hand"}}
     r = game.client.post(f"{sapper}/place_charge", json=placed, headers=game.headers)
     assert r.status_code == 201, r.text
     body = {"seed": _seed(1), "values": {"detonate_objects": "10"}}
@@ -392,8 +407,107 @@ def test_the_cupboard_of_dl_10_falls_to_a_p15_charge_on_a_1(game: Game) -> None:
     (die,) = r.json()["dice"][0]["dice"]
     assert (die["natural"], die["value"], die["against"]) == (1, 16, 10)
     assert die["odds"] == _p_over(15, 10) == 1.0
-    assert r.json()["summary"] == "Sapper: sets off P15/r10, no timer: DL 10 destroyed"
+    assert r.json()["summary"] == "Sapper: sets off P15/r10, no timer: object DL 10 destroyed"
     assert game.state("Sapper")["charges"] == []
+
+
+def test_setting_off_rolls_each_figurine_in_the_radius_and_each_object_then_undo(
+    game: Game,
+) -> None:
+    """Issue 27: setting off names the figurines in the radius (any side: the Sapper itself
+    too) and the objects; Power + 1D20 against each figurine's PD alone, each object's DL;
+    every die logged, each state changed, the destroyed objects named; Undo restores all."""
+    r = game.act("Sapper", "place_charge", charge_weapons="2, 3", charge_timer="hand")
+    assert r.status_code == 201, r.text
+    placed = game.states()
+    seed = 12345
+    a, b, own, first, second = _first(seed, 5)  # the dice in the order rolled
+    r = game.act(
+        "Sapper",
+        "detonate",
+        seed=seed,
+        detonate_units="Chrono A, Chrono B, Sapper",
+        detonate_objects="25, 40",
+    )
+    assert r.status_code == 201, r.text
+    entry = r.json()
+    assert entry["seed"] == seed and entry["kind"] == "detonate"
+    (line,) = entry["dice"]
+    dice = [(d["purpose"], d["sides"], d["natural"], d["value"]) for d in line["dice"]]
+    assert dice == [
+        ("vs defence 14", 20, a, 20 + a),
+        ("vs defence 14", 20, b, 20 + b),
+        ("vs defence 12", 20, own, 20 + own),
+        ("object DL 25", 20, first, 20 + first),
+        ("object DL 40", 20, second, 20 + second),
+    ]
+    ids = [game.ids[n] for n in ("Chrono A", "Chrono B", "Sapper")]
+    assert [d["unit_id"] for d in line["dice"][:3]] == ids
+    assert [e["unit_id"] for e in line["effects"]] == ids
+    for dl, natural in ((25, first), (40, second)):
+        word = "destroyed" if dl <= 20 + natural - 1 else "stands"
+        assert f"object DL {dl} {word}" in entry["summary"]
+    for name, natural, pd in (("Chrono A", a, 14), ("Chrono B", b, 14)):
+        assert game.state(name)["cp_lost"] == int(20 + natural > pd)
+    sapper = game.state("Sapper")
+    assert sapper["cp_lost"] == int(20 + own > 12)
+    assert sapper["charges"] == [] and sapper["spent"] == [2, 3]
+    assert game.state("Chrono C") == placed[game.ids["Chrono C"]]
+    odds = entry["odds"]["lines"][0]["targets"]
+    assert [1 - t["outcomes"]["unhurt"] for t in odds] == pytest.approx(
+        [_p_over(20, 14), _p_over(20, 14), _p_over(20, 12)]
+    )
+    assert [o["destroyed"] for o in entry["odds"]["detail"]["objects"]] == pytest.approx(
+        [sum(20 + d - 1 >= 25 for d in range(1, 21)) / 20, 0.0]
+    )
+    assert set(entry["changes"]) == {str(i) for i in ids}
+    assert game.undo().status_code == 200
+    assert game.states() == placed
+
+
+def test_a_trap_goes_off_when_an_opponent_trips_it(game: Game) -> None:
+    r = game.act("Sapper", "place_charge", charge_weapons="4", charge_timer="trap", trap_width=4)
+    assert r.status_code == 201, r.text
+    assert "across a passageway 4 cm wide" in r.json()["summary"]
+    assert "trip_trap" in str(game.client.get(f"/battles/{game.battle}").text)
+    placed = game.states()
+    # the trap is not set off by hand, nor ticked in an attack
+    _refused(game.act("Sapper", "detonate", detonate_nothing=True), "unit")
+    _refused(game.roll("Sapper", ["Chrono A"], [4], 1, mode="explosion"), "weapons")
+    seed = _seed(2, 19)
+    r = game.act("Sapper", "trip_trap", seed=seed, trip_unit="Chrono B", detonate_units="Chrono C")
+    assert r.status_code == 201, r.text
+    entry = r.json()
+    assert entry["summary"].startswith("Sapper: Chrono B trips P15/r10, trap in a passageway")
+    (line,) = entry["dice"]
+    assert [(d["unit_id"], d["natural"], d["value"]) for d in line["dice"]] == [
+        (game.ids["Chrono B"], 2, 17),
+        (game.ids["Chrono C"], 19, 34),
+    ]
+    assert game.state("Chrono B")["cp_lost"] == 1 and game.state("Chrono C")["cp_lost"] == 1
+    assert game.state("Sapper")["charges"] == [] and game.state("Sapper")["spent"] == [4]
+    game.undo()
+    assert game.states() == placed
+
+
+def test_a_mine_goes_off_for_any_figurine_coming_within_its_radius_and_shakes_all(
+    game: Game,
+) -> None:
+    r = game.act("Sapper", "lay_mine", mine_weapon=5)
+    assert r.status_code == 201, r.text
+    assert "mine laid" in r.json()["summary"]
+    laid = game.states()
+    seed = _seed(1, 1)
+    r = game.act("Sapper", "enter_mine", seed=seed, trip_unit="Sapper", detonate_units="Chrono A")
+    assert r.status_code == 201, r.text
+    (line,) = r.json()["dice"]
+    # F25 + 1 against PD 12 and 14: both wounded, and both Shaken, hurt or not
+    assert [(d["natural"], d["value"]) for d in line["dice"]] == [(1, 26), (1, 26)]
+    for name in ("Sapper", "Chrono A"):
+        assert game.state(name)["shaken"] is True and game.state(name)["cp_lost"] == 1
+    assert game.state("Sapper")["spent"] == [5] and game.state("Sapper")["charges"] == []
+    game.undo()
+    assert game.states() == laid
 
 
 # ------------------------------------------------------------------ refusals
@@ -403,8 +517,20 @@ def test_the_cupboard_of_dl_10_falls_to_a_p15_charge_on_a_1(game: Game) -> None:
     ("action", "values", "field"),
     [
         ("place_charge", {"charge_turns": 21}, "charge_turns"),
-        ("place_charge", {"charge_weapons": "0"}, "charge_weapons"),
-        ("place_charge", {"charge_secret": True}, "charge_secret"),
+        ("place_charge", {"charge_weapons": "0", "charge_timer": "hand"}, "charge_weapons"),
+        ("place_charge", {"charge_weapons": "2", "charge_timer": "trap"}, "trap_width"),
+        (
+            "place_charge",
+            {"charge_weapons": "2", "charge_timer": "trap", "trap_width": 8},
+            "trap_width",
+        ),
+        (
+            "place_charge",
+            {"charge_weapons": "2", "charge_timer": "hand", "charge_secret": True},
+            "charge_secret",
+        ),
+        ("lay_mine", {}, "mine_weapon"),
+        ("trip_trap", {"trip_unit": "Chrono A"}, "unit"),
         ("defuse", {"defuse_dexterity": 9}, "unit"),
         ("defuse", {"defuse_dexterity": "lots"}, "defuse_dexterity"),
         ("detonate", {}, "unit"),
@@ -455,24 +581,50 @@ def test_the_battle_page_shows_d20_figurines_and_places_a_secret_charge(game: Ga
     page = game.client.get(f"/battles/{game.battle}")
     assert page.status_code == 200, page.text[:2000]
     assert 'class="cp">3/3</span>' in page.text and 'class="defence">15</span>' in page.text
-    assert "Place charge: Sapper" in page.text and 'name="charge_secret"' in page.text
+    assert "Place charges: Sapper" in page.text and 'name="charge_secret"' in page.text
     assert 'name="shaken"' not in page.text and '"defuse"' not in page.text
+    assert page.text.count('name="detonate_units"') == 1  # a shared field, shown once
+    assert '<select id="f-charge_timer" name="charge_timer"' in page.text
     token = game.headers["X-CSRF-Token"]
+    url = f"/battles/{game.battle}/units/{game.ids['Sapper']}/place_charge"
+    # empty fields: a 422 naming every missing field inline, nothing placed or logged
+    for headers in ({"HX-Request": "true"}, {}):
+        refused = game.client.post(
+            url, data={"csrf_token": token}, headers=headers, follow_redirects=False
+        )
+        assert refused.status_code == 422, refused.text[:2000]
+        assert 'id="f-charge_weapons-err"' in refused.text
+        assert 'id="f-charge_timer-err"' in refused.text
+        assert "name the charges to place" in refused.text and "Not done:" in refused.text
+    assert game.state("Sapper")["charges"] == [] and game.log() == []
+    refused = game.client.post(
+        url,
+        data={"csrf_token": token, "charge_weapons": "4", "charge_timer": "countdown"},
+        headers={"HX-Request": "true"},
+    )
+    assert refused.status_code == 422 and 'id="f-charge_turns-err"' in refused.text
+    assert 'value="4"' in refused.text  # what was typed stays
     done = game.client.post(
-        f"/battles/{game.battle}/units/{game.ids['Sapper']}/place_charge",
-        data={"csrf_token": token, "charge_turns": "4", "charge_secret": "on"},
+        url,
+        data={
+            "csrf_token": token,
+            "charge_weapons": "2",
+            "charge_timer": "countdown",
+            "charge_turns": "4",
+            "charge_secret": "on",
+        },
         headers={"HX-Request": "true"},
     )
     assert done.status_code == 200, done.text[:2000]
-    assert "secret countdown (0 turns counted)" in done.text and "4 turns" not in done.text
+    assert "secret countdown (0 turns counted): 4 turns left" in done.text  # the owner's
     (charge,) = game.state("Sapper")["charges"]
-    assert charge["weapon"] == 2 and charge["secret"] and charge["countdown"] is None
+    assert charge["weapon"] == 2 and charge["secret"] and charge["countdown"] == 4
     refused = game.client.post(
         f"/battles/{game.battle}/units/{game.ids['Chrono A']}/detonate",
         data={"csrf_token": token},
         headers={"HX-Request": "true"},
     )
-    assert refused.status_code == 422 and "no charge on the table" in refused.text
+    assert refused.status_code == 422 and "no charges on the table" in refused.text
 
 
 def test_the_battle_page_renders_a_logged_d20_explosion(game: Game) -> None:

@@ -2,11 +2,13 @@
 (rulings in ``docs/rulings.md``, "D20: battles").
 
 Per figurine: CP lost (out at 0 CP left), Shaken (until its next turn: no action or shot, no
-Evasion), and the demolition charges it has placed on the table: each by the weapon it was
-(its index on the figurine), its Power and radius, its countdown (turns left; None: no timer,
-set off by hand), whether the countdown is secret, the turns counted since it was placed, and
-its group (charges set together go off together and add their Power). Values in, values out:
-the battle service stores the result and logs every die.
+Evasion), and the devices it has placed on the table: each by the weapon it was (its index
+on the figurine), its Power and radius, its use (a charge with a countdown or none, set off
+by hand; a charge set as a trap in a passageway, set off by a figurine tripping it; a laid
+hypersensor mine, set off by a figurine coming within its radius), its countdown (turns
+left; None: none), whether the countdown is secret, the turns counted since it was placed,
+and its group (charges set together go off together and add their Power). Values in, values
+out: the battle service stores the result and logs every die.
 
 >>> fig = D20Figurine("Chrono", False, 8, 6, 12, 4, 5, 3)
 >>> state = UnitState(cp_lost=1, shaken=True)
@@ -23,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.rules.d20.catalogue import CP_RANGE, D20, OBJECT_MARGIN, STAT_RANGE, TIMER_TURNS
+from app.rules.d20.catalogue import CP_RANGE, D20, STAT_RANGE, TIMER_TURNS
 from app.rules.d20.units import MAX_WEAPONS, POWER_MAX, D20Figurine
 from app.rules.errors import InvalidInput
 
@@ -31,13 +33,16 @@ MAX_CHARGES = MAX_WEAPONS  # a figurine places at most the charges it carries
 MAX_GROUP = 99
 MAX_ELAPSED = 99
 RADIUS_MAX = 1000
+TRAP_WIDTH_MAX = 5  # cm: "The width of this passageway cannot exceed 5 cm"
+USES = ("charge", "trap", "mine")  # set off by hand or countdown; tripped; entered
 
 
 @dataclass(frozen=True, slots=True)
 class Charge:
-    """A demolition charge on the table. ``countdown``: turns left before it goes off (None:
-    no timer); 0: it has run out and goes off now. ``elapsed``: the turns counted since it was
-    placed (the D20 beside a secret charge). ``group``: charges set together share it."""
+    """A device on the table: a demolition charge, or a laid mine (``use``). ``countdown``:
+    turns left before it goes off (None: no timer); 0: it has run out and goes off now.
+    ``elapsed``: the turns counted since it was placed (the D20 beside a secret charge).
+    ``group``: charges set together share it."""
 
     weapon: int
     power: int
@@ -46,6 +51,7 @@ class Charge:
     secret: bool
     group: int
     elapsed: int = 0
+    use: str = "charge"
 
     @property
     def run_out(self) -> bool:
@@ -74,6 +80,7 @@ def encode_charge(charge: Charge) -> dict[str, Any]:
         "secret": charge.secret,
         "group": charge.group,
         "elapsed": charge.elapsed,
+        "use": charge.use,
     }
 
 
@@ -95,6 +102,11 @@ def public_charge(charge: Charge) -> dict[str, Any]:
         shown["countdown"] = None
     shown["run_out"] = charge.run_out
     return shown
+
+
+def owner_charge(charge: Charge) -> dict[str, Any]:
+    """A charge as the battle's owner sees it: every number, and whether it has run out."""
+    return {**encode_charge(charge), "run_out": charge.run_out}
 
 
 def _int(data: Mapping[str, Any], key: str, low: int, high: int, default: int | None) -> Any:
@@ -121,6 +133,9 @@ def _charge(data: object) -> Charge:
     radius = _int(data, "radius", 0, RADIUS_MAX, None)
     if weapon is None or power is None or radius is None:
         raise InvalidInput("state.charges", "a charge needs its weapon, power and radius")
+    use = data.get("use", "charge")
+    if use not in USES:
+        raise InvalidInput("state.use", f"must be one of {', '.join(USES)}")
     return Charge(
         weapon=weapon,
         power=power,
@@ -129,6 +144,7 @@ def _charge(data: object) -> Charge:
         secret=_flag(data, "secret"),
         group=_int(data, "group", 0, MAX_GROUP, 0),
         elapsed=_int(data, "elapsed", 0, MAX_ELAPSED, 0),
+        use=use,
     )
 
 
@@ -238,52 +254,77 @@ def group_power(charges: Sequence[Charge], group: int) -> int:
 
 
 def group_words(charges: Sequence[Charge], group: int, *, reveal: bool = False) -> str:
-    """A group as the badges write it: 'P20/r10, 3 turns left' (a secret countdown:
-    'secret countdown, 2 turns counted')."""
+    """A group as the badges write it: 'P20/r10, 3 turns left'; a secret countdown,
+    'secret countdown (2 turns counted)' (``reveal``: the battle's owner's view, which adds
+    the turns left); a trap, 'trap in a passageway'; a laid mine, 'mine laid'. A secret
+    countdown read through ``public_state`` has no countdown left: it stays secret."""
     members = [c for c in charges if c.group == group]
     radius = max(c.radius for c in members)
-    head = f"P{group_power(charges, group)}/r{radius}"
+    head = f"{'F' if members[0].use == 'mine' else 'P'}{group_power(charges, group)}/r{radius}"
     if len(members) > 1:
         head += f" ({len(members)} charges set together)"
     first = members[0]
+    if first.use == "trap":
+        return head + ", trap in a passageway (goes off when a figurine trips it)"
+    if first.use == "mine":
+        return head + ", mine laid (goes off when a figurine comes within its radius)"
+    counted = first.elapsed
+    secret = f"secret countdown ({counted} turn{'s' * (counted != 1)} counted)"
     if first.countdown is None:
-        return head + ", no timer"
+        return head + (", " + secret if first.secret else ", no timer")
     if first.run_out:
         return head + ", run out" + (f" after {first.elapsed} turns" if first.secret else "")
-    if first.secret and not reveal:
-        counted = first.elapsed
-        return head + f", secret countdown ({counted} turn{'s' * (counted != 1)} counted)"
     left = first.countdown
-    return head + f", {left} turn{'s' * (left != 1)} left"
+    turns = f"{left} turn{'s' * (left != 1)} left"
+    if first.secret:
+        return head + ", " + secret + (f": {turns}" if reveal else "")
+    return head + ", " + turns
 
 
 def place_charges(
     state: UnitState,
     unit: D20Figurine,
     name: str,
-    weapons: Sequence[int] | None,
+    weapons: Sequence[int],
+    timer: str,
     turns: int | None,
     secret: bool,
+    width: int | None = None,
 ) -> Done:
-    """Place charges set together (one group: their Power adds), with a countdown of 1-20
-    turns (None: no timer), public or secret. ``weapons``: the figurine's charges by index
-    (None: its first charge not yet placed)."""
+    """Place charges set together (one group: their Power adds): ``timer`` "countdown"
+    (``turns``, 1-20, public or secret), "hand" (no timer: set off by hand) or "trap" (a
+    trap in a passageway of ``width`` cm, at most 5: set off by the figurine tripping it).
+    ``weapons``: the figurine's charges by index. Each refusal names its field."""
     require_fit(state, unit, name)
     placed = _placed(state)
-    if weapons is None:
-        free = [i for i, w in enumerate(unit.weapons) if w.equipment.timer and i not in placed]
-        if not free:
-            raise InvalidInput("unit", f"{name} has no charge left to place")
-        weapons = free[:1]
+    if not weapons:
+        raise InvalidInput("charge_weapons", "name the charges to place (weapon indexes)")
     seen: set[int] = set()
     for index in weapons:
         if not 0 <= index < len(unit.weapons) or not unit.weapons[index].equipment.timer:
             raise InvalidInput("charge_weapons", f"{name} has no charge at weapon index {index}")
         if index in placed or index in seen:
             raise InvalidInput("charge_weapons", f"{unit.weapons[index].name} is placed already")
+        if index in state.spent:
+            raise InvalidInput("charge_weapons", f"{unit.weapons[index].name} is used up")
         seen.add(index)
-    if secret and turns is None:
-        raise InvalidInput("charge_secret", "a secret countdown needs its turns")
+    if timer not in ("countdown", "hand", "trap"):
+        raise InvalidInput("charge_timer", "choose a countdown, no timer (by hand) or a trap")
+    if timer == "countdown" and turns is None:
+        raise InvalidInput("charge_turns", "a countdown needs its turns (1-20)")
+    if timer != "countdown" and turns is not None:
+        raise InvalidInput("charge_turns", "only a countdown has turns")
+    if secret and timer != "countdown":
+        raise InvalidInput("charge_secret", "only a countdown is kept secret")
+    if timer == "trap":
+        if width is None:
+            raise InvalidInput("trap_width", "a trap needs the passageway's width (cm)")
+        if width > TRAP_WIDTH_MAX:
+            raise InvalidInput(
+                "trap_width", f"a trap's passageway is at most {TRAP_WIDTH_MAX} cm wide"
+            )
+    elif width is not None:
+        raise InvalidInput("trap_width", "only a trap has a passageway")
     group = max((c.group for c in state.charges), default=0) + 1
     if group > MAX_GROUP:
         raise InvalidInput("unit", f"{name} has placed too many charges")
@@ -292,15 +333,51 @@ def place_charges(
             weapon=i,
             power=unit.weapons[i].power,
             radius=unit.weapons[i].equipment.radius or 0,
-            countdown=turns,
+            countdown=turns if timer == "countdown" else None,
             secret=secret,
             group=group,
+            use="trap" if timer == "trap" else "charge",
         )
         for i in weapons
     )
     after = replace(state, charges=state.charges + new)
     names = ", ".join(unit.weapons[i].name for i in weapons)
-    return Done(after, f"places {names}: {group_words(after.charges, group)}")
+    where = f" across a passageway {width} cm wide" if timer == "trap" else ""
+    return Done(after, f"places {names}{where}: {group_words(after.charges, group)}")
+
+
+def lay_mine(state: UnitState, unit: D20Figurine, name: str, weapon: int) -> Done:
+    """Lay a hypersensor mine (``weapon``: its index): it goes off when any figurine, friend
+    or opponent, comes within its radius (RULINGS D2F11)."""
+    require_fit(state, unit, name)
+    if not 0 <= weapon < len(unit.weapons) or unit.weapons[weapon].equipment.category != "mine":
+        raise InvalidInput("mine_weapon", f"{name} has no mine at weapon index {weapon}")
+    if weapon in _placed(state):
+        raise InvalidInput("mine_weapon", f"{unit.weapons[weapon].name} is laid already")
+    if weapon in state.spent:
+        raise InvalidInput("mine_weapon", f"{unit.weapons[weapon].name} is used up")
+    group = max((c.group for c in state.charges), default=0) + 1
+    if group > MAX_GROUP:
+        raise InvalidInput("unit", f"{name} has placed too many charges")
+    mine = unit.weapons[weapon]
+    laid = Charge(
+        weapon=weapon,
+        power=mine.power,
+        radius=mine.equipment.radius or 0,
+        countdown=None,
+        secret=False,
+        group=group,
+        use="mine",
+    )
+    after = replace(state, charges=(*state.charges, laid))
+    return Done(after, f"lays {mine.name}: {group_words(after.charges, group)}")
+
+
+def set_off(state: UnitState, group: int) -> UnitState:
+    """The group gone off: off the table, its weapons used up (a charge or mine explodes
+    once)."""
+    gone = {c.weapon for c in state.charges if c.group == group}
+    return replace(take_group(state, group), spent=tuple(sorted(set(state.spent) | gone)))
 
 
 def defuse_odds(dexterity: int, dl: int) -> float:
@@ -317,14 +394,17 @@ def defuse(
     rng: random.Random,
 ) -> Done:
     """A figurine of Dexterity ``dexterity`` tries to defuse one of this figurine's charges
-    (``weapon``: its index; None: the first placed): Dexterity + 1D20 greater than its DL (=
-    its Power) takes it off the table; otherwise it stays, its countdown running."""
-    if not state.charges:
+    (``weapon``: its index; None: the only one on the table): Dexterity + 1D20 greater than
+    its DL (= its Power) takes it off the table; otherwise it stays, its countdown running."""
+    charges = [c for c in state.charges if c.use != "mine"]
+    if not charges:
         raise InvalidInput("unit", f"{name} has no charge on the table")
     if weapon is None:
-        charge = state.charges[0]
+        if len(charges) > 1:
+            raise InvalidInput("defuse_weapon", "name the charge to defuse (its weapon index)")
+        charge = charges[0]
     else:
-        found = [c for c in state.charges if c.weapon == weapon]
+        found = [c for c in charges if c.weapon == weapon]
         if not found:
             raise InvalidInput("defuse_weapon", f"no charge of {name} at weapon index {weapon}")
         charge = found[0]
@@ -346,11 +426,6 @@ def defuse(
     )
 
 
-def object_odds(power: int, dl: int) -> float:
-    """P(an object of DL ``dl`` is destroyed): DL at least 1 lower than Power + 1D20."""
-    return sum(dl <= power + d - OBJECT_MARGIN for d in range(1, D20 + 1)) / D20
-
-
 def take_group(state: UnitState, group: int) -> UnitState:
     return replace(state, charges=tuple(c for c in state.charges if c.group != group))
 
@@ -369,36 +444,3 @@ def groups_of(state: UnitState, weapons: Sequence[int]) -> tuple[int, ...]:
     if whole != set(weapons):
         raise InvalidInput("weapons", "charges set together go off together: tick all of them")
     return tuple(sorted(chosen))
-
-
-def detonate_objects(
-    state: UnitState,
-    unit: D20Figurine,
-    name: str,
-    group: int | None,
-    objects: Sequence[int],
-    rng: random.Random,
-) -> Done:
-    """A group of charges goes off with no figurine in its radius: Power + 1D20 against each
-    object's DL (one D20 each), the charges taken off the table."""
-    if not state.charges:
-        raise InvalidInput("unit", f"{name} has no charge on the table")
-    groups = sorted({c.group for c in state.charges})
-    if group is None:
-        group = groups[0]
-    if group not in groups:
-        raise InvalidInput("detonate_group", f"{name} has no group of charges {group}")
-    members = [c for c in state.charges if c.group == group]
-    if not members[0].run_out:
-        require_fit(state, unit, name)
-    power = group_power(state.charges, group)
-    words = group_words(state.charges, group, reveal=True)
-    dice = []
-    results = []
-    for dl in objects:
-        natural = rng.randint(1, D20)
-        destroyed = dl <= power + natural - OBJECT_MARGIN
-        dice.append((f"P{power} vs DL {dl}", natural, power + natural, dl, object_odds(power, dl)))
-        results.append(f"DL {dl} {'destroyed' if destroyed else 'stands'}")
-    summary = f"sets off {words}" + (": " + ", ".join(results) if results else "")
-    return Done(take_group(state, group), summary, tuple(dice))

@@ -61,9 +61,15 @@ BATTLE_SITUATION_FIELDS = tuple(
     for f in SITUATION_FIELDS
     if f.name not in STATE_FIELDS
 )
-ONE_USE = frozenset({"grenade", "mine"})  # thrown or set off once
+ONE_USE = frozenset({"grenade", "mine", "charge"})  # thrown or set off once
 OUTCOME_WORDS = {"out": "out", "wounded": "wounded", "unhurt": "unhurt"}
 FLAG_WORDS = {"shaken": "Shaken"}
+
+
+def _by_hand(state: bs.UnitState, weapon: int) -> bool:
+    """The placed charge at ``weapon`` is set off by hand or by its countdown (not a trap or
+    a laid mine)."""
+    return any(c.weapon == weapon and c.use == "charge" for c in state.charges)
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,10 @@ class D20Battles:
                 "placed": "placed" if i in placed else "",
                 "spent": "used" if i in state.spent else "",
             }
-            ready = fit and (i in placed if e.timer else i not in state.spent)
+            if e.timer:  # a placed charge goes off by its action, not the attack form
+                ready = fit and i in placed and _by_hand(state, i)
+            else:
+                ready = fit and i not in state.spent and i not in placed
             weapons.append(BattleWeapon(i, w.name, cells, ready))
         left = bs.cp_left(state, unit)
         evasion = 0 if state.shaken else unit.evasion
@@ -139,25 +148,40 @@ class D20Battles:
             badges.append("out")
         if state.shaken:
             badges.append("Shaken (no Evasion) until its next turn")
+        uses = {c.use for c in state.charges}
         for group in sorted({c.group for c in state.charges}):
-            words = bs.group_words(state.charges, group)
+            # the owner's view: a secret countdown's turns left are shown (the read-only
+            # link's state comes through ``public_state``, which has none to show)
+            words = bs.group_words(state.charges, group, reveal=True)
             due = any(c.group == group and c.run_out for c in state.charges)
-            badges.append(f"charges {group}: {words}" + (": go off now" if due else ""))
+            badges.append(f"group {group}: {words}" + (": go off now" if due else ""))
         badges.extend(f"{unit.weapons[i].name} used" for i in state.spent if i < len(unit.weapons))
         status = [f"CP {cells['cp']}", f"defence {cells['defence']}", *badges]
         actions: list[str] = ["new_turn"]
-        if fit and any(w.equipment.timer and i not in placed for i, w in enumerate(unit.weapons)):
+        if fit and any(
+            w.equipment.timer and i not in placed and i not in state.spent
+            for i, w in enumerate(unit.weapons)
+        ):
             actions.append("place_charge")
-        if state.charges:
+        if fit and any(
+            w.equipment.category == "mine" and i not in placed and i not in state.spent
+            for i, w in enumerate(unit.weapons)
+        ):
+            actions.append("lay_mine")
+        if uses & {"charge", "trap"}:
             actions.append("defuse")
-            if fit or any(c.run_out for c in state.charges):
-                actions.append("detonate")
+        if "charge" in uses and (fit or any(c.run_out for c in state.charges if c.use == "charge")):
+            actions.append("detonate")
+        if "trap" in uses:
+            actions.append("trip_trap")
+        if "mine" in uses:
+            actions.append("enter_mine")
         shown = {
             "cp_lost": state.cp_lost,
             "cp_left": left,
             "out": out,
             "shaken": state.shaken,
-            "charges": [bs.public_charge(c) for c in state.charges],
+            "charges": [bs.owner_charge(c) for c in state.charges],
             "spent": list(state.spent),
         }
         return Standing(
@@ -198,9 +222,20 @@ class D20Battles:
         for key in STATE_FIELDS:
             if key in situation:
                 raise InvalidInput(key, "comes from the battle's state")
+        laid = {c.weapon: c for c in state.charges}
         for i in weapons:
             if i in state.spent:
                 raise InvalidInput("weapons", f"{unit.weapons[i].name} is used up")
+            if i in laid and laid[i].use != "charge":
+                raise InvalidInput(
+                    "weapons",
+                    f"{unit.weapons[i].name} is "
+                    + (
+                        "a trap: it goes off when a figurine trips it"
+                        if laid[i].use == "trap"
+                        else "laid: it goes off when a figurine comes within its radius"
+                    ),
+                )
         charges = tuple(
             i for i in weapons if 0 <= i < len(unit.weapons) and unit.weapons[i].equipment.timer
         )
@@ -284,9 +319,10 @@ class D20Battles:
     def apply_action(
         self, name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Random
     ) -> ActionResult:
-        # the four actions share their ending (a battle_state result whose D20 rolls are
-        # logged as one line): one function in actions.py rather than four act_<name>
-        return actions.apply_action(name, fighter, values, rng)
+        # the actions share their reading and their ending (a battle_state result whose D20
+        # rolls are logged as one line; a device going off, the calculator's explosion on the
+        # figurines named): one function in actions.py rather than seven act_<name>
+        return actions.apply_action(self, name, fighter, values, rng)
 
     # ------------------------------------------------------------------ text
 

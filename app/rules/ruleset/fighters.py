@@ -15,13 +15,17 @@ from app.rules.ruleset.odds import Attack
 class Fighter:
     """A unit in a battle as the ruleset is given it: ``key`` (the battle unit's id, which
     the state may keep to name another unit), its name, the unit as copied when the battle
-    began (``decode_unit``), its state (``decode_state``) and its army's options."""
+    began (``decode_unit``), its state (``decode_state``) and its army's options; ``side``
+    its side's name; ``others``: the battle's other units as they stand (given to a named
+    action, which may reach them: an explosion catching figurines of either side)."""
 
     key: int
     name: str
     unit: Any
     state: Any
     options: Any
+    side: str = ""
+    others: tuple[Fighter, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +80,15 @@ class UnitAction:
 @dataclass(frozen=True, slots=True)
 class ActionResult:
     """What an action did: the unit's state after, the log's summary, and its dice (as
-    the log keeps them: a list of lines like ``log_roll``'s, empty when nothing is rolled)."""
+    the log keeps them: a list of lines like ``log_roll``'s, empty when nothing is rolled);
+    ``others``: the state after of each other unit it changed, by its key (an explosion's
+    figurines); ``odds``: the odds its roll had, as ``log_odds`` keeps them (None: none)."""
 
     after: Any
     summary: str
     dice: tuple[Mapping[str, Any], ...] = ()
+    others: Mapping[int, Any] = field(default_factory=dict)
+    odds: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

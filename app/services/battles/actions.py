@@ -3,25 +3,20 @@ All Power, the Burning Roll for BrikWars), and Undo."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import Battle, BattleEntry, User
+from app.db.models import BattleEntry, User
 from app.rules.errors import InvalidInput
-from app.services.battles.log import lock, log_state_change, new_seed
-from app.services.battles.views import UnitInBattle, load_units, store_state
+from app.services.battles.log import append, changes_json, lock, log_state_change, new_seed
+from app.services.battles.views import load_units, store_state
 from app.services.errors import NotFound
-
-
-def _unit(session: Session, battle: Battle, unit_id: int) -> UnitInBattle:
-    unit = load_units(session, battle).get(unit_id)
-    if unit is None:
-        raise NotFound("unit")
-    return unit
 
 
 def unit_action(
@@ -36,20 +31,48 @@ def unit_action(
 ) -> BattleEntry:
     """Take one of the ruleset's named actions for the unit, logged (an unknown action is
     NotFound; one the unit may not take now is refused with InvalidInput). Dice are
-    seeded: the seed is logged when the action rolled any."""
+    seeded: the seed is logged when the action rolled any. The ruleset is given the
+    battle's other units (``Fighter.others``); the state of every unit the action changed
+    (``ActionResult.others``: an explosion's figurines) is kept and logged before and
+    after, so Undo restores them all."""
     battle = lock(session, user=user, battle_id=battle_id)
-    unit = _unit(session, battle, unit_id)
+    units = load_units(session, battle)
+    unit = units.get(unit_id)
+    if unit is None:
+        raise NotFound("unit")
     named = next((a for a in unit.ruleset.unit_actions if a.name == action), None)
     if named is None:
         raise NotFound("action")
     asked = {f.name for f in named.fields}
     seed = new_seed(seed)
+    others = tuple(u.fighter for uid, u in units.items() if uid != unit_id)
     result = unit.ruleset.apply_action(
         action,
-        unit.fighter,
+        replace(unit.fighter, others=others),
         {k: v for k, v in (values or {}).items() if k in asked},
         random.Random(seed),  # noqa: S311  (a replayable game roll)
     )
+    if result.others or result.odds is not None:
+        after = {unit_id: result.after}
+        for key, state in result.others.items():
+            if key not in units or key == unit_id:
+                raise InvalidInput("unit", f"no other unit {key} in this battle")
+            after[key] = state
+        changes = changes_json(units, after)
+        for key, state in after.items():
+            store_state(units[key], state)
+        entry = BattleEntry(
+            battle_id=battle.id,
+            actor_id=user.id,
+            kind=action,
+            seed=seed if result.dice else None,
+            summary=result.summary[:500],
+            request_json=json.dumps({"unit_id": unit_id}),
+            odds_json=json.dumps(result.odds),
+            dice_json=json.dumps(list(result.dice)),
+            changes_json=changes,
+        )
+        return append(session, battle, entry)
     return log_state_change(
         session,
         battle,

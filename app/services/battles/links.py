@@ -31,8 +31,8 @@ def linked_view(
     session: Session, *, token: str, before: int | None = None, limit: int | None = LOG_WINDOW
 ) -> BattleView:
     """The battle behind a live read-only link (unknown or revoked: NotFound), with a window
-    of its log as ``battle_view`` has it."""
+    of its log as ``battle_view`` has it, its units' state as others see it (public)."""
     battle = session.scalar(select(Battle).where(Battle.share_token_hash == digest(token)))
     if battle is None:
         raise NotFound("battle")
-    return view_of(session, battle, before=before, limit=limit)
+    return view_of(session, battle, before=before, limit=limit, public=True)

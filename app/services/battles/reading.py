@@ -30,11 +30,13 @@ def battle_view(
     battle_id: int,
     before: int | None = None,
     limit: int | None = LOG_WINDOW,
+    public: bool = False,
 ) -> BattleView:
     """A battle of the user's: units by side with their state, and a window of the log (the
-    ``limit`` newest entries numbered below ``before``; ``limit=None``: the whole log)."""
+    ``limit`` newest entries numbered below ``before``; ``limit=None``: the whole log).
+    ``public``: the state as others see it (the forum export: a secret stays secret)."""
     battle = battle_for(session, user=user, battle_id=battle_id)
-    return view_of(session, battle, before=before, limit=limit)
+    return view_of(session, battle, before=before, limit=limit, public=public)
 
 
 def battle_entry(session: Session, *, user: User, battle_id: int, seq: int) -> LogEntry | None:

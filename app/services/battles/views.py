@@ -46,7 +46,9 @@ class UnitInBattle:
 
     @property
     def fighter(self) -> Fighter:
-        return Fighter(self.row.id, self.row.name, self.copied, self.state, self.options)
+        return Fighter(
+            self.row.id, self.row.name, self.copied, self.state, self.options, self.row.side
+        )
 
     @cached_property
     def standing(self) -> Standing:
@@ -124,6 +126,9 @@ class BattleView:
     last_seq: int | None = None  # the newest entry's number (what Undo removes)
     # The oldest shown entry's number when older ones exist: ``before`` of the next window.
     older_than: int | None = None
+    # Seen through the read-only link: the units' state as the ruleset's ``public_state``
+    # has it (what it keeps secret from all but the battle's owner left out).
+    public: bool = False
 
     @property
     def ruleset(self) -> Ruleset:
@@ -159,18 +164,24 @@ def _copied(ruleset_id: str, spec_json: str) -> Any:
     return get_ruleset(ruleset_id).decode_unit(json.loads(spec_json))
 
 
-def unit_in_battle(row: BattleUnit, ruleset: Ruleset) -> UnitInBattle:
+def unit_in_battle(row: BattleUnit, ruleset: Ruleset, *, public: bool = False) -> UnitInBattle:
+    """``public``: its state as others see it (``public_state``: a read-only link's view;
+    never a state to change)."""
+    state = row.state or {}
     return UnitInBattle(
         row,
         ruleset,
         _copied(ruleset.id, row.spec_json),
-        ruleset.decode_state(row.state or {}),
+        ruleset.decode_state(ruleset.public_state(state) if public else state),
         ruleset.decode_options(row.options),
     )
 
 
-def load_units(session: Session, battle: Battle) -> dict[int, UnitInBattle]:
-    """The battle's units by id, read afresh (after the lock: what is committed)."""
+def load_units(
+    session: Session, battle: Battle, *, public: bool = False
+) -> dict[int, UnitInBattle]:
+    """The battle's units by id, read afresh (after the lock: what is committed);
+    ``public``: their state as others see it (the read-only link)."""
     ruleset = get_ruleset(battle.ruleset_id)
     rows = session.scalars(
         select(BattleUnit)
@@ -178,7 +189,7 @@ def load_units(session: Session, battle: Battle) -> dict[int, UnitInBattle]:
         .order_by(BattleUnit.position, BattleUnit.id)
         .execution_options(populate_existing=True)  # fresh after the lock
     )
-    return {row.id: unit_in_battle(row, ruleset) for row in rows}
+    return {row.id: unit_in_battle(row, ruleset, public=public) for row in rows}
 
 
 def view_of(
@@ -187,10 +198,12 @@ def view_of(
     *,
     before: int | None = None,
     limit: int | None = LOG_WINDOW,
+    public: bool = False,
 ) -> BattleView:
     """The battle with its units and a window of its log: the ``limit`` newest entries
-    numbered below ``before`` (None: the whole log), shown oldest first."""
-    units = list(load_units(session, battle).values())
+    numbered below ``before`` (None: the whole log), shown oldest first; ``public``: as the
+    read-only link shows it (``BattleView.public``)."""
+    units = list(load_units(session, battle, public=public).values())
     count, last = session.execute(
         select(func.count(), func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
     ).one()
@@ -214,6 +227,7 @@ def view_of(
         entry_count=count,
         last_seq=last,
         older_than=shown[0].row.seq if older else None,
+        public=public,
     )
 
 

@@ -138,7 +138,8 @@ def unit_action(
 @router.get(B + "/export", response_class=PlainTextResponse)
 def battle_export(session: SessionDep, user: ApiUser, battle_id: Id) -> PlainTextResponse:
     """The battle log as plain text for a forum post."""
-    view = battles.battle_view(session, user=user, battle_id=battle_id, limit=None)
+    # as others see it (a secret countdown stays secret: the text is for a forum post)
+    view = battles.battle_view(session, user=user, battle_id=battle_id, limit=None, public=True)
     return PlainTextResponse(battles.export_text(view))
 
 

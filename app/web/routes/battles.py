@@ -349,20 +349,44 @@ def _after_action(
 
 
 def _action_refused(
-    request: Request, session: SessionDep, user: CurrentUser, battle_id: Id, exc: InvalidInput
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    battle_id: Id,
+    exc: InvalidInput,
+    form: Mapping[str, str] | None = None,
 ) -> Response:
+    """A refused unit action or Undo: a 422 with the reason, and each refused field of the
+    action inline by its input (the actions' fields are in the attack form, sent out of band
+    with the values as sent)."""
     flash(request, exc.reason, "error")
-    if not is_htmx(request):
-        return redirect(request, f"/battles/{battle_id}")
     view = battles.battle_view(session, user=user, battle_id=battle_id)
+    sent = {k: v for k, v in (form or {}).items() if k != "csrf_token"}
+    values = default_values(view, sent)
+    fields = {name for a in view.ruleset.unit_actions for name in (f.name for f in a.fields)}
+    errors = {k: v for k, v in exc.reasons().items() if k in fields}
+    if not is_htmx(request):
+        return battle_page(
+            request,
+            session,
+            user,
+            battle_id,
+            values=values,
+            errors=errors,
+            status_code=422,
+            errors_title="Not done",
+        )
     return battle_page(
         request,
         session,
         user,
         battle_id,
-        values=default_values(view, {}),
+        values=values,
+        errors=errors,
         block="units",
+        oob=("attack_form",) if errors else (),
         status_code=422,
+        errors_title="Not done",
     )
 
 
@@ -398,7 +422,7 @@ def unit_action(
             session, user=user, battle_id=battle_id, unit_id=unit_id, action=action, values=form
         )
     except InvalidInput as exc:
-        return _action_refused(request, session, user, battle_id, exc)
+        return _action_refused(request, session, user, battle_id, exc, form)
     return _after_action(request, session, user, battle_id, form, entry.summary)
 
 
@@ -424,7 +448,8 @@ def battle_delete(
 @router.get("/battles/{battle_id:int}/export.txt")
 def battle_export(session: SessionDep, user: CurrentUser, battle_id: Id) -> Response:
     """The log as plain text for a forum post."""
-    view = battles.battle_view(session, user=user, battle_id=battle_id, limit=None)
+    # as others see it (a secret countdown stays secret: the text is for a forum post)
+    view = battles.battle_view(session, user=user, battle_id=battle_id, limit=None, public=True)
     return PlainTextResponse(battles.export_text(view))
 
 

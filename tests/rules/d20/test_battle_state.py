@@ -1,6 +1,6 @@
 """The D20 battle state: JSON both ways with refusals by field, CP left and out, Shaken until
 the figurine's next turn, charges placed together (their Power added), countdowns public or
-secret until they run out, defusing by Dexterity and setting off charges on objects, every
+secret until they run out (shown to the owner only), traps, defusing by Dexterity, every
 chance checked against the 20 faces of the D20 counted by hand."""
 
 from __future__ import annotations
@@ -44,6 +44,14 @@ def rng_with(*rolls: int) -> random.Random:
 def _first(seed: int, n: int) -> list[int]:
     r = random.Random(seed)
     return [r.randint(1, 20) for _ in range(n)]
+
+
+def place(
+    state: bs.UnitState, weapons: list[int], turns: int | None, secret: bool = False
+) -> bs.Done:
+    """Charges placed with a countdown of ``turns`` (None: no timer, set off by hand)."""
+    timer = "hand" if turns is None else "countdown"
+    return bs.place_charges(state, SAPPER, "Sapper", weapons, timer, turns, secret)
 
 
 def test_a_fresh_state_round_trips_and_a_missing_key_is_fresh() -> None:
@@ -108,47 +116,71 @@ def test_the_searing_grenade_example_evasion_comes_back_with_the_next_turn() -> 
 
 
 def test_two_p10_charges_set_together_are_p20_with_one_countdown() -> None:
-    done = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [1, 2], 3, False)
+    done = place(bs.UnitState(), [1, 2], 3, False)
     charges = done.after.charges
     assert [c.weapon for c in charges] == [1, 2] and {c.group for c in charges} == {1}
     assert bs.group_power(charges, 1) == 20
     assert "P20/r10 (2 charges set together), 3 turns left" in done.summary
-    more = bs.place_charges(done.after, SAPPER, "Sapper", None, None, False)
+    more = place(done.after, [3], None, False)
     assert more.after.charges[-1].weapon == 3 and more.after.charges[-1].group == 2
     assert bs.group_power(more.after.charges, 2) == 15 and "no timer" in more.summary
 
 
 @pytest.mark.parametrize(
-    ("weapons", "turns", "secret", "field"),
+    ("weapons", "timer", "turns", "secret", "width", "field"),
     [
-        ([0], 3, False, "charge_weapons"),  # the rifle is no charge
-        ([9], 3, False, "charge_weapons"),
-        ([1, 1], 3, False, "charge_weapons"),
-        ([1], None, True, "charge_secret"),
+        ([0], "countdown", 3, False, None, "charge_weapons"),  # the rifle is no charge
+        ([9], "countdown", 3, False, None, "charge_weapons"),
+        ([1, 1], "countdown", 3, False, None, "charge_weapons"),
+        ([], "countdown", 3, False, None, "charge_weapons"),  # no silent "first charge"
+        ([1], "later", 3, False, None, "charge_timer"),
+        ([1], "countdown", None, False, None, "charge_turns"),
+        ([1], "hand", 3, False, None, "charge_turns"),
+        ([1], "hand", None, True, None, "charge_secret"),
+        ([1], "trap", None, True, 3, "charge_secret"),
+        ([1], "trap", None, False, None, "trap_width"),
+        ([1], "trap", None, False, 6, "trap_width"),  # wider than 5 cm
+        ([1], "countdown", 2, False, 3, "trap_width"),
     ],
 )
 def test_a_bad_placing_is_refused_by_field(
-    weapons: list[int], turns: int | None, secret: bool, field: str
+    weapons: list[int],
+    timer: str,
+    turns: int | None,
+    secret: bool,
+    width: int | None,
+    field: str,
 ) -> None:
     with pytest.raises(InvalidInput) as err:
-        bs.place_charges(bs.UnitState(), SAPPER, "Sapper", weapons, turns, secret)
+        bs.place_charges(bs.UnitState(), SAPPER, "Sapper", weapons, timer, turns, secret, width)
     assert err.value.field == field
 
 
+def test_a_trap_is_set_in_a_passageway_of_at_most_5_cm() -> None:
+    done = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [3], "trap", None, False, 5)
+    (trap,) = done.after.charges
+    assert trap.use == "trap" and trap.countdown is None and trap.power == 15
+    assert "across a passageway 5 cm wide" in done.summary and "trips" in done.summary
+    assert bs.decode_state(bs.encode_state(done.after)) == done.after
+    # a New turn does not count a trap down
+    assert bs.new_turn(done.after).after.charges[0].countdown is None
+
+
 def test_a_placed_charge_is_not_placed_again_and_a_shaken_figurine_places_none() -> None:
-    placed = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [1], 2, False).after
+    placed = place(bs.UnitState(), [1], 2, False).after
     with pytest.raises(InvalidInput, match="placed already"):
-        bs.place_charges(placed, SAPPER, "Sapper", [1], 2, False)
+        place(placed, [1], 2, False)
     with pytest.raises(InvalidInput) as err:
-        bs.place_charges(bs.UnitState(shaken=True), SAPPER, "Sapper", [1], 2, False)
+        place(bs.UnitState(shaken=True), [1], 2, False)
     assert err.value.field == "unit"
-    every = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [1, 2, 3, 4], 2, False).after
-    with pytest.raises(InvalidInput, match="no charge left"):
-        bs.place_charges(every, SAPPER, "Sapper", None, 2, False)
+    gone = bs.set_off(placed, 1)
+    assert gone.charges == () and gone.spent == (1,)
+    with pytest.raises(InvalidInput, match="used up"):
+        place(gone, [1], 2, False)
 
 
 def test_the_countdown_runs_out_on_the_placers_turns() -> None:
-    state = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [1], 2, False).after
+    state = place(bs.UnitState(), [1], 2, False).after
     first = bs.new_turn(state)
     assert first.after.charges[0].countdown == 1 and "run out" not in first.summary
     second = bs.new_turn(first.after)
@@ -158,7 +190,7 @@ def test_the_countdown_runs_out_on_the_placers_turns() -> None:
 
 
 def test_a_secret_countdown_is_hidden_until_it_runs_out() -> None:
-    state = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [3], 2, True)
+    state = place(bs.UnitState(), [3], 2, True)
     assert "2 turns" not in state.summary and "secret countdown (0 turns counted)" in state.summary
     (shown,) = [bs.public_charge(c) for c in state.after.charges]
     assert shown["countdown"] is None and shown["run_out"] is False and shown["secret"]
@@ -184,7 +216,7 @@ def test_defusing_odds_count_the_d20(dexterity: int, dl: int) -> None:
 
 
 def test_defusing_by_dexterity_takes_the_charge_off_on_a_success_only() -> None:
-    state = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [3], 5, True).after
+    state = place(bs.UnitState(), [3], 5, True).after
     # Dexterity 7 against DL 15: an 8 fails (15 is not > 15), a 9 succeeds
     failed = bs.defuse(state, SAPPER, "Sapper", None, 7, rng_with(8))
     assert failed.after == state
@@ -200,51 +232,9 @@ def test_defusing_by_dexterity_takes_the_charge_off_on_a_success_only() -> None:
     assert err.value.field == "unit"
 
 
-def brute_object(power: int, dl: int) -> float:
-    return sum(1 for d in range(1, 21) if power + d - dl >= 1) / 20
-
-
-def test_the_cupboard_of_dl_10_falls_to_a_p15_charge_on_a_1() -> None:
-    assert bs.object_odds(15, 10) == 1.0 == brute_object(15, 10)
-    state = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [3], None, False).after
-    done = bs.detonate_objects(state, SAPPER, "Sapper", None, [10], rng_with(1))
-    assert done.after.charges == ()
-    assert done.dice == (("P15 vs DL 10", 1, 16, 10, 1.0),)
-    assert done.summary == "sets off P15/r10, no timer: DL 10 destroyed"
-
-
-@pytest.mark.parametrize(("power", "dl"), [(10, 30), (20, 25), (35, 60), (0, 1)])
-def test_object_odds_count_the_d20(power: int, dl: int) -> None:
-    assert bs.object_odds(power, dl) == brute_object(power, dl)
-
-
-def test_setting_off_two_p10_charges_rolls_p20_on_each_object() -> None:
-    state = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [1, 2], 4, False).after
-    done = bs.detonate_objects(state, SAPPER, "Sapper", 1, [25, 40], rng_with(6, 5))
-    assert [d[0] for d in done.dice] == ["P20 vs DL 25", "P20 vs DL 40"]
-    assert [d[4] for d in done.dice] == [brute_object(20, 25), brute_object(20, 40)]
-    assert done.summary.endswith("DL 25 destroyed, DL 40 stands")
-    with pytest.raises(InvalidInput) as err:
-        bs.detonate_objects(state, SAPPER, "Sapper", 2, [], random.Random(1))
-    assert err.value.field == "detonate_group"
-
-
-def test_a_shaken_figurine_sets_off_only_charges_that_ran_out() -> None:
-    state = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [1], 1, False).after
-    shaken = bs.after_hurt(state, SAPPER, 0, True)
-    with pytest.raises(InvalidInput, match="Shaken"):
-        bs.detonate_objects(shaken, SAPPER, "Sapper", None, [], random.Random(1))
-    ran_out = bs.new_turn(state).after
-    ran_out = bs.after_hurt(ran_out, SAPPER, 0, True)
-    assert (
-        bs.detonate_objects(ran_out, SAPPER, "Sapper", None, [], random.Random(1)).after.charges
-        == ()
-    )
-
-
 def test_groups_of_ticked_charges_must_be_placed_and_whole() -> None:
-    state = bs.place_charges(bs.UnitState(), SAPPER, "Sapper", [1, 2], 4, False).after
-    state = bs.place_charges(state, SAPPER, "Sapper", [3], None, False).after
+    state = place(bs.UnitState(), [1, 2], 4, False).after
+    state = place(state, [3], None, False).after
     assert bs.groups_of(state, [1, 2]) == (1,)
     assert bs.groups_of(state, [1, 2, 3]) == (1, 2)
     with pytest.raises(InvalidInput, match="tick all"):

@@ -15,7 +15,7 @@ from app.rules.d20 import battle_state as bs
 from app.rules.d20.battles import UNIT_ACTIONS, D20BattleAttack
 from app.rules.d20.ruleset import RULESET
 from app.rules.d20.units import D20Figurine, decode_unit
-from app.rules.errors import InvalidInput
+from app.rules.errors import InvalidFields, InvalidInput
 from app.rules.ruleset import Fighter
 
 FCA = decode_unit(
@@ -55,6 +55,10 @@ def brute_wound(bonus: int, defence: int) -> float:
 
 def act(f: Fighter, name: str, seed: int = 1, **values: Any) -> Any:
     return RULESET.apply_action(name, f, values, random.Random(seed))
+
+
+COUNTDOWN = {"charge_timer": "countdown", "charge_turns": 3}
+BY_HAND = {"charge_timer": "hand"}
 
 
 def test_a_fresh_figurine_stands_as_built() -> None:
@@ -147,7 +151,7 @@ def test_a_wound_takes_cp_and_at_0_cp_the_figurine_is_out() -> None:
 
 
 def test_two_p10_charges_placed_together_go_off_as_p20() -> None:
-    placed = act(fighter(FCA), "place_charge", charge_weapons="2, 3", charge_turns=3)
+    placed = act(fighter(FCA), "place_charge", charge_weapons="2, 3", **COUNTDOWN)
     assert placed.dice == () and "P20/r10 (2 charges set together), 3 turns left" in (
         placed.summary
     )
@@ -175,7 +179,7 @@ def test_a_charge_goes_off_against_pd_alone_and_a_shot_against_pd_plus_evasion()
     """RULINGS 3.3: an explosion is "Power of the explosion + 1 D20 / Physical Defense", so
     the Psy Chrono's Evasion 6 does not count against the P15 charge; it does against a shot,
     and not while the Chrono is Shaken."""
-    placed = act(fighter(FCA), "place_charge", charge_weapons="4", charge_turns=3)
+    placed = act(fighter(FCA), "place_charge", charge_weapons="4", **COUNTDOWN)
     sapper = fighter(FCA, placed.after)
     targets = chronos(bs.UnitState(), bs.UnitState(shaken=True))
     made = RULESET.battle_attack(sapper, (4,), [(t, {}) for t in targets], {"mode": "explosion"})
@@ -204,7 +208,7 @@ def test_a_charge_goes_off_against_pd_alone_and_a_shot_against_pd_plus_evasion()
 def test_a_refused_attack_names_the_field(
     weapons: tuple[int, ...], situation: dict[str, Any], match: str
 ) -> None:
-    state = act(fighter(FCA), "place_charge", charge_weapons="3, 4").after
+    state = act(fighter(FCA), "place_charge", charge_weapons="3, 4", **BY_HAND).after
     with pytest.raises(InvalidInput, match=match):
         RULESET.battle_attack(
             fighter(FCA, state), weapons, [(fighter(CHRONO, key=9), {})], situation
@@ -212,7 +216,9 @@ def test_a_refused_attack_names_the_field(
 
 
 def test_a_shaken_placer_may_set_off_only_charges_that_ran_out() -> None:
-    state = act(fighter(FCA), "place_charge", charge_weapons="4", charge_turns=1).after
+    state = act(
+        fighter(FCA), "place_charge", charge_weapons="4", charge_timer="countdown", charge_turns=1
+    ).after
     shaken = bs.after_hurt(state, FCA, 0, True)
     target = [(fighter(CHRONO, key=9), {})]
     with pytest.raises(InvalidInput) as err:
@@ -220,30 +226,45 @@ def test_a_shaken_placer_may_set_off_only_charges_that_ran_out() -> None:
     assert err.value.field == "attacker_id"
     ran_out = bs.after_hurt(act(fighter(FCA, state), "new_turn").after, FCA, 0, True)
     s = RULESET.standing(fighter(FCA, ran_out))
-    assert "charges 1: P15/r10, run out: go off now" in s.badges and "detonate" in s.actions
+    assert "group 1: P15/r10, run out: go off now" in s.badges and "detonate" in s.actions
     made = RULESET.battle_attack(fighter(FCA, ran_out), (4,), target, {"mode": "explosion"})
     assert made.shown["charge_power"] == 15
 
 
-def test_a_secret_countdown_is_not_shown_until_it_runs_out() -> None:
+def public(state: bs.UnitState) -> bs.UnitState:
+    """The state as the read-only link reads it (through ``public_state``)."""
+    return RULESET.decode_state(RULESET.public_state(RULESET.encode_state(state)))
+
+
+def test_a_secret_countdown_is_shown_to_the_owner_only_until_it_runs_out() -> None:
     placed = act(
-        fighter(FCA), "place_charge", charge_weapons="4", charge_turns=2, charge_secret="on"
+        fighter(FCA),
+        "place_charge",
+        charge_weapons="4",
+        charge_timer="countdown",
+        charge_turns=2,
+        charge_secret="on",
     )
-    assert "2 turn" not in placed.summary
-    s = RULESET.standing(fighter(FCA, placed.after))
-    assert s.state_out["charges"][0]["countdown"] is None
-    assert "2 turn" not in " ".join(s.badges) and "2 turn" not in s.status
-    assert "secret countdown (0 turns counted)" in s.status
+    assert "2 turn" not in placed.summary  # the log is read through the link too
+    owner = RULESET.standing(fighter(FCA, placed.after))
+    assert owner.state_out["charges"][0]["countdown"] == 2
+    assert "group 1: P15/r10, secret countdown (0 turns counted): 2 turns left" in owner.badges
+    shared = RULESET.standing(fighter(FCA, public(placed.after)))
+    assert shared.state_out["charges"][0]["countdown"] is None
+    assert "2 turn" not in " ".join(shared.badges) and "2 turn" not in shared.status
+    assert "secret countdown (0 turns counted)" in shared.status
     assert RULESET.encode_state(placed.after)["charges"][0]["countdown"] == 2  # for Undo
     state = act(fighter(FCA, placed.after), "new_turn").after
+    assert "1 turn left" not in " ".join(RULESET.standing(fighter(FCA, public(state))).badges)
     state = act(fighter(FCA, state), "new_turn").after
-    s = RULESET.standing(fighter(FCA, state))
-    assert s.state_out["charges"][0]["countdown"] == 0
-    assert s.state_out["charges"][0]["run_out"] is True
+    for s in (RULESET.standing(fighter(FCA, state)), RULESET.standing(fighter(FCA, public(state)))):
+        assert s.state_out["charges"][0]["countdown"] == 0
+        assert s.state_out["charges"][0]["run_out"] is True
+        assert "run out after 2 turns" in " ".join(s.badges)
 
 
 def test_defusing_is_logged_with_its_die_and_the_odds_it_had() -> None:
-    state = act(fighter(FCA), "place_charge", charge_weapons="4", charge_turns=5).after
+    state = act(fighter(FCA), "place_charge", charge_weapons="4", **COUNTDOWN).after
     seed = next(s for s in range(1000) if random.Random(s).randint(1, 20) == 7)
     done = act(fighter(FCA, state, key=4), "defuse", seed=seed, defuse_dexterity=9)
     (line,) = done.dice
@@ -259,13 +280,13 @@ def brute_defuse(dexterity: int, dl: int) -> float:
 
 
 def test_the_cupboard_action_sets_off_a_p15_charge_with_no_figurine_in_reach() -> None:
-    state = act(fighter(FCA), "place_charge", charge_weapons="4").after
+    state = act(fighter(FCA), "place_charge", charge_weapons="4", **BY_HAND).after
     seed = next(s for s in range(1000) if random.Random(s).randint(1, 20) == 1)
     done = act(fighter(FCA, state), "detonate", seed=seed, detonate_objects="10")
     (die,) = done.dice[0]["dice"]
     assert (die["natural"], die["value"], die["against"], die["odds"]) == (1, 16, 10, 1.0)
-    assert done.summary == "Genetic SU: sets off P15/r10, no timer: DL 10 destroyed"
-    assert done.after.charges == ()
+    assert done.summary == "Genetic SU: sets off P15/r10, no timer: object DL 10 destroyed"
+    assert done.after.charges == () and done.after.spent == (4,) and done.others == {}
 
 
 @pytest.mark.parametrize(
@@ -273,15 +294,28 @@ def test_the_cupboard_action_sets_off_a_p15_charge_with_no_figurine_in_reach() -
     [
         ("place_charge", {"charge_turns": 0}, "charge_turns"),
         ("place_charge", {"charge_turns": 21}, "charge_turns"),
-        ("place_charge", {"charge_weapons": "0"}, "charge_weapons"),
+        ("place_charge", {"charge_weapons": "0", **BY_HAND}, "charge_weapons"),
         ("place_charge", {"charge_weapons": "x"}, "charge_weapons"),
         ("place_charge", {"charge_secret": "maybe"}, "charge_secret"),
-        ("place_charge", {"charge_secret": True}, "charge_secret"),
+        ("place_charge", {"charge_timer": "soon"}, "charge_timer"),
+        (
+            "place_charge",
+            {"charge_weapons": "2", **BY_HAND, "charge_secret": True},
+            "charge_secret",
+        ),
+        (
+            "place_charge",
+            {"charge_weapons": "2", "charge_timer": "trap", "trap_width": 6},
+            "trap_width",
+        ),
+        ("lay_mine", {}, "mine_weapon"),
+        ("lay_mine", {"mine_weapon": 2}, "mine_weapon"),
         ("defuse", {"defuse_dexterity": 9}, "unit"),
         ("defuse", {}, "defuse_dexterity"),
         ("defuse", {"defuse_dexterity": 41}, "defuse_dexterity"),
         ("detonate", {}, "unit"),
-        ("detonate", {"detonate_objects": ",".join(["1"] * 21)}, "detonate_objects"),
+        ("trip_trap", {"trip_unit": "1"}, "unit"),
+        ("enter_mine", {"trip_unit": "1"}, "unit"),
         ("teleport", {}, "action"),
     ],
 )
@@ -291,11 +325,29 @@ def test_a_refused_action_names_the_field(action: str, values: dict[str, Any], f
     assert err.value.field == field
 
 
-def test_every_action_has_unique_field_names() -> None:
-    names = [f.name for a in UNIT_ACTIONS for f in a.fields]
-    assert len(names) == len(set(names))
+def test_placing_a_charge_names_every_missing_field_at_once() -> None:
+    """No silent "first charge, no timer" (issue 27): each missing field is named."""
+    with pytest.raises(InvalidFields) as err:
+        act(fighter(FCA), "place_charge")
+    assert set(err.value.errors) == {"charge_weapons", "charge_timer"}
+    with pytest.raises(InvalidFields) as err:
+        act(fighter(FCA), "place_charge", charge_timer="countdown")
+    assert set(err.value.errors) == {"charge_weapons", "charge_turns"}
+    with pytest.raises(InvalidFields) as err:
+        act(fighter(FCA), "place_charge", charge_weapons="2", charge_timer="trap")
+    assert set(err.value.errors) == {"trap_width"}
+
+
+def test_a_field_shared_by_actions_is_one_field() -> None:
+    """The blast's fields (who and what is in the radius) are shared by the actions that set
+    a device off; the page shows each field once, so each name is one definition."""
+    by_name: dict[str, Any] = {}
+    for a in UNIT_ACTIONS:
+        assert len({f.name for f in a.fields}) == len(a.fields)
+        for f in a.fields:
+            assert by_name.setdefault(f.name, f) is f
     situation = {f.name for f in RULESET.situation_fields}
-    assert not situation & set(names)
+    assert not situation & set(by_name)
 
 
 def test_the_logs_words() -> None:
