@@ -544,6 +544,19 @@ def test_a_refused_action_is_422_naming_the_field_and_nothing_is_logged(
     assert game.states() == before and game.log() == []
 
 
+def test_placing_a_charge_with_empty_fields_is_a_422_naming_each_missing_field(
+    game: Game,
+) -> None:
+    """Issue 27: no silent "first charge, no timer"."""
+    r = game.act("Sapper", "place_charge")
+    assert r.status_code == 422, r.text
+    assert {d["field"] for d in r.json()["detail"]} == {"charge_weapons", "charge_timer"}
+    r = game.act("Sapper", "place_charge", charge_weapons="2", charge_timer="trap")
+    assert [d["field"] for d in r.json()["detail"]] == ["trap_width"]
+    r = game.act("Sapper", "detonate")
+    assert r.status_code == 422 and game.log() == []
+
+
 def test_an_unknown_action_is_404_and_nothing_is_logged(game: Game) -> None:
     assert game.act("Sapper", "teleport").status_code == 404 and game.log() == []
 

@@ -7,6 +7,7 @@ the D20 counted by hand."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from app.rules.d20.ruleset import RULESET
 from app.rules.d20.units import D20Figurine, decode_unit
 from app.rules.errors import InvalidFields, InvalidInput
 from app.rules.ruleset import Fighter
+from tests.rules.d20 import brute
 
 FCA = decode_unit(
     {
@@ -361,3 +363,169 @@ def test_the_logs_words() -> None:
     (words,) = RULESET.odds_words(logged)
     assert words.startswith("Shot: Rifle on Psy Chrono: ")
     assert f"{100 * brute_wound(14, 20):.1f}%" in words
+
+
+# ------------------------------------------------------------------ devices going off
+
+MINER = decode_unit(
+    {
+        "name": "Miner",
+        "pd": 10,
+        "evasion": 2,
+        "cp": 2,
+        "weapons": [{"type": "hypersensor_mine"}, {"type": "hurricane_charge"}],
+    }
+)
+
+
+def placed_by_hand(weapons: str = "2, 3") -> Fighter:
+    state = act(fighter(FCA), "place_charge", charge_weapons=weapons, **BY_HAND).after
+    return fighter(FCA, state, key=1)
+
+
+def in_battle(f: Fighter, *others: Fighter, side: str = "red") -> Fighter:
+    return replace(f, side=side, others=others)
+
+
+def test_setting_off_matches_the_enumeration_of_every_die() -> None:
+    """Two P10 set together (P20) on two Chronos (PD 14, one in cover: + 5) and the Sapper
+    itself (PD 12), each figurine's chances and the number wounded against the 20^3 rolls
+    played out by hand (brute.py), and the object's chance against its 20 faces."""
+    one, two = chronos(bs.UnitState(), bs.UnitState(cp_lost=1))
+    sapper = in_battle(placed_by_hand(), replace(one, side="blue"), replace(two, side="blue"))
+    done = act(
+        sapper,
+        "detonate",
+        seed=7,
+        detonate_units="10, 11, 1",
+        detonate_cover="11",
+        detonate_objects="30",
+    )
+    per, wounded = brute.enumerate_attack([20, 20, 20], [14, 14 + 5, 12], [2, 1, 3])
+    assert done.odds is not None
+    targets = done.odds["lines"][0]["targets"]
+    assert [t["unit_id"] for t in targets] == [10, 11, 1]
+    for t, exact in zip(targets, per, strict=True):
+        for key in ("out", "wounded", "unhurt"):
+            assert t["outcomes"][key] == pytest.approx(float(exact[key]))
+    count = done.odds["detail"]["wounded_count"]
+    for n, p in wounded.items():
+        assert count[str(n)] == pytest.approx(float(p))
+    (obj,) = done.odds["detail"]["objects"]
+    assert obj["destroyed"] == sum(1 for d in range(1, 21) if 20 + d - 1 >= 30) / 20
+
+
+def test_every_die_of_a_set_off_is_logged_and_applied_as_rolled() -> None:
+    one, two = chronos(bs.UnitState(), bs.UnitState(cp_lost=1))
+    sapper = in_battle(placed_by_hand(), one, two)
+    rng = random.Random(11)
+    naturals = [rng.randint(1, 20) for _ in range(3)]
+    done = act(sapper, "detonate", seed=11, detonate_units="10, 11", detonate_objects="22")
+    (line,) = done.dice
+    assert [(d["natural"], d["value"], d["unit_id"]) for d in line["dice"]] == [
+        (naturals[0], 20 + naturals[0], 10),
+        (naturals[1], 20 + naturals[1], 11),
+        (naturals[2], 20 + naturals[2], None),
+    ]
+    assert set(done.others) == {10, 11}
+    for key, natural, before in ((10, naturals[0], 0), (11, naturals[1], 1)):
+        assert done.others[key].cp_lost == before + int(20 + natural > 14)
+    gone = 20 + naturals[2] - 1 >= 22
+    assert done.summary.endswith(f"object DL 22 {'destroyed' if gone else 'stands'}")
+    assert done.after.charges == () and done.after.spent == (2, 3)
+
+
+def test_a_mine_shakes_every_figurine_in_its_radius_hurt_or_not_friend_or_foe() -> None:
+    """The text: "every figurine caught in its explosion radius must stop moving and suffers
+    Shaken effect, even if it has suffered no damage"; "any figurine (friend or opponent)"
+    sets it off: a figurine of the Miner's own side may (RULINGS D2F11)."""
+    laid = act(fighter(MINER), "lay_mine", mine_weapon=0)
+    assert laid.after.charges[0].use == "mine" and "F25/r10, mine laid" in laid.summary
+    s = RULESET.standing(fighter(MINER, laid.after))
+    assert "enter_mine" in s.actions and "lay_mine" not in s.actions
+    assert "detonate" not in s.actions and "defuse" not in s.actions
+    tough = replace(fighter(CHRONO, key=10), side="red", unit=replace(CHRONO, pd=40))
+    miner = in_battle(fighter(MINER, laid.after), tough)
+    done = act(miner, "enter_mine", seed=3, trip_unit="Psy Chrono", detonate_units="Miner")
+    assert done.others[10].shaken and done.others[10].cp_lost == 0  # unhurt, Shaken
+    assert done.after.shaken and done.after.spent == (0,) and done.after.charges == ()
+    assert "Psy Chrono comes within F25/r10" in done.summary
+    # the odds: every figurine Shaken for sure
+    assert done.odds is not None
+    assert all(t["extras"]["shaken"] == 1.0 for t in done.odds["lines"][0]["targets"])
+
+
+def test_a_trap_is_tripped_by_an_opponent_only_and_never_set_off_by_hand() -> None:
+    """The text: "When the opponent figurine comes through, breaking the detonator thread,
+    it sets off the explosion": a figurine of the placer's side is refused (RULINGS D2F12)."""
+    state = act(
+        fighter(FCA), "place_charge", charge_weapons="4", charge_timer="trap", trap_width=5
+    ).after
+    friend = replace(fighter(CHRONO, key=10), side="red")
+    foe = replace(fighter(CHRONO, key=11), side="blue", name="Blue Chrono")
+    sapper = in_battle(fighter(FCA, state), friend, foe)
+    s = RULESET.standing(sapper)
+    assert "trip_trap" in s.actions and "detonate" not in s.actions
+    with pytest.raises(InvalidInput) as err:
+        act(sapper, "trip_trap", trip_unit="10")
+    assert err.value.field == "trip_unit" and "side" in err.value.reason
+    with pytest.raises(InvalidInput) as err:
+        act(sapper, "detonate", detonate_nothing=True)
+    assert err.value.field == "unit"
+    done = act(sapper, "trip_trap", seed=2, trip_unit="Blue Chrono", detonate_units="10")
+    assert list(done.others) == [11, 10]
+    assert done.odds is not None
+    assert [t["unit_id"] for t in done.odds["lines"][0]["targets"]] == [11, 10]
+    assert done.after.charges == () and done.after.spent == (4,)
+
+
+@pytest.mark.parametrize(
+    ("values", "field"),
+    [
+        ({}, "detonate_units"),  # nothing named: no silent "resolves nothing"
+        ({"detonate_units": "99"}, "detonate_units"),
+        ({"detonate_units": "Psy Chrono"}, "detonate_units"),  # two of that name
+        ({"detonate_units": "10, 10"}, "detonate_units"),
+        ({"detonate_units": "12"}, "detonate_units"),  # out
+        ({"detonate_units": "10", "detonate_cover": "11"}, "detonate_cover"),
+        ({"detonate_objects": "10, x"}, "detonate_objects"),
+        ({"detonate_objects": "201"}, "detonate_objects"),
+        ({"detonate_group": 2, "detonate_nothing": True}, "detonate_group"),
+    ],
+)
+def test_a_refused_set_off_names_the_field_and_changes_nothing(
+    values: dict[str, Any], field: str
+) -> None:
+    one, two, dead = chronos(bs.UnitState(), bs.UnitState(), bs.UnitState(cp_lost=2))
+    sapper = in_battle(placed_by_hand(), one, two, dead)
+    with pytest.raises(InvalidInput) as err:
+        act(sapper, "detonate", **values)
+    assert err.value.field == field
+
+
+def test_two_groups_on_the_table_need_the_group_named() -> None:
+    sapper = placed_by_hand("2")
+    state = act(sapper, "place_charge", charge_weapons="4", **BY_HAND).after
+    with pytest.raises(InvalidInput) as err:
+        act(fighter(FCA, state), "detonate", detonate_nothing=True)
+    assert err.value.field == "detonate_group" and "1, 2" in err.value.reason
+    done = act(fighter(FCA, state), "detonate", detonate_group=2, detonate_nothing=True)
+    assert done.summary == "Genetic SU: sets off P15/r10, no timer: nothing caught"
+    assert done.dice == () and [c.group for c in done.after.charges] == [1]
+
+
+def test_a_charge_run_out_goes_off_even_when_its_placer_is_out() -> None:
+    """The countdown runs on after the placer is out (its New turn still counts it down),
+    and the charges that ran out are set off by the action (RULINGS D2F6)."""
+    placed = act(
+        fighter(FCA), "place_charge", charge_weapons="4", charge_timer="countdown", charge_turns=1
+    ).after
+    out = bs.after_hurt(placed, FCA, 3, False)
+    s = RULESET.standing(fighter(FCA, out))
+    assert s.out and s.actions == ("new_turn", "defuse")
+    ran = act(fighter(FCA, out), "new_turn").after
+    s = RULESET.standing(fighter(FCA, ran))
+    assert "detonate" in s.actions
+    target = fighter(CHRONO, key=10)
+    done = act(in_battle(fighter(FCA, ran), target), "detonate", detonate_units="10")
+    assert done.after.charges == () and 10 in done.others
