@@ -7,12 +7,15 @@ attack is the calculator's (``self.attack``) on the figurines as they stand (CP 
 Evasion 0 while Shaken); what the roll did comes back in ``roll.detail``
 (``{"targets": [{"cp_lost", "shaken", "wounded"}], "objects": [...]}``, this attack's). Placed
 charges go off through an attack in mode ``explosion`` ticking them (the whole group: charges
-set together add their Power), or, with no figurine in the radius, the ``detonate`` action.
+set together add their Power), or the ``detonate`` action naming the figurines and objects in
+the radius; a trap through ``trip_trap``, a laid mine through ``enter_mine`` (``actions.py``:
+the same explosion, every figurine's state changed).
 
 A secret countdown is kept in the stored state (``encode_state``: the battle's row and the
-log's before/after, which Undo restores) and nowhere else: ``standing`` (the page's cells and
-badges, the API's ``state``, the forum export's status line) and every summary show ``None`` /
-"secret countdown (N turns counted)" until it runs out. The log keeps:
+log's before/after, which Undo restores) and shown to the battle's owner (``standing``: the
+page's badges, the API's ``state``). Others read the state through ``public_state``, which
+hides it (the read-only link, the forum export, the API log's before/after), and every
+summary says "secret countdown (N turns counted)" until it runs out. The log keeps:
 
 - odds: ``{"decisive", "expected", "lines": [{"label", "kind", "weapons", "steps",
   "notes": {key: p}, "targets": [{"unit_id", "name", "outcomes": {key: p},

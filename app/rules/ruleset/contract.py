@@ -263,9 +263,11 @@ class Battles(Protocol):
         ...
 
     def public_state(self, data: Mapping[str, Any]) -> JSON:
-        """A state as ``encode_state`` wrote it, as the log shows it to anyone reading the
-        battle (the API's before/after): what the state keeps secret (a hidden countdown,
-        say) left out. Most rulesets keep no secret and give it back unchanged."""
+        """A state as ``encode_state`` wrote it, as others see it (the read-only link reads
+        every unit's state through it, ``decode_state`` after; the forum export; the API
+        log's before/after): what the state keeps secret from all but the battle's owner (a
+        hidden countdown, say) left out, still decodable. Most rulesets keep no secret and
+        give it back unchanged."""
         ...
 
     def standing(self, fighter: Fighter) -> Standing:
