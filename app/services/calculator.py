@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import Army, Unit, User
+from app.db.models import Army, BattleUnit, Unit, User
 from app.rules.errors import InvalidInput, RulesError
 from app.rules.fields import FieldValue
 from app.rules.registry import DEFAULT_RULESET, get_ruleset
@@ -48,14 +48,17 @@ def default_situation(ruleset: Ruleset) -> Any:
 @dataclass(frozen=True, init=False)
 class Follower:
     """A further target: a saved unit and its values of the ruleset's ``target_fields``, in
-    their order (where it stands, say)."""
+    their order (where it stands, say). ``figures``: how many figurines of the unit (a squad
+    of count N: 1..N) stand where the attack reaches; None: all of them."""
 
     unit_id: int
     values: tuple[FieldValue, ...]
+    figures: int | None
 
-    def __init__(self, unit_id: int, *values: FieldValue) -> None:
+    def __init__(self, unit_id: int, *values: FieldValue, figures: int | None = None) -> None:
         object.__setattr__(self, "unit_id", unit_id)
         object.__setattr__(self, "values", values)
+        object.__setattr__(self, "figures", figures)
 
     def fields(self, ruleset: Ruleset) -> dict[str, FieldValue]:
         """The values by field name (a missing one: its default)."""
@@ -86,6 +89,7 @@ class CalcRequest:
     target_id: int | None = None
     situation: Any = field(default_factory=_default_situation)
     followers: tuple[Follower, ...] = ()
+    target_figures: int | None = None  # the main target's figurines reached (None: all)
     compare: Loadout | None = None
     bonus_die: str | None = None
     allies: tuple[int, ...] = ()
@@ -165,6 +169,27 @@ class Calculation:
     compare: LoadoutResult | None = None
     compare_army: builder.ArmyView | None = None
     unit_armies: dict[int, builder.ArmyView] = field(default_factory=dict)
+    # each target's figurines reached (the main target's, then each further target's)
+    figures: list[int] = field(default_factory=list)
+    # the targets' refused picks by the JSON body's names (``target.figures``,
+    # ``followers.2.figures``, ``followers.0.unit_id``): nothing is computed while any is
+    refused: dict[str, str] = field(default_factory=dict)
+
+    def target_name(self, index: int) -> str:
+        """Target ``index``'s unit name (0: the main target, then the further ones)."""
+        if index == 0:
+            return self.target.row.name if self.target is not None else "Target"
+        if index - 1 < len(self.followers):
+            return self.followers[index - 1][1].row.name
+        return f"Target {index + 1}"
+
+    def target_count(self, index: int) -> int:
+        """Target ``index``'s unit's figurines (its roster count)."""
+        if index == 0:
+            return self.target.count if self.target is not None else 1
+        if index - 1 < len(self.followers):
+            return self.followers[index - 1][1].count
+        return 1
 
     @cached_property
     def armies(self) -> list[Army]:
@@ -210,6 +235,42 @@ def _same_rules(ruleset: Ruleset, army: builder.ArmyView | None, field: str) -> 
         raise InvalidInput(field, f"is in an army of another rule system than {ruleset.name}")
 
 
+def target_field(name: str) -> str:
+    """A ruleset's name for a target's field (``targets.<n>.<field>``, n from 0) as the
+    calculator's request names it: ``target.<field>`` for the main target, else
+    ``followers.<n - 1>.<field>``; any other name as it is."""
+    parts = name.split(".", 2)
+    if len(parts) < 2 or parts[0] != "targets" or not parts[1].isdigit():
+        return name
+    n, rest = int(parts[1]), parts[2:]
+    return ".".join(["target", *rest] if n == 0 else ["followers", str(n - 1), *rest])
+
+
+def _figures(
+    calc: Calculation, attacker_id: int | None, unit: builder.UnitView, asked: int | None, at: str
+) -> int:
+    """How many figurines of ``unit`` a target takes: ``asked`` (None: all of them), at most
+    its count, and not the attacking figurine itself; a refusal goes in ``calc.refused``
+    (named ``<at>.figures``, or ``<at>.unit_id`` when the unit has no figurine to take) and
+    the target counts all it may."""
+    count = unit.count
+    most = count - 1 if unit.row.id == attacker_id else count
+    if most < 1:
+        calc.refused[f"{at}.unit_id"] = f"{unit.row.name} is the attacking unit"
+        return 1
+    if asked is None:
+        return most
+    if not 1 <= asked <= most:
+        whose = f"{unit.row.name} has {count} figurine{'s' if count != 1 else ''}"
+        if most < count:
+            whose += ", one of them the attacker"
+        calc.refused[f"{at}.figures"] = (
+            f"must be from 1 to {most} ({whose})" if asked >= 1 else "must be at least 1"
+        )
+        return most
+    return asked
+
+
 def _allies(
     views: UnitLookup, request: CalcRequest
 ) -> list[tuple[builder.ArmyView, builder.UnitView, tuple[int, ...]]]:
@@ -244,19 +305,24 @@ def _loadout(
     if not result.weapons:
         result.error = InvalidInput("weapons", "choose at least one weapon to fire")
         return result
+    if calc.refused:
+        result.error = InvalidInput(*next(iter(calc.refused.items())))
+        return result
+    figures = calc.figures
     try:
         _same_rules(ruleset, army, "attacker")
         _same_rules(ruleset, calc.target_army, "target")
-        for _, view in calc.followers:
-            _same_rules(ruleset, calc.unit_armies[view.row.id], "follower")
         for ally_army, _, _ in allies:
             _same_rules(ruleset, ally_army, "allies")
         attack = ruleset.attack(
             unit.spec,
             result.positions,
             [
-                TargetInput(target.spec),
-                *(TargetInput(v.spec, f.fields(ruleset)) for f, v in calc.followers),
+                TargetInput(target.spec, figures=figures[0]),
+                *(
+                    TargetInput(v.spec, f.fields(ruleset), figures=figures[i + 1])
+                    for i, (f, v) in enumerate(calc.followers)
+                ),
             ],
             ruleset.encode_situation(request.situation),
             _options(ruleset, army, request.bonus_die),
@@ -274,7 +340,7 @@ def _loadout(
         # a small attack here; a larger one in a worker process, with its deadline
         result.odds = compute.odds(attack)
     except InvalidInput as err:
-        result.error = err
+        result.error = InvalidInput(target_field(err.field), err.reason)
     except RulesError as err:  # TooMuchWork: say so rather than time out
         result.message = str(err)
     return result
@@ -302,12 +368,21 @@ def calculate_units(
     if ruleset is None:
         ruleset = views.ruleset((request.attacker.unit_id, request.target_id))
     calc = Calculation(request, views.offered, ruleset)
+    attacker_id = request.attacker.unit_id
     if request.target_id is not None:
         calc.target_army, calc.target = views.unit(request.target_id)
-    for follower in request.followers:
+        calc.figures.append(
+            _figures(calc, attacker_id, calc.target, request.target_figures, "target")
+        )
+    for i, follower in enumerate(request.followers):
         army, unit = views.unit(follower.unit_id)
         calc.followers.append((follower, unit))
         calc.unit_armies[unit.row.id] = army
+        if army.army.ruleset_id != ruleset.id:
+            calc.refused[f"followers.{i}.unit_id"] = (
+                f"{unit.row.name} is in an army of another rule system than {ruleset.name}"
+            )
+        calc.figures.append(_figures(calc, attacker_id, unit, follower.figures, f"followers.{i}"))
     allies = _allies(views, request)
     calc.allies = [(unit, chosen) for _, unit, chosen in allies]
     calc.main = _loadout(views, request.attacker, calc, allies)
@@ -406,6 +481,8 @@ def roll_in_new_battle(
         raise InvalidInput(
             "allies", "a Combined Attack with other units is computed here but not rolled yet"
         )
+    if calc.refused:
+        raise InvalidInput(*next(iter(calc.refused.items())))
     picks = [(main.army, main.unit), (calc.target_army, target)]
     picks += [(calc.unit_armies[unit.row.id], unit) for _, unit in calc.followers]
     battle = battles.create_battle(
@@ -415,23 +492,94 @@ def roll_in_new_battle(
         army_ids=[army.army.id for army, _ in picks if army is not None],
         unit_ids=[unit.row.id for _, unit in picks],
     )
-    ids = battles.battle_unit_ids(session, battle.id)
     if request.bonus_die is not None:
         battles.override_bonus_die(session, battle.id, request.bonus_die)
+    attacker_id, targets = _battle_targets(
+        calc, main.odds, figure_ids(session, battle.id), main.unit.row.id
+    )
     weapons = main.positions
-    followers = tuple((ids[f.unit_id], *f.values) for f, _ in calc.followers)
+    (target_id, _), followers = targets[0], tuple((i, *v) for i, v in targets[1:])
     entry = battles.roll_attack(
         session,
         user=user,
         battle_id=battle.id,
-        attacker_id=ids[main.unit.row.id],
+        attacker_id=attacker_id,
         weapons=weapons,
-        target_id=ids[target.row.id],
+        target_id=target_id,
         # what the battle decides itself from its state (Homing In, D20's Shaken) it sets
         situation=battle_situation(calc.ruleset, request.situation),
         followers=followers,
         seed=seed,
     )
-    return RolledInBattle(
-        battle.id, entry.seq, ids[main.unit.row.id], ids[target.row.id], weapons, followers
+    return RolledInBattle(battle.id, entry.seq, attacker_id, target_id, weapons, followers)
+
+
+def figure_ids(session: Session, battle_id: int) -> dict[int, list[int]]:
+    """Each copied unit's battle units (one a figurine), by the saved unit, in order."""
+    rows = session.execute(
+        select(BattleUnit.unit_id, BattleUnit.id)
+        .where(BattleUnit.battle_id == battle_id)
+        .order_by(BattleUnit.position)
     )
+    out: dict[int, list[int]] = {}
+    for unit_id, bu_id in rows:
+        if unit_id is not None:
+            out.setdefault(unit_id, []).append(bu_id)
+    return out
+
+
+def struck_figures(odds: AttackOdds | None, figures: list[int]) -> list[int]:
+    """How many figurines of each target the attack strikes, as its odds count them (an
+    entry covers figurines ``figure`` to ``figure + figures - 1``): all that stand where it
+    reaches for an attack on several (an explosion, automatic fire), one for an attack on
+    one figurine (or a ruleset that does not count figurines yet)."""
+    struck = [1] * len(figures)
+    for line in odds.lines if odds is not None else ():
+        for t in line.targets:
+            if t.target < len(struck):
+                struck[t.target] = max(struck[t.target], t.figure + t.figures)
+    return [min(s, f) for s, f in zip(struck, figures, strict=True)]
+
+
+def _first_values(ruleset: Ruleset, situation: Any) -> tuple[FieldValue, ...]:
+    """The main target's ``target_fields`` values, for its further figurines in a battle:
+    a situation field of the same name (D20's cover, BrikWars' distance), else the default
+    (Degrees' location: here)."""
+    values = ruleset.encode_situation(situation)
+    return tuple(values.get(f.name, f.default) for f in ruleset.target_fields)
+
+
+def _battle_targets(
+    calc: Calculation,
+    odds: AttackOdds | None,
+    ids: dict[int, list[int]],
+    attacker_unit: int,
+) -> tuple[int, list[tuple[int, tuple[FieldValue, ...]]]]:
+    """The attacker's battle unit and the battle's targets in order, each a battle unit and
+    its ``target_fields`` values: a squad target becomes as many of its battle units as the
+    attack strikes of its figurines, each a figurine of its own (a battle passes one
+    figurine a target), in the calculation's order. A unit named again takes figurines not
+    yet taken; too few: ``InvalidInput`` naming the target."""
+    pools = {unit_id: list(battle_ids) for unit_id, battle_ids in ids.items()}
+    attacker_id = pools[attacker_unit].pop(0)
+    assert calc.target is not None
+    struck = struck_figures(odds, calc.figures)
+    ruleset = calc.ruleset
+    asked: list[tuple[str, builder.UnitView, tuple[FieldValue, ...]]] = [
+        ("target", calc.target, _first_values(ruleset, calc.request.situation))
+    ]
+    asked += [
+        (f"followers.{i}", unit, tuple(f.fields(ruleset).values()))
+        for i, (f, unit) in enumerate(calc.followers)
+    ]
+    out: list[tuple[int, tuple[FieldValue, ...]]] = []
+    for (at, unit, values), k in zip(asked, struck, strict=True):
+        pool = pools[unit.row.id]
+        if len(pool) < k:
+            raise InvalidInput(
+                f"{at}.unit_id",
+                f"a battle has {unit.count} figurine{'s' if unit.count != 1 else ''} of "
+                f"{unit.row.name}: too few for the attacker and every target named",
+            )
+        out += [(pool.pop(0), values) for _ in range(k)]
+    return attacker_id, out

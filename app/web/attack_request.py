@@ -48,7 +48,9 @@ MAX_WEAPONS = 12  # weapons fired in one attack request (a ruleset may allow few
 MAX_FURTHER_TARGETS = 11  # further targets in one attack request (likewise)
 FOLLOWER = "follower"
 """The query's further target; its ``target_fields`` are ``follower_<name>`` (repeated, in
-the same order)."""
+the same order), and its figurines reached (a squad's) ``follower_figures``."""
+FIGURES = "figures"
+TARGET_FIGURES = "target_figures"  # the query's main target's figurines reached
 Problem = dict[str, Any]  # a pydantic-shaped error: loc (no "body"), msg, type
 
 
@@ -62,6 +64,7 @@ class AttackRequest:
     target_id: int | None = None
     situation: Mapping[str, Any] = field(default_factory=dict)
     followers: tuple[Follower, ...] = ()
+    target_figures: int | None = None
     allies: tuple[int, ...] = ()
     ally_weapons: tuple[int, ...] = ()
     compare: Loadout | None = None
@@ -78,6 +81,7 @@ class AttackRequest:
             target_id=self.target_id,
             situation=situation,
             followers=self.followers,
+            target_figures=self.target_figures,
             compare=self.compare,
             bonus_die=self.bonus_die,
             allies=self.allies,
@@ -230,6 +234,7 @@ def read_json(
     bonus_die: str | None = None,
     seed: int | None = None,
     moved: bool = False,
+    target_figures: int | None = None,
 ) -> AttackRequest:
     """The attack a JSON body describes (its shape already checked by its model), read
     under ``ruleset``; ``RequestValidationError`` names every refused part as the API names
@@ -245,7 +250,10 @@ def read_json(
         except ValidationError as exc:
             raise _refused(exc.errors()) from None
         values = parts.situation.model_dump()  # type: ignore[attr-defined]
-        read = [Follower(f.unit_id, *f.field_values()) for f in parts.followers]  # type: ignore[attr-defined]
+        read = [
+            Follower(f.unit_id, *f.field_values(), figures=f.figures)
+            for f in parts.followers  # type: ignore[attr-defined]
+        ]
         reason = _bonus_die_reason(ruleset, bonus_die)
         if reason is not None:
             raise _refused([{"loc": (BONUS_DIE,), "msg": reason, "type": "value_error"}])
@@ -259,6 +267,7 @@ def read_json(
         target_id=target_id,
         situation=values,
         followers=tuple(read),
+        target_figures=target_figures,
         allies=allies,
         ally_weapons=ally_weapons,
         bonus_die=bonus_die,
@@ -314,9 +323,13 @@ def _query_followers(
     out and named ``follower-<i>`` (too many: ``follower``)."""
     followers: list[Follower] = []
     columns = [params.all(f"{FOLLOWER}_{f.name}") for f in ruleset.target_fields]
+    counts = params.all(f"{FOLLOWER}_{FIGURES}")
     for i, text in enumerate(params.all(FOLLOWER)):
         if not text:
             continue
+        figures = _query_figures(
+            counts[i] if i < len(counts) else "", errors, f"{FOLLOWER}_{FIGURES}-{i}"
+        )
         try:
             unit_id = optional_id(text)
         except ValueError:
@@ -330,7 +343,7 @@ def _query_followers(
         if refused:
             errors[f"{FOLLOWER}-{i}"] = next(iter(refused.values()))
         elif unit_id is not None:
-            followers.append(Follower(unit_id, *values))
+            followers.append(Follower(unit_id, *values, figures=figures))
     most = ruleset.max_targets - 1
     if len(followers) > most:
         errors[FOLLOWER] = (
@@ -339,6 +352,20 @@ def _query_followers(
             else f"{ruleset.name} attacks one target at a time"
         )
     return tuple(followers[:most])
+
+
+def _query_figures(text: str, errors: dict[str, str], key: str) -> int | None:
+    """A query's figurines reached (empty: all of them, None); a refused one is noted under
+    ``key`` and reads as all of them."""
+    if not text:
+        return None
+    if not text.isdigit() or len(text) > 3:
+        errors[key] = "must be a whole number"
+        return None
+    if int(text) < 1:
+        errors[key] = "must be at least 1"
+        return None
+    return int(text)
 
 
 def _query_situation(ruleset: Ruleset, params: Params, errors: dict[str, str]) -> dict[str, Any]:
@@ -391,6 +418,7 @@ def from_query(
         target_id=one("target"),
         situation=situation,
         followers=followers,
+        target_figures=_query_figures(params.get(TARGET_FIGURES), errors, TARGET_FIGURES),
         compare=Loadout(compare, ids("compare_weapons")) if compare else None,
         bonus_die=bonus_die,
         allies=ids("ally")[:MAX_ALLIES],

@@ -18,8 +18,10 @@ from app.rules.registry import DEFAULT_RULESET, get_ruleset
 from app.rules.ruleset import Ruleset, situation_inputs
 from app.services.calculator import BONUS_DIE, CalcRequest
 from app.web.attack_request import (
+    FIGURES,
     FOLLOWER,
     MAX_ALLIES,
+    TARGET_FIGURES,
     Params,
     bonus_die_choices,
     from_query,
@@ -27,8 +29,10 @@ from app.web.attack_request import (
 )
 
 __all__ = [
+    "FIGURES",
     "FOLLOWER",
     "MAX_ALLIES",
+    "TARGET_FIGURES",
     "Params",
     "bonus_die_choices",
     "optional_id",
@@ -61,12 +65,19 @@ def to_pairs(request: CalcRequest, ruleset: Ruleset | None = None) -> list[tuple
     pairs += [("weapons", str(w)) for w in request.attacker.weapon_ids]
     if request.target_id is not None:
         pairs.append(("target", str(request.target_id)))
+    if request.target_figures is not None:
+        pairs.append((TARGET_FIGURES, str(request.target_figures)))
     pairs += situation_inputs(ruleset, request.situation).items()
+    # a further target's figurines are written for every one once any is given (a column)
+    counted = any(f.figures is not None for f in request.followers)
     for follower in request.followers:
         pairs.append((FOLLOWER, str(follower.unit_id)))
         values = follower.fields(ruleset)
         for f in ruleset.target_fields:
             pairs.append((f"{FOLLOWER}_{f.name}", format_field(f, values[f.name])))
+        if counted:
+            figures = follower.figures
+            pairs.append((f"{FOLLOWER}_{FIGURES}", "" if figures is None else str(figures)))
     if request.compare is not None and request.compare.unit_id is not None:
         pairs.append(("compare", str(request.compare.unit_id)))
         pairs += [("compare_weapons", str(w)) for w in request.compare.weapon_ids]

@@ -17,10 +17,13 @@ from pydantic import Field, create_model
 from app.rules.errors import InvalidInput
 from app.rules.fields import FieldValue, InputField, json_value, parse_field
 from app.rules.ruleset import Ruleset, read_situation
+from app.services.army_rows import MAX_COUNT
 from app.web.inputs import Id, Inches, NoBool, SingleLine
 from app.web.schemas import StrictModel
 
 INCHES_BOUNDS = (0, 1000)  # those of ``Inches``
+Figures = Annotated[int, Field(ge=1, le=MAX_COUNT), NoBool]
+"""A target's figurines reached (a squad's: 1 to its count, which the calculation checks)."""
 
 
 class SituationModel(StrictModel):
@@ -88,6 +91,10 @@ class TargetModel(StrictModel):
 
     ruleset: ClassVar[Ruleset]
     unit_id: Id
+    figures: Figures | None = Field(
+        default=None,
+        description="how many figurines of the unit (a squad) the attack reaches; omit: all",
+    )
 
     def field_values(self) -> tuple[FieldValue, ...]:
         """The ruleset's ``target_fields`` values, in their order, as its parser reads them."""

@@ -37,6 +37,7 @@ from app.web.attack_request import (
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Seed
 from app.web.ratelimit import calculator_rate_limit
+from app.web.situation_schema import Figures
 
 RATE_LIMITED = [Depends(calculator_rate_limit)]
 
@@ -63,6 +64,10 @@ class AttackerIn(_In):
 class TargetIn(_In):
     unit_id: Id
     army_id: Id | None = None
+    figures: Figures | None = Field(
+        default=None,
+        description="how many figurines of the unit (a squad) the attack reaches; omit: all",
+    )
 
 
 # The OpenAPI document shows one of the registered rulesets' models (the attacker's army's
@@ -103,6 +108,7 @@ class SavedAttackIn(_In):
             "calculator",
             attacker=calculator.Loadout(a.unit_id, tuple(dict.fromkeys(ids))),
             target_id=self.target.unit_id,
+            target_figures=self.target.figures,
             situation=self.situation,
             followers=self.followers,
             allies=tuple(ally.unit_id for ally in self.allies),
@@ -216,8 +222,13 @@ def _computed(
     ):
         if given is not None and view is not None and given != view.army.id:
             raise NotFound("unit")
+    for name, reason in calc.refused.items():
+        raise InvalidInput(name, reason)
     if result.error is not None:
-        raise InvalidInput(f"attacker.{result.error.field}", result.error.reason)
+        name = result.error.field
+        if not name.startswith(("target.", "followers.")):
+            name = f"attacker.{name}"
+        raise InvalidInput(name, result.error.reason)
     if result.problems:
         raise InvalidInput("attacker.weapon_ids", " ".join(result.problems))
     if result.message:

@@ -21,7 +21,7 @@ from app.rules.fields import format_field
 from app.rules.ruleset import Ruleset
 from app.services import calculator, calculator_units
 from app.services.calculator import BONUS_DIE, CalcRequest
-from app.web.attack_request import FOLLOWER, Params, optional_id
+from app.web.attack_request import FIGURES, FOLLOWER, TARGET_FIGURES, Params, optional_id
 from app.web.calculator_query import parse, to_pairs, to_query
 from app.web.charts import CHART_MODES, chart_mode, damage_chart
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute, reads_army
@@ -84,6 +84,8 @@ def calculator_context(
     views = calculator_units.SavedUnits(session, user, pickers=pickers)
     ruleset, request, errors = _read(views, params)
     calc = calculator.calculate(session, user=user, request=request, ruleset=ruleset, views=views)
+    for name, reason in calc.refused.items():
+        errors.setdefault(page_field(name), reason)
     request = calculator.with_weapons(request, calc)
     query = to_query(request, ruleset)
     return {
@@ -97,6 +99,22 @@ def calculator_context(
         "parts": calculator_parts(ruleset.id),
         "situation_text": functools.partial(_situation_text, ruleset, request.situation),
     }
+
+
+def page_field(name: str) -> str:
+    """A target's refused pick as the calculator's query names it: ``target.figures`` is
+    ``target_figures``, ``followers.2.figures`` ``follower_figures-2``, ``followers.2.unit_id``
+    ``follower-2``, ``target.unit_id`` ``target``."""
+    parts = name.split(".")
+    if parts[0] == "target" and len(parts) == 2:
+        return "target" if parts[1] == "unit_id" else f"target_{parts[1]}"
+    if parts[0] == "followers" and len(parts) == 3 and parts[1].isdigit():
+        return (
+            f"{FOLLOWER}-{parts[1]}"
+            if parts[2] == "unit_id"
+            else f"{FOLLOWER}_{parts[2]}-{parts[1]}"
+        )
+    return name
 
 
 def with_chart(context: dict[str, Any], params: Params) -> None:
@@ -171,6 +189,7 @@ def battle_url(rolled: calculator.RolledInBattle, request: CalcRequest, ruleset:
     (the situation fields the battle keeps itself left out)."""
     skip = {"attacker", "weapons", "target", FOLLOWER, "compare", "compare_weapons", "ally"}
     skip |= {"ally_weapons", BONUS_DIE, *(f"{FOLLOWER}_{f.name}" for f in ruleset.target_fields)}
+    skip |= {TARGET_FIGURES, f"{FOLLOWER}_{FIGURES}"}
     kept = {f.name for f in ruleset.battle_situation_fields}
     skip |= {f.name for f in ruleset.situation_fields if f.name not in kept}
     pairs = [

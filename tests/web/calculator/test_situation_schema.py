@@ -52,8 +52,12 @@ def test_the_battle_model_refuses_homing_in_which_the_battle_keeps() -> None:
 def test_the_further_target_model_is_made_from_the_target_fields() -> None:
     rules = get_ruleset(DEFAULT_RULESET)
     schema = FollowerIn.model_json_schema()["properties"]
-    assert list(schema) == ["unit_id", *(f.name for f in rules.target_fields)]
+    assert list(schema) == ["unit_id", "figures", *(f.name for f in rules.target_fields)]
     follower = FollowerIn.model_validate({"unit_id": 5, "distance": 2.5})
-    assert follower.field_values() == (Fraction(5, 2), 0)
+    assert follower.field_values() == (Fraction(5, 2), 0) and follower.figures is None
+    assert FollowerIn.model_validate({"unit_id": 5, "figures": 3}).figures == 3
+    for bad in (0, "x", True):
+        with pytest.raises(ValidationError):
+            FollowerIn.model_validate({"unit_id": 5, "figures": bad})
     with pytest.raises(ValidationError):
         FollowerIn.model_validate({"unit_id": 5, "spans": rules.max_targets + 1})
