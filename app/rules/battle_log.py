@@ -4,10 +4,10 @@ of a named action's fields.
 
 The odds: ``{"decisive", "expected", "labels": {key: label}, "lines": [{"label", "kind",
 "weapons", "steps", "notes": {key: p}, "targets": [{"unit_id", "name", "outcomes": {key: p},
-"extras": {key: p}}]}], "detail": <the ruleset's own>}``; the dice: ``[{"label", "kind",
-"weapons", "skipped", "jammed", "notes", "dice": [{"purpose", "sides", "natural", "value",
-"bonus", "unit_id"}], "effects": [{"unit_id", "name", "outcome", "damage", "flags", "amount",
-"words"}]}]``.
+"extras": {key: p}, "figure", "figures"}]}], "detail": <the ruleset's own>, "tallies": [{"key",
+"label", "distribution", "expected"}]}``; the dice: ``[{"label", "kind", "weapons", "skipped",
+"jammed", "notes", "dice": [{"purpose", "sides", "natural", "value", "bonus", "unit_id"}],
+"effects": [{"unit_id", "name", "outcome", "damage", "flags", "amount", "words"}]}]``.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def odds_json(targets: Sequence[Fighter], odds: AttackOdds) -> JSON:
                     "name": name,
                     "outcomes": {o.key: o.probability for o in t.outcomes},
                     "extras": {o.key: o.probability for o in t.extras},
+                    "figure": t.figure,
+                    "figures": t.figures,
                 }
             )
         lines.append(
@@ -66,6 +68,15 @@ def odds_json(targets: Sequence[Fighter], odds: AttackOdds) -> JSON:
         "labels": labels,
         "lines": lines,
         "detail": dict(odds.detail),
+        "tallies": [
+            {
+                "key": t.key,
+                "label": t.label,
+                "distribution": list(t.distribution),
+                "expected": t.expected,
+            }
+            for t in odds.tallies
+        ],
     }
 
 

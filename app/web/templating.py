@@ -54,6 +54,18 @@ def field_error(reason: str, label: str) -> str:
 env.filters["field_error"] = field_error
 
 
+def at_least(distribution: Sequence[float]) -> list[float]:
+    """P(at least n) for each n of a distribution of P(exactly n) (a tally's)."""
+    out, tail = [], 0.0
+    for p in reversed(distribution):  # summed from the far end: no cancellation
+        tail += p
+        out.append(min(1.0, tail))
+    return out[::-1]
+
+
+env.filters["at_least"] = at_least
+
+
 def ruleset_context(ruleset_id: str) -> Mapping[str, Any]:
     """What a ruleset's own templates (``templates/rulesets/<id>/``) read."""
     return get_ruleset(ruleset_id).template_context()

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS
-from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset
+from app.rules.ruleset import AttackRoll, LineOdds, RolledDie, Ruleset, Tally
 from app.services import calculator, calculator_units
 from app.services.compute_jobs import ValueProbabilities
 from app.services.errors import NotFound
@@ -138,6 +138,29 @@ class _Outcomes(BaseModel):
 
 class TargetOddsOut(_Outcomes):
     index: int
+    figure: int = Field(
+        default=0,
+        description="a squad's: these odds are its figurines from this one (0: the first)",
+    )
+    figures: int = Field(
+        default=1, description="a squad's: how many of its figurines have these odds, each"
+    )
+
+
+class TallyOut(BaseModel):
+    """How many figurines, over every target, end with an outcome (``wounded``, ``out``...)."""
+
+    key: str
+    label: str
+    distribution: list[float] = Field(description="P(exactly n figurines), n from 0")
+    expected: float
+
+
+def tallies_out(tallies: Sequence[Tally]) -> list[TallyOut]:
+    return [
+        TallyOut(key=t.key, label=t.label, distribution=list(t.distribution), expected=t.expected)
+        for t in tallies
+    ]
 
 
 class LineOut(_Outcomes):
@@ -166,6 +189,10 @@ class SavedOddsOut(_Outcomes):
     per_10_cp: float | None = Field(description="expected destroying hits per 10 CP")
     attacker_cost: float
     lines: list[LineOut]
+    tallies: list[TallyOut] = Field(
+        default_factory=list,
+        description="where figurines are counted (several targets, squads): over all targets",
+    )
 
 
 JAMMED = "jammed"  # a rolled line's note: its gun ends Inoperative until Reloaded
@@ -245,7 +272,12 @@ def _line_out(line: LineOdds, weapon_ids: list[int]) -> LineOut:
         truncation_bound=line.truncation_bound,
         damage_distribution=list(line.damage),
         targets=[
-            TargetOddsOut(index=t.target, **{o.key: o.probability for o in t.outcomes + t.extras})
+            TargetOddsOut(
+                index=t.target,
+                figure=t.figure,
+                figures=t.figures,
+                **{o.key: o.probability for o in t.outcomes + t.extras},
+            )
             for t in line.targets
         ],
         steps=[StepOut(label=label, value=value) for label, value in line.steps],
@@ -272,6 +304,7 @@ def saved_odds(session: SessionDep, user: ApiUser, body: SavedAttackIn) -> Saved
         per_10_cp=result.per_10_points,
         attacker_cost=float(result.unit_cost),
         lines=lines,
+        tallies=tallies_out(result.odds.tallies),
         **{o.key: o.probability for o in first.outcomes},
     )
 

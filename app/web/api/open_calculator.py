@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.rules.errors import InvalidInput
 from app.rules.registry import DEFAULT_RULESET
 from app.services import open_calculator as oc
-from app.web.api.calculator import LineOut, _line_out
+from app.web.api.calculator import LineOut, TallyOut, _line_out, tallies_out
 from app.web.attack_request import Params
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id, Line
@@ -42,6 +42,10 @@ class OpenOddsOut(BaseModel):
     truncation_bound: float
     lines: list[LineOut] = Field(description="weapons numbered from 1 (the query's)")
     detail: dict[str, Any] = Field(description="the ruleset's own figures of the turn")
+    tallies: list[TallyOut] = Field(
+        default_factory=list,
+        description="where figurines are counted (several targets, squads): over all targets",
+    )
 
 
 @router.get("/calculator/open", dependencies=RATE_LIMITED)
@@ -78,6 +82,7 @@ def open_odds(
         truncation_bound=main.odds.truncation_bound,
         lines=[_line_out(line, ids) for line in main.odds.lines],
         detail=dict(main.odds.detail),
+        tallies=tallies_out(main.odds.tallies),
     )
 
 

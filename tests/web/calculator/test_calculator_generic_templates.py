@@ -40,7 +40,7 @@ def _unit(unit_id: int, data: dict[str, Any]) -> SimpleNamespace:
         for i, f in enumerate(figures.weapons)
     ]
     cost = figures.cost
-    return SimpleNamespace(row=row, spec=spec, weapons=weapons, cost=cost)
+    return SimpleNamespace(row=row, spec=spec, weapons=weapons, cost=cost, count=1)
 
 
 def _block(calc: Calculation, request: CalcRequest, errors: dict[str, str]) -> str:
