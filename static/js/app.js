@@ -9,6 +9,19 @@ function showError(text) {
   p.textContent = text;
   area.replaceChildren(p);
 }
+// A picker that fetches the whole calculator again (class "unit-pick": a unit, a weapon a
+// situation field applies by) also bubbles its change to the live form around it, whose own
+// request (only the results) would replace the picker's in flight (hx-sync): the form leaves
+// a picker's changes to the picker. (htmx's trigger filters would need eval, which our CSP
+// and htmx-config forbid.)
+document.addEventListener("htmx:confirm", (event) => {
+  const { elt, triggeringEvent } = event.detail;
+  const source = triggeringEvent && triggeringEvent.target;
+  if (elt instanceof HTMLFormElement && source !== elt && source instanceof Element
+      && source.classList.contains("unit-pick")) {
+    event.preventDefault();
+  }
+});
 document.addEventListener("htmx:responseError", (event) => {
   showError(`Something went wrong (${event.detail.xhr.status}). Your input is kept; try again.`);
 });
