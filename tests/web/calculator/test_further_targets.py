@@ -381,3 +381,32 @@ def test_roll_it_as_the_engine_counts_the_figurines(
     further = [row[0] for row in request["followers"]]
     assert len(further) == len(set(further)) == min(struck, 3)
     assert all(copied[b] == squad for b in further)
+
+
+@pytest.mark.parametrize("ruleset_id", ["d20", "degrees"])
+def test_the_battle_log_keeps_the_tallies_and_each_entrys_figures(
+    app: Any, member: Member, ruleset_id: str
+) -> None:
+    """The rulesets on the shared log shape (``battle_log.odds_json``) keep the tallies."""
+    units = _import(app, member, ruleset_id, CASES[ruleset_id]["units"])
+    r = _post(member, BATTLE, _body(ruleset_id, units) | {"seed": 2})
+    assert r.status_code == 201, r.text
+    with app.state.sessionmaker() as session:
+        (entry,) = session.scalars(
+            select(BattleEntry).where(BattleEntry.battle_id == r.json()["battle_id"])
+        )
+        odds = json.loads(entry.odds_json)
+    assert isinstance(odds["tallies"], list)
+    for tally in odds["tallies"]:
+        assert set(tally) == {"key", "label", "distribution", "expected"}
+    for line in odds["lines"]:
+        for target in line["targets"]:
+            assert (target["figure"], target["figures"]) == (0, 1)  # a battle unit: one
+
+
+def test_the_open_calculators_answer_has_tallies(client: Any) -> None:
+    r = client.get("/api/v1/calculator/open?rules=d20")
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    assert isinstance(answer["tallies"], list)
+    assert all({"index", "figure", "figures"} <= set(t) for t in answer["lines"][0]["targets"])
