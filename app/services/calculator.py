@@ -250,7 +250,7 @@ def _figures(
     calc: Calculation, attacker_id: int | None, unit: builder.UnitView, asked: int | None, at: str
 ) -> int:
     """How many figurines of ``unit`` a target takes: ``asked`` (None: all of them), at most
-    its count, and not the attacking figurine itself; a refusal goes in ``calc.refused``
+    its count, and not the attacking figurine itself (``attacker_id``'s); a refusal goes in ``calc.refused``
     (named ``<at>.figures``, or ``<at>.unit_id`` when the unit has no figurine to take) and
     the target counts all it may."""
     count = unit.count
@@ -371,9 +371,8 @@ def calculate_units(
     attacker_id = request.attacker.unit_id
     if request.target_id is not None:
         calc.target_army, calc.target = views.unit(request.target_id)
-        calc.figures.append(
-            _figures(calc, attacker_id, calc.target, request.target_figures, "target")
-        )
+        # (the attacking unit as its own main target is a comparison, computed as ever)
+        calc.figures.append(_figures(calc, None, calc.target, request.target_figures, "target"))
     for i, follower in enumerate(request.followers):
         army, unit = views.unit(follower.unit_id)
         calc.followers.append((follower, unit))
