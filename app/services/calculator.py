@@ -250,9 +250,9 @@ def _figures(
     calc: Calculation, attacker_id: int | None, unit: builder.UnitView, asked: int | None, at: str
 ) -> int:
     """How many figurines of ``unit`` a target takes: ``asked`` (None: all of them), at most
-    its count, and not the attacking figurine itself (``attacker_id``'s); a refusal goes in ``calc.refused``
-    (named ``<at>.figures``, or ``<at>.unit_id`` when the unit has no figurine to take) and
-    the target counts all it may."""
+    its count, and not the attacking figurine itself (``attacker_id``'s); a refusal goes in
+    ``calc.refused`` (named ``<at>.figures``, or ``<at>.unit_id`` when the unit has no
+    figurine to take) and the target counts all it may."""
     count = unit.count
     most = count - 1 if unit.row.id == attacker_id else count
     if most < 1:

@@ -2,9 +2,7 @@
 (issue 27: ``TargetInput.figures``, ``TargetOdds.figure/figures``, ``AttackOdds.tallies``).
 
 The web side's plumbing is in ``test_further_targets.py`` and holds with or without them.
-These need the engines' squad branches: BrikWars' and D20's are on main; until Degrees' is
-merged its cases are expected failures, strictly, so that the merge makes them pass loudly —
-THE LEAD REMOVES THE ``ENGINES`` MARK (``ENGINE_CASES``) once the degrees branch is in."""
+These need the engines' squad work (BrikWars', Degrees' and D20's, all on main)."""
 
 from __future__ import annotations
 
@@ -28,13 +26,6 @@ from tests.web.calculator.test_further_targets import (
 )
 from tests.web.conftest import Member
 
-ENGINES = pytest.mark.xfail(
-    strict=True, reason="the Degrees engine counts a squad's figurines once degrees merges"
-)
-ENGINE_CASES = [
-    pytest.param(r, marks=ENGINES) if r == "degrees" else pytest.param(r) for r in RULESETS
-]
-
 
 def _tallies(member: Member, body: dict[str, Any]) -> list[dict[str, Any]]:
     r = _post(member, ODDS, body)
@@ -42,7 +33,7 @@ def _tallies(member: Member, body: dict[str, Any]) -> list[dict[str, Any]]:
     return list(r.json()["tallies"])
 
 
-@pytest.mark.parametrize("ruleset_id", ENGINE_CASES)
+@pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_a_squads_figures_count_in_the_tallies(app: Any, member: Member, ruleset_id: str) -> None:
     """One single target and a squad of 3: every tally counts 0 to 1 + figures figurines,
     and reaching fewer of the squad changes the answer."""
@@ -97,7 +88,7 @@ def test_a_d20_explosions_tally_counts_every_figurine(app: Any, member: Member) 
     assert len(set(seen)) == 3
 
 
-@pytest.mark.parametrize("ruleset_id", ENGINE_CASES)
+@pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_roll_it_names_each_struck_figurine_of_the_squad(
     app: Any, member: Member, ruleset_id: str
 ) -> None:
