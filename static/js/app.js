@@ -9,15 +9,15 @@ function showError(text) {
   p.textContent = text;
   area.replaceChildren(p);
 }
-// A picker that fetches the whole calculator again (class "unit-pick": a unit, a weapon a
-// situation field applies by) also bubbles its change to the live form around it, whose own
-// request (only the results) would replace the picker's in flight (hx-sync): the form leaves
-// a picker's changes to the picker. (htmx's trigger filters would need eval, which our CSP
-// and htmx-config forbid.)
+// A unit picker that fetches the whole calculator again (a select of class "unit-pick") also
+// bubbles its change to the live form around it, whose own request (only the results) would
+// replace the picker's in flight (hx-sync): the form leaves a picker's changes to the picker.
+// (htmx's trigger filters would need eval, which our CSP and htmx-config forbid.) The weapon
+// boxes are left as they were: a box ticked while the player types on must not swap the form.
 document.addEventListener("htmx:confirm", (event) => {
   const { elt, triggeringEvent } = event.detail;
   const source = triggeringEvent && triggeringEvent.target;
-  if (elt instanceof HTMLFormElement && source !== elt && source instanceof Element
+  if (elt instanceof HTMLFormElement && source instanceof HTMLSelectElement
       && source.classList.contains("unit-pick")) {
     event.preventDefault();
   }
