@@ -12,6 +12,7 @@ from app.rules.brikwars.known_odds import TurnAttack
 from app.rules.brikwars.options import BrikWarsOptions
 from app.rules.brikwars.raw_attack import RawAttack, raw_attack
 from app.rules.brikwars.situation_fields import (
+    FOLLOWER_BLAST,
     FOLLOWER_DISTANCE,
     FOLLOWER_SPANS,
     SITUATION_FIELDS,
@@ -63,7 +64,7 @@ class BrikWarsCalculating(RulesetBase):
     """The calculator's members: the primitives, and the defaults BrikWars reads otherwise."""
 
     situation_fields: tuple[InputField, ...] = SITUATION_FIELDS
-    target_fields: tuple[InputField, ...] = (FOLLOWER_DISTANCE, FOLLOWER_SPANS)
+    target_fields: tuple[InputField, ...] = (FOLLOWER_DISTANCE, FOLLOWER_SPANS, FOLLOWER_BLAST)
     max_targets = MAX_ARC_TARGETS  # the points of an Arc
     outcome_columns: tuple[Column, ...] = (
         Column("miss", "Miss"),
@@ -128,6 +129,7 @@ class BrikWarsCalculating(RulesetBase):
                     values["distance"],  # type: ignore[arg-type]
                     values["spans"],  # type: ignore[arg-type]
                     t.figures,
+                    values["blast_distance"],  # type: ignore[arg-type]
                 )
             )
         if errors:

@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.rules.brikwars.attacks.build import AUTO_WEAPONS
+from app.rules.brikwars.catalogue import catalogue
 from app.rules.brikwars.turn import MAX_ARC_TARGETS, MAX_DIVERT_TURNS, TurnSituation
 from app.rules.errors import InvalidInput
 from app.rules.fields import WEAPON_TYPE, InputField, format_field, parse_fields
@@ -38,6 +39,10 @@ SMALL_PARTS = (("2x2", "2x2 studs (-1)"), ("1x1", "1x1 stud (-2)"))
 # (those and the FlameThrowers; a BlastGun's spray is its own): ``attacks.build.AUTO_WEAPONS``.
 BURST_WEAPONS = tuple(t for t, auto in AUTO_WEAPONS.items() if auto == "machinegun")
 ARC_WEAPONS = tuple(t for t, auto in AUTO_WEAPONS.items() if auto != "blastgun")
+# The weapons whose shot can explode: the Explosives, and those Ammo or a Payload loads.
+BLAST_WEAPONS = tuple(
+    w.id for w in catalogue() if w.category == "explosive" or w.takes_ammo or w.takes_payload
+)
 
 
 def _inches(name: str, label: str, default: Fraction | None, help: str) -> InputField:
@@ -133,6 +138,20 @@ FOLLOWER_DISTANCE = InputField(
 )
 FOLLOWER_SPANS = InputField(
     "spans", "Full points of Arc", "whole", 0, high=MAX_ARC_TARGETS, help="full points of Arc"
+)
+
+# A further target in an Explosive's blast (aimed at the main target, the blast centre): its
+# distance from that centre, which decides its ring (ruling T8). An Arc reads ``distance``
+# (from the attacker) instead: a turn may fire both.
+FOLLOWER_BLAST = InputField(
+    "blast_distance",
+    "From the blast centre",
+    "inches",
+    None,
+    high=MAX_INCHES,
+    help='inches from the main target (the blast centre); ring 0 within 2", then every 2"',
+    optional=True,
+    when=((WEAPON_TYPE, BLAST_WEAPONS),),
 )
 
 # A battle keeps each unit's Homing In itself: its attack requests don't carry it.

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.rules.brikwars.attacks.blast import MISS, BlastScenario, Row, blast_scenarios
 from app.rules.brikwars.attacks.common import (
     ActionRoll,
     LoggedDie,
@@ -365,8 +366,10 @@ class Explosion:
     ) -> ObjectResult:
         roll = boom.roll  # type: ignore[attr-defined]
         k = obj.ring
-        if not 0 <= k < len(roll.group_values):
-            raise InvalidInput("ring", f"needs a ring from 0 to {len(roll.group_values) - 1}")
+        if not isinstance(k, int) or k < 0:
+            raise InvalidInput("ring", f"needs a ring from 0, got {k!r}")
+        if k >= len(roll.group_values):  # beyond the blast's radius: not caught
+            return ObjectResult(k, 0, None, "miss", 0, False)
         modifier, armour_value = _object_facts(self, obj.target)
         kept = order[k:]
         dice_left = sum(roll.group_dice[g] for g in kept)
@@ -575,6 +578,44 @@ class ExplosiveShot:
             for w, row in explosion.ring_scenarios(target, ring):
                 out[row] = out.get(row, 0.0) + weight * w
         return tuple((w, row) for row, w in out.items())
+
+    def caught(self, target: Target, ring: int) -> tuple[float, RingOdds | None]:
+        """An object in ring ``ring`` of the aimed point: P(the explosion catches it) (a hit
+        whose explosion reaches its ring; an Over-the-Top d10 adds a ring) and the odds given
+        that (``None`` when nothing reaches it)."""
+        _, hit, crit = self.action.probabilities()
+        ott = self._over_the_top()
+        parts = [
+            (w, e.ring_odds(target, ring))
+            for w, e in ((hit, self.explosion), (crit, ott))
+            if w > 0 and ring < e.ring_count
+        ]
+        if not parts:
+            return 0.0, None
+        (w, odds), *rest = parts
+        for w2, odds2 in rest:
+            odds, w = _mix_rings(odds, w, odds2, w2), w + w2
+        return w, odds
+
+    def blast_scenarios(
+        self, objects: tuple[tuple[Target, int], ...]
+    ) -> tuple[BlastScenario, ...] | None:
+        """The shot's joint law over ``objects`` (target, ring): a miss catches none of them
+        (it lands elsewhere), a hit rolls one Damage for them all (``blast.blast_scenarios``),
+        one more d10 on a Critical Success. ``None`` when that law is not computed."""
+        miss, hit, crit = self.action.probabilities()
+        out: dict[tuple[Row, ...], float] = {}
+        if miss > 0:
+            out[tuple(MISS for _ in objects)] = miss
+        for weight, explosion in ((hit, self.explosion), (crit, self._over_the_top())):
+            if weight <= 0:
+                continue
+            law = blast_scenarios(explosion, objects)
+            if law is None:
+                return None
+            for w, rows in law:
+                out[rows] = out.get(rows, 0.0) + weight * w
+        return tuple((w, rows) for rows, w in out.items())
 
     def roll(
         self, rng: random.Random, objects: tuple[ExplosionObject, ...] = ()

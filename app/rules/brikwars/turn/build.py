@@ -22,9 +22,11 @@ from app.rules.brikwars.attacks import (
     inches_out_of_range,
     target_of,
 )
+from app.rules.brikwars.attacks.blast import ring_of
 from app.rules.brikwars.attacks.build import AUTO_WEAPONS, action_die_of
 from app.rules.brikwars.catalogue import WeaponStats
 from app.rules.brikwars.turn.lines import (
+    BlastFollower,
     Line,
     combined_line,
     explosive_line,
@@ -149,12 +151,39 @@ def _explosive_lines(
     rounds = weapon.payload.per_launch if stats.damage is None and weapon.payload else 1
     shot_odds = once(partial(shot.odds, fire.target))
     scenarios = once(partial(shot.scenarios, fire.target))
+    # further targets given a distance from the blast centre stand at their rings (T8)
+    followers = tuple(
+        BlastFollower(
+            i,
+            _target_view(f.unit, s, main=False),
+            ring_of(f.blast_distance),
+            f.figures,
+            f"{float(f.blast_distance):g}",
+        )
+        for i, f in enumerate(turn.followers, start=1)
+        if f.blast_distance is not None
+    )
+    reach = shot.explosion.ring_count + 1  # an Over-the-Top d10 adds a ring
+    objects = ((fire.target, 0),) * turn.figures + tuple(
+        (f.target, f.ring) for f in followers if f.ring < reach for _ in range(f.figures)
+    )
+    joint = once(partial(shot.blast_scenarios, objects))
     lines = []
     for k in range(rounds):
         label = name if rounds == 1 else f"{name}: round {k + 1} of {rounds}"
         lines.append(
             explosive_line(
-                index, label, shot, fire.target, s, out, shot_odds, turn.figures, scenarios
+                index,
+                label,
+                shot,
+                fire.target,
+                s,
+                out,
+                shot_odds,
+                turn.figures,
+                scenarios,
+                followers,
+                joint,
             )
         )
     return lines

@@ -24,6 +24,7 @@ from app.rules.brikwars.attacks import (
     VolleyOdds,
 )
 from app.rules.brikwars.attacks.area import volley_scenarios
+from app.rules.brikwars.attacks.blast import BlastScenario
 from app.rules.brikwars.attacks.explosion import Scenario
 from app.rules.brikwars.turn.breakdown import (
     action_steps,
@@ -308,6 +309,34 @@ def once(compute: Callable[[], T]) -> Callable[[], T]:
     return first_or_kept
 
 
+@dataclass(frozen=True)
+class BlastFollower:
+    """A further target in the blast: its index among the turn's targets, its view as a
+    target, its ring (from its distance to the blast centre) and its figurines there."""
+
+    index: int
+    target: Target
+    ring: int
+    figures: int = 1
+    inches: str = ""
+
+
+def _blast_steps(shot: ExplosiveShot, followers: Sequence[BlastFollower]) -> list[Step]:
+    """Where each further target stands in the blast, or that it is beyond it."""
+    n = shot.explosion.ring_count
+    out = []
+    for f in followers:
+        where = f'target {f.index + 1} at {f.inches}"'
+        if f.ring < n:
+            rings = f'ring {f.ring} ({2 * f.ring}-{2 * f.ring + 2}")'
+            out.append(Step("in the blast", f"{where}: {rings}, against {f.target.armour}"))
+        elif f.ring == n:
+            out.append(Step("in the blast", f"{where}: only on a Critical Success (one more d10)"))
+        else:
+            out.append(Step("not caught", f'{where}: beyond the {2 * n}" radius'))
+    return out
+
+
 def explosive_line(
     index: int,
     name: str,
@@ -318,19 +347,47 @@ def explosive_line(
     shot_odds: Callable[[], ExplosiveShotOdds],
     figures: int = 1,
     shot_scenarios: Callable[[], tuple[Scenario, ...]] | None = None,
+    followers: tuple[BlastFollower, ...] = (),
+    blast_scenarios: Callable[[], tuple[BlastScenario, ...] | None] | None = None,
 ) -> Line:
     """An Explosive aimed at the target: an Action roll, then the Explosion's ring 0, where
-    ``figures`` figurines of it stand (one Damage roll for them all, each its own Armour
-    roll)."""
-    owners = tuple((0, f) for f in range(figures))
-    sized = target.takes_size_damage
+    ``figures`` figurines of it stand, and each further target's figurines at its ring (one
+    Damage roll for them all, each its own Armour roll; ruling T8). A further target beyond
+    the radius (even with an Over-the-Top d10) is not caught: its odds are a miss."""
+    # every figurine the blast can reach, and the object (target view, ring) of each
+    reach_n = shot.explosion.ring_count + 1  # an Over-the-Top d10 adds a ring
+    caught = tuple(f for f in followers if f.ring < reach_n)
+    objects = [(target, 0)] * figures
+    owners = [(0, f) for f in range(figures)]
+    for f in caught:
+        objects += [(f.target, f.ring)] * f.figures
+        owners += [(f.index, k) for k in range(f.figures)]
+    sized = [t.takes_size_damage for t, _ in objects]
     steps = (
         *action_steps(shot.action, modifier_parts(s, None, out)),
         Step("aimed at", 'the target (ring 0, within 2")'),
         Step("Explosion", str(shot.explosion.damage)),
         Step("against Armour", f"{target.armour} (rolled once)"),
+        *_blast_steps(shot, followers),
         Step("a miss", "lands up to Use − roll inches away (the defender places it)"),
     )
+
+    def follower_line(f: BlastFollower) -> TargetLine:
+        if f.ring >= reach_n:
+            return TargetLine(f.index, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, figures=f.figures)
+        w, r = shot.caught(f.target, f.ring)
+        if r is None:
+            return TargetLine(f.index, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, figures=f.figures)
+        return TargetLine(
+            f.index,
+            1.0 - w,
+            w * r.no_effect,
+            w * r.something_bad,
+            w * r.destroyed,
+            w * r.size_damage,
+            w * r.on_fire,
+            figures=f.figures,
+        )
 
     def odds() -> LineOdds:
         o = shot_odds()
@@ -345,35 +402,51 @@ def explosive_line(
             o.hit * r.on_fire,
             figures=figures,
         )
-        scenarios = tuple(
-            (w, _five(np.array([row] * figures), [sized] * figures))
-            for w, row in (shot_scenarios() if shot_scenarios else shot.scenarios(target))
-        )
+        more_steps: tuple[Step, ...] = ()
+        scenarios: tuple[tuple[float, np.ndarray], ...]
+        if not caught:
+            scenarios = tuple(
+                (w, _five(np.array([row] * figures), sized))
+                for w, row in (shot_scenarios() if shot_scenarios else shot.scenarios(target))
+            )
+        else:
+            law = blast_scenarios() if blast_scenarios else shot.blast_scenarios(tuple(objects))
+            if law is None:
+                scenarios = ()
+                more_steps = (
+                    Step(
+                        "tally",
+                        "not computed: the targets share one Damage roll whose joint law "
+                        "is too large here (mixed dice, or too many rings and Armour values)",
+                    ),
+                )
+            else:
+                scenarios = tuple((w, _five(np.array(rows), sized)) for w, rows in law)
         return LineOdds(
             (index,),
             "explosive",
             name,
-            (main,),
+            (main, *(follower_line(f) for f in followers)),
             (),
             o.over_the_top,
             0.0,
             r.truncation_bound,
-            steps,
-            reach=owners,
+            steps + more_steps,
+            reach=tuple(owners),
             scenarios=scenarios,
         )
 
-    objects = tuple(ExplosionObject(target, 0) for _ in range(figures))
+    rolled = tuple(ExplosionObject(t, ring) for t, ring in objects)
 
     def roll(rng: random.Random) -> LineRoll:
-        r = shot.roll(rng, objects)
+        r = shot.roll(rng, rolled)
         effects: tuple[Effect, ...]
         if not r.hit or r.explosion is None:
-            effects = tuple(Effect(0, "miss", figure=f) for f in range(figures))
+            effects = tuple(Effect(t, "miss", figure=f) for t, f in owners)
         else:
             effects = tuple(
-                replace(_effect_of(0, obj.outcome, obj.on_fire, obj.damage), figure=f)
-                for f, obj in enumerate(r.explosion.objects)
+                replace(_effect_of(t, obj.outcome, obj.on_fire, obj.damage), figure=f)
+                for (t, f), obj in zip(owners, r.explosion.objects, strict=True)
             )
         natural = r.dice[0].natural if r.dice else None
         return LineRoll(
@@ -383,7 +456,7 @@ def explosive_line(
             r.dice,
             effects,
             natural_action=natural,
-            owners=owners if figures > 1 else (),
+            owners=tuple(owners) if len(owners) > 1 else (),
         )
 
     return Line((index,), "explosive", name, steps, odds, roll)

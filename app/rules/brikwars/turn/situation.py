@@ -82,13 +82,20 @@ DEFAULT_SITUATION = TurnSituation()
 
 @dataclass(frozen=True)
 class ArcFollower:
-    """A further target of Arc Fire, after the main target, in order along the Arc:
-    ``figures`` figurines of it (a squad: each a target of its own, one after another)."""
+    """A further target: of Arc Fire, after the main target, in order along the Arc, at
+    ``distance`` from the attacker; of an Explosive's blast, ``blast_distance`` from the main
+    target (the blast centre; None: not in the blast). ``figures`` figurines of it (a squad:
+    each a target of its own, along the Arc one after another, in the blast at its ring)."""
 
     unit: UnitSpec
     distance: Fraction | None = None
     spans: int = 0
     figures: int = 1
+    blast_distance: Fraction | None = None
+
+    def __post_init__(self) -> None:
+        if self.blast_distance is not None and self.blast_distance < 0:
+            raise InvalidInput("blast_distance", "must be at least 0")
 
 
 @dataclass(frozen=True)

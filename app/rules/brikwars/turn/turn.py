@@ -11,7 +11,14 @@ from app.rules.brikwars.options import DEFAULT_OPTIONS, BrikWarsOptions
 from app.rules.brikwars.turn.build import build_lines
 from app.rules.brikwars.turn.lines import Line
 from app.rules.brikwars.turn.power import PowerCheck, power_check
-from app.rules.brikwars.turn.results import Effect, LineRoll, TurnOdds, TurnRoll
+from app.rules.brikwars.turn.results import (
+    Effect,
+    LineOdds,
+    LineRoll,
+    Step,
+    TurnOdds,
+    TurnRoll,
+)
 from app.rules.brikwars.turn.situation import (
     DEFAULT_SITUATION,
     MAX_ARC_TARGETS,
@@ -21,7 +28,7 @@ from app.rules.brikwars.turn.situation import (
     ArcFollower,
     TurnSituation,
 )
-from app.rules.brikwars.turn.tally import tally
+from app.rules.brikwars.turn.tally import MAX_TALLY_SCENARIOS, tally
 from app.rules.brikwars.units import UnitSpec, weapon_name
 from app.rules.errors import InvalidInput
 
@@ -142,7 +149,11 @@ class Turn:
         sized = self.target.kind == "creation" or any(
             f.unit.kind == "creation" for f in self.followers
         )
-        tallies = tally(self.figurines(), lines, sized=sized)
+        tallies: tuple[tuple[str, str, tuple[float, ...]], ...] = ()
+        if all(line.scenarios for line in lines):  # a blast's joint law may be left out
+            tallies = tally(self.figurines(), lines, sized=sized)
+            if not tallies:
+                lines = _note_cap(lines)
         return TurnOdds(lines, 1.0 - miss_all, bound, tallies)
 
     def roll(self, rng: random.Random) -> TurnRoll:
@@ -176,6 +187,23 @@ class Turn:
                     state[fig] = _apply(state[fig], effect)
             rolled.append(result)
         return TurnRoll(tuple(rolled), tuple(state[(t, 0)] for t in range(len(units))))
+
+
+def _note_cap(lines: tuple[LineOdds, ...]) -> tuple[LineOdds, ...]:
+    """The lines, the one where the scenarios combine past the tally's bound saying so."""
+    combined = 1
+    out = list(lines)
+    for i, line in enumerate(lines):
+        combined *= max(1, len(line.scenarios))
+        if combined > MAX_TALLY_SCENARIOS:
+            why = Step(
+                "tally",
+                f"not computed: more than {MAX_TALLY_SCENARIOS} combinations of how the "
+                "shared dice fall (this line's, with the lines before it)",
+            )
+            out[i] = replace(line, steps=(*line.steps, why))
+            break
+    return tuple(out)
 
 
 def _gone(unit: UnitSpec) -> bool:
