@@ -8,6 +8,7 @@ seeded Monte Carlo; the text's Wall Demolition example through a rolled turn."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import Counter
 from fractions import Fraction
@@ -21,7 +22,6 @@ from app.rules.brikwars.attacks.explosion import Explosion
 from app.rules.brikwars.catalogue import DamageExpr
 from app.rules.brikwars.options import DEFAULT_OPTIONS
 from app.rules.brikwars.turn import ArcFollower, Turn, TurnSituation
-from app.rules.brikwars.turn.tally import MAX_TALLY_SCENARIOS
 from app.rules.brikwars.units import UnitSpec, WeaponSpec
 from app.rules.errors import InvalidInput
 from app.rules.registry import get_ruleset
@@ -59,75 +59,80 @@ def _values(depth: int) -> list[tuple[int, bool, float]]:
     return [(v, one, p) for (v, one), p in merged.items()]
 
 
+Fact = tuple[dict[int, float], int, int, Target]
+"""A figurine's Armour table, Deflection layers, Target Size modifier and view as a target."""
+
+
+def _damage_of(fact: Fact, ring: int, values: list[int], ones: bool) -> int | None:
+    """A figurine's Damage from the dice ``values`` (-1: not caught, None: a Dud): the total
+    without the ``ring`` highest dice, less as many more as its Deflection layers, plus its
+    Target Size modifier."""
+    _, layers, modifier, _ = fact
+    if ring >= len(values):
+        return -1
+    if ones:
+        return None
+    kept = sorted(values, reverse=True)[ring + layers :]
+    return max(0, sum(kept) + modifier)
+
+
+def _law_of(fact: Fact, damage: int | None) -> dict[str, float]:
+    armour, _, _, target = fact
+    if damage == -1:
+        return {"miss": 1.0}
+    if damage is None:
+        return {"no_effect": 1.0}
+    hit = "size_damage" if target.takes_size_damage else "destroyed"
+    out: Counter[str] = Counter()
+    for a, q in armour.items():
+        out["no_effect" if damage < a else "something_bad" if damage == a else hit] += q
+    return dict(out)
+
+
+def _count(laws: list[dict[str, float]], key: str) -> list[float]:
+    """P(exactly i of the independent figurines end with ``key``)."""
+    dist = [1.0]
+    for law in laws:
+        q = law.get(key, 0.0)
+        dist = [
+            (dist[i] if i < len(dist) else 0.0) * (1 - q) + (dist[i - 1] * q if i else 0.0)
+            for i in range(len(dist) + 1)
+        ]
+    return dist
+
+
 def _oracle(
     xsize: int, use: int, objects: list[tuple[UnitSpec, int, int]]
 ) -> tuple[list[dict[str, float]], dict[str, list[float]]]:
     """A Rocket of ``xsize`` d10s at Use ``use`` on a Hero's d10 (1 misses, 10 is a Critical
     Success: one more d10), its blast over ``objects`` (unit, ring, figurines): each figurine's
-    law and how many figurines end with each outcome. Ring k: the total without the k highest
-    dice, less as many more as the object's Deflection layers, plus its Target Size modifier;
-    every die a natural 1 is a Dud."""
+    law and how many figurines end with each outcome (independent given the dice; every die a
+    natural 1 is a Dud)."""
     figs = [(unit, ring) for unit, ring, n in objects for _ in range(n)]
     each = [Counter[str]() for _ in figs]
     counts = {k: [0.0] * (len(figs) + 1) for k in KEYS}
-    facts = [
+    facts: list[Fact] = [
         (_armour(u), u.armour.deflection, target_of(u).size_modifier, target_of(u)) for u, _ in figs
     ]
-    group = _values(DEPTH)
-
-    def add(laws: list[dict[str, float]], p: float) -> None:
+    # per Damage of each figurine (given the Action face): its probability
+    by_damage: Counter[tuple[int | None, ...]] = Counter()
+    for face in range(1, 11):
+        if face == 1 or (face < 10 and face < use):
+            by_damage[(-1,) * len(figs)] += 0.1
+            continue
+        for combo in itertools.product(_values(DEPTH), repeat=xsize + (face == 10)):
+            values = [c[0] for c in combo]
+            ones = all(c[1] for c in combo)
+            key = tuple(_damage_of(facts[f], r, values, ones) for f, (_, r) in enumerate(figs))
+            by_damage[key] += 0.1 * math.prod(c[2] for c in combo)
+    for damages, p in by_damage.items():
+        laws = [_law_of(facts[f], d) for f, d in enumerate(damages)]
         for f, law in enumerate(laws):
             for key, q in law.items():
                 each[f][key] += p * q
         for key in KEYS:
-            dist = [1.0]
-            for law in laws:
-                q = law.get(key, 0.0)
-                dist = [
-                    (dist[i] if i < len(dist) else 0.0) * (1 - q) + (dist[i - 1] * q if i else 0.0)
-                    for i in range(len(dist) + 1)
-                ]
-            for i, x in enumerate(dist):
+            for i, x in enumerate(_count(laws, key)):
                 counts[key][i] += p * x
-
-    def damage_of(f: int, ring: int, values: list[int], ones: bool, dice: int) -> int | None:
-        """The figurine's Damage (-1: not caught, None: a Dud)."""
-        _, layers, modifier, _ = facts[f]
-        if ring >= dice:
-            return -1
-        if ones:
-            return None
-        kept = sorted(values, reverse=True)[ring + layers :]
-        return max(0, sum(kept) + modifier)
-
-    def law_of(f: int, damage: int | None) -> dict[str, float]:
-        armour, _, _, target = facts[f]
-        if damage == -1:
-            return {"miss": 1.0}
-        if damage is None:
-            return {"no_effect": 1.0}
-        hit = "size_damage" if target.takes_size_damage else "destroyed"
-        out: Counter[str] = Counter()
-        for a, q in armour.items():
-            out["no_effect" if damage < a else "something_bad" if damage == a else hit] += q
-        return dict(out)
-
-    for face in range(1, 11):
-        if face == 1 or (face < 10 and face < use):
-            add([{"miss": 1.0}] * len(figs), 0.1)
-            continue
-        dice = xsize + (1 if face == 10 else 0)
-        by_damage: Counter[tuple[int | None, ...]] = Counter()
-        for combo in itertools.product(group, repeat=dice):
-            p = 0.1
-            for c in combo:
-                p *= c[2]
-            values = [c[0] for c in combo]
-            ones = all(c[1] for c in combo)
-            key = tuple(damage_of(f, ring, values, ones, dice) for f, (_, ring) in enumerate(figs))
-            by_damage[key] += p
-        for damages, p in by_damage.items():
-            add([law_of(f, d) for f, d in enumerate(damages)], p)
     return [dict(c) for c in each], counts
 
 
@@ -190,8 +195,10 @@ def test_a_blast_catches_further_targets_against_every_die(xsize, use, main, fig
         for key in KEYS:
             assert got[key] == pytest.approx(want.get(key, 0.0), abs=TOL), (fig, key)
     tallies = turn.odds().tallies
-    if len(line.scenarios) > MAX_TALLY_SCENARIOS:
-        assert tallies == ()
+    # rolled Armour in two rings (2d6 and a d10 with Bonus dice): too many Damage pairs
+    past_bound = main is VICTIM and any(u is CART for u, _, _ in more)
+    assert (tallies == ()) == past_bound
+    if past_bound:
         assert any(s.label == "tally" for s in turn.odds().lines[0].steps)
         return
     sized = any(u.kind == "creation" for u, _, _ in objects)
@@ -348,7 +355,7 @@ def test_a_bigger_blast_matches_200000_seeded_rolls():
         _launcher(3),
         (0,),
         TROOPER,
-        TurnSituation(distance=Fraction(3)),
+        TurnSituation(distance=Fraction(3), divert_turns=1),  # an X3 Rocket is Too Big
         (
             ArcFollower(VICTIM, figures=2, blast_distance=Fraction(3)),
             ArcFollower(PLATED, blast_distance=Fraction(3, 2)),

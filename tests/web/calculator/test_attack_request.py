@@ -83,7 +83,7 @@ def test_the_four_readers_give_one_request() -> None:
         target_id=4,
         situation={f.name: f.default for f in BRIKWARS.situation_fields}
         | {"distance": 6.0, "height": 1.5, "charge": True, "small": "1x1", "visible_size": None},
-        followers=(Follower(5, Fraction(5, 2), 1),),
+        followers=(Follower(5, Fraction(5, 2), 1, None),),  # no blast_distance (T8)
     )
     assert _query() == expected
     assert _saved_json() == replace(expected, seed=7)
@@ -95,10 +95,10 @@ def test_the_four_readers_give_one_request() -> None:
 def test_the_request_is_what_the_calculator_and_the_battle_take() -> None:
     calc = _query().calculation(BRIKWARS)
     assert calc.situation.distance == 6 and calc.situation.height == Fraction(3, 2)
-    assert calc.followers == (Follower(5, Fraction(5, 2), 1),)
+    assert calc.followers == (Follower(5, Fraction(5, 2), 1, None),)
     attack = _form().battle_attack()
     assert attack["attacker_id"] == 3 and attack["weapons"] == (1, 3)
-    assert attack["followers"] == [(5, Fraction(5, 2), 1)]
+    assert attack["followers"] == [(5, Fraction(5, 2), 1, None)]
     assert attack["situation"]["height"] == 1.5 and "homing_in" not in attack["situation"]
 
 

@@ -164,7 +164,7 @@ def test_compare_two_loadouts_with_cost(member: Member, armies) -> None:
                 divert_turns=1,
                 teamwork=Fraction(3, 2),
             ),
-            followers=(Follower(5, Fraction(6), 1), Follower(6, None, 0)),
+            followers=(Follower(5, Fraction(6), 1, None), Follower(6, None, 0, Fraction(3))),
             compare=Loadout(8, (11,)),
             bonus_die="d6",
             allies=(12, 13),

@@ -54,7 +54,8 @@ def test_the_further_target_model_is_made_from_the_target_fields() -> None:
     schema = FollowerIn.model_json_schema()["properties"]
     assert list(schema) == ["unit_id", "figures", *(f.name for f in rules.target_fields)]
     follower = FollowerIn.model_validate({"unit_id": 5, "distance": 2.5})
-    assert follower.field_values() == (Fraction(5, 2), 0) and follower.figures is None
+    assert follower.field_values() == (Fraction(5, 2), 0, None)  # no blast_distance
+    assert follower.figures is None
     assert FollowerIn.model_validate({"unit_id": 5, "figures": 3}).figures == 3
     for bad in (0, "x", True):
         with pytest.raises(ValidationError):

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from math import ceil, comb
+from math import ceil, comb, prod
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -50,9 +50,13 @@ BlastScenario = tuple[float, tuple[Row, ...]]
 """A weight and, per object, its row: the objects are independent given it."""
 MISS: Row = (1.0, 0.0, 0.0, 0.0)
 NO_EFFECT: Row = (0.0, 1.0, 0.0, 0.0)
-MAX_BLAST_STATES = 200_000
-"""Most states of the walk at once (counts, frozen sums, running sum); past it the joint
-law is not computed (``None``), and the tally says why."""
+MAX_BLAST_OUTCOMES = 16_384
+"""Most combinations of the capped sums the objects' rings and Deflection keep (a bound on
+the joint law's outcomes, four times what a tally mixes): past it the joint law is not
+computed (``None``) and the tally says why. Rolled Armour in two rings is past it (e.g. a
+Hero's 2d6 with Bonus dice has 167 values, a d10's 110)."""
+MAX_BLAST_STATES = 100_000
+"""Most states of the walk at once (counts, frozen sums, running sum)."""
 
 
 def ring_of(inches: Fraction | int) -> int:
@@ -92,7 +96,8 @@ def blast_scenarios(
     ring is not caught (``MISS``); a Dud (every die a natural 1) leaves everyone unharmed.
 
     ``None`` when the pool mixes kinds of dice (an Over-the-Top d10 with a variant's dice,
-    a Phased odd d10) or Deflection depends on the roll, or the walk is too big: the odds of
+    a Phased odd d10) or Deflection depends on the roll, or the law is too big (more than
+    ``MAX_BLAST_OUTCOMES`` combinations of the sums or ``MAX_BLAST_STATES``): the odds of
     each object still hold (``Explosion.ring_odds``), only their joint law is not given."""
     if explosion.damage.knockback_only:  # Concussion: no damage to anyone
         return ((1.0, tuple(NO_EFFECT for _ in objects)),)
@@ -119,6 +124,8 @@ def blast_scenarios(
         plan.append((kept, modifier, rows))
         if kept:
             caps[kept] = max(caps.get(kept, 0), max(0, len(rows) - 1 - modifier))
+    if prod(c + 1 for c in caps.values()) > MAX_BLAST_OUTCOMES:
+        return None
     table = group_table(kind, chain_depth(kind, n))
     sums, cf = _walk(table.value_pmf, table.all_ones_value, 1.0 / kind.sides, n, caps)
     if sums is None:
