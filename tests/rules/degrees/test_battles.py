@@ -313,6 +313,8 @@ def test_the_log_keeps_odds_and_dice_by_unit_id_and_in_words() -> None:
         "name": "Simo",
         "outcomes": {"destroyed": 0.25, "wounded": 0.25, "unharmed": 0.5},
         "extras": {"restrained": 0.2},
+        "figure": 0,
+        "figures": 1,
     }
     assert logged["lines"][0]["notes"] == {"gun_damaged": 0.1}
     assert logged["detail"] == {"hp_left": {"3": 0.5}}
