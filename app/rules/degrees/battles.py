@@ -205,6 +205,7 @@ class DegreesBattles(RulesetBase):
                     ),
                     ("begin", free and left > 0),
                     ("location", True),
+                    ("recon", free and left > 0 and "telepathy" not in state.dampened),
                 )
                 if allowed
             )
@@ -298,6 +299,8 @@ class DegreesBattles(RulesetBase):
             after = replace(after, carried=0)
         if any(unit.weapons[i].kind.draw_ap for i in weapons):
             after = replace(after, drawn=True)
+        if unit.weasel:  # "they are destroyed on attack"
+            after = replace(after, hp=0, restrained=False, dampened=(), dampened_rounds=0)
         states: list[Any] = [after]
         rolled = detail.get("targets", []) if isinstance(detail, Mapping) else []
         for index, target in enumerate(attack.targets):

@@ -24,9 +24,12 @@ from app.rules.degrees.units import (
     MAX_DEGREE,
     REAL_AMMO,
     SCALE_FIELD,
+    WEASEL,
+    WEASEL_FIXED,
     DegreesUnit,
     DegreesWeapon,
 )
+from app.rules.fields import FormSplit
 from app.rules.ruleset import (
     JSON,
     CatalogueEntry,
@@ -166,6 +169,15 @@ class DegreesBuilding(RulesetBase):
     option_fields = OPTION_FIELDS
     options_type = staticmethod(options_from)  # the costs house rule: text, kept parsed
     unit_fields = FORM_FIELDS
+    # A Least Weasel's figures are the text's (units.WEASEL_FIXED): its form asks its name
+    # and the order a dampener takes its senses, not its degree, Armour, HP, AP or OP.
+    unit_form = FormSplit(
+        "kind",
+        {
+            name: frozenset(c for c in SCALE_FIELD.choice_values if c != WEASEL)
+            for name in (*WEASEL_FIXED, "human")
+        },
+    )
 
     unit_columns: tuple[Column, ...] = (
         Column("degree", "Degree", numeric=True),
@@ -216,7 +228,11 @@ class DegreesBuilding(RulesetBase):
             rules.format_dp(cost),
             weapons,
             tuple(rules.unit_findings(unit, options)),
-            kind_text=SCALE_SHORT[unit.scale] + (" · Human" if unit.human else ""),
+            kind_text=(
+                "Least Weasel (drone)"
+                if unit.weasel
+                else SCALE_SHORT[unit.scale] + (" · Human" if unit.human else "")
+            ),
             flagged=frozenset(),
             detail=MappingProxyType(detail),
             profile=(
@@ -233,6 +249,7 @@ class DegreesBuilding(RulesetBase):
         unit: DegreesUnit = figures.detail["unit"]
         return {
             "scale": unit.scale,
+            "least_weasel": unit.weasel,
             "degree": unit.degree,
             "armour": unit.armour,
             "back_armour": unit.back_armour,

@@ -131,10 +131,37 @@ def weapon_findings(unit: DegreesUnit, index: int, options: DegreesOptions) -> l
     return found
 
 
+def weasel_findings(unit: DegreesUnit) -> list[Finding]:
+    """A Least Weasel attacks once, with itself: "only get one attack before they are
+    destroyed (they are destroyed on attack)". Any other weapon, or a second Weasel attack,
+    is an error naming it."""
+    found: list[Finding] = []
+    attacks = 0
+    for index, weapon in enumerate(unit.weapons):
+        if weapon.kind.one_shot:
+            attacks += 1
+            if attacks == 1:
+                continue
+            why = "it gets only one attack before it is destroyed"
+        else:
+            why = "its only attack is itself (a Least Weasel, 6°)"
+        found.append(
+            Finding(
+                "error",
+                "weasel_weapon",
+                f"{weapon.name} on {unit.name}: a Least Weasel carries no weapon; {why}.",
+                None,
+                index,
+            )
+        )
+    return found
+
+
 def unit_findings(unit: DegreesUnit, options: DegreesOptions) -> list[Finding]:
     """Every finding of the unit: its weapons' in their order (a unit's own fields are
-    bounded when it is read, so none is about the unit alone)."""
-    return [f for i in range(len(unit.weapons)) for f in weapon_findings(unit, i, options)]
+    bounded when it is read, so none is about the unit alone), then a Least Weasel's."""
+    found = [f for i in range(len(unit.weapons)) for f in weapon_findings(unit, i, options)]
+    return found + (weasel_findings(unit) if unit.weasel else [])
 
 
 def budget_findings(total: int, budget: int | None, options: DegreesOptions) -> list[Finding]:

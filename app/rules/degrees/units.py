@@ -4,6 +4,12 @@ A unit is stored as ``{"name", "kind": <scale>, "degree", "armour", "back_armour
 "ap", "op", "human", "senses", "weapons": [{"type": <catalogue id>, "degree", "label",
 "real_ammo"}]}``. A fresh unit of degree N has Armour N, HP N, 3 AP per round and 0 OP, so
 the defaults of a missing ``armour`` or ``hp`` follow its degree.
+
+``kind`` is the unit's scale, or ``least_weasel``: a Ferret's drone (9.5.3), a Personnel unit
+whose figures the text fixes ("They each get 2 vanilla APs per round", "They have 1 HP & 1°
+defenses": degree 1, Armour 1, HP 1, 2 AP, no OP) and whose one attack is its own, the
+tables' Least Weasel at 6° (given it when it has no weapon). The fields the text fixes do
+not apply to it (``WEASEL_FIXED``, the builder's ``unit_form``) and are not read.
 """
 
 from __future__ import annotations
@@ -30,8 +36,17 @@ from app.rules.text import plain_text
 NAME_MAX = 120
 LABEL_MAX = 60
 
+WEASEL = "least_weasel"  # the unit kind of a Ferret's drone (9.5.3)
 SCALE_FIELD = InputField(
-    "kind", "Scale", "choice", "personnel", choices=tuple((s.id, s.name) for s in SCALES.values())
+    "kind",
+    "Scale",
+    "choice",
+    "personnel",
+    choices=(
+        *((s.id, s.name) for s in SCALES.values()),
+        (WEASEL, "Least Weasel (a Ferret's drone, Personnel)"),
+    ),
+    help="A Least Weasel's figures are the text's: 1° defences, 1 HP, 2 AP, one 6° attack",
 )
 DEGREE = InputField("degree", "Degree", "whole", 2, low=1, high=10)
 ARMOUR = InputField(
@@ -85,6 +100,10 @@ WEAPON_FIELDS = (WEAPON_TYPE_FIELD, MAX_DEGREE, LABEL, REAL_AMMO)
 
 _READ = UNIT_FIELDS[:-1]  # what ``read_object`` reads of a unit: all but its senses
 MAX_WEAPONS = 40
+# A Least Weasel's figures as the text gives them (9.5.3): "1 HP & 1° defenses", "2 vanilla
+# APs per round" (vanilla: no OP); the unit form does not ask them.
+WEASEL_FIXED = {"degree": 1, "armour": 1, "back_armour": 0, "hp": 1, "ap": 2, "op": 0}
+WEASEL_ATTACK = "least_weasel"  # the catalogue's Least Weasel, 6° (table 9.2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +147,12 @@ class DegreesUnit:
     human: bool = False
     senses: tuple[str, ...] = DEFAULT_SENSE_ORDER
     weapons: tuple[DegreesWeapon, ...] = ()
+    weasel: bool = False  # a Least Weasel (kind ``least_weasel``): destroyed by its attack
+
+    @property
+    def kind(self) -> str:
+        """The unit's kind as stored: its scale, or ``least_weasel``."""
+        return WEASEL if self.weasel else self.scale
 
 
 def decode_senses(text: object, path: str = "senses") -> tuple[str, ...]:
@@ -210,11 +235,16 @@ def decode_unit(data: Mapping[str, Any]) -> DegreesUnit:
     listed = errors.read(_weapon_list, unit.get("weapons", [])) or ()
     weapons = tuple(_weapon(w, f"weapons.{i}", errors) for i, w in enumerate(listed))
     errors.raise_any()
+    weasel = values["kind"] == WEASEL
+    if weasel:  # the text's figures, whatever else was sent
+        values = {**values, **WEASEL_FIXED, "human": False}
+        weapons = weapons or (DegreesWeapon(WEASEL_ATTACK, WEAPONS[WEASEL_ATTACK].degree),)
     degree, armour, hp = (values[k] for k in ("degree", "armour", "hp"))
     assert isinstance(degree, int) and name is not None and senses is not None
     return DegreesUnit(
         name=name,
-        scale=cast(ScaleId, values["kind"]),  # one of SCALE_FIELD's choices
+        # one of SCALE_FIELD's choices; a Least Weasel is a Personnel unit
+        scale="personnel" if weasel else cast(ScaleId, values["kind"]),
         degree=degree,
         armour=degree if armour is None else int(armour),
         hp=degree if hp is None else int(hp),
@@ -224,6 +254,7 @@ def decode_unit(data: Mapping[str, Any]) -> DegreesUnit:
         human=bool(values["human"]),
         senses=senses,
         weapons=weapons,
+        weasel=weasel,
     )
 
 
@@ -240,7 +271,7 @@ def encode_unit(unit: DegreesUnit) -> dict[str, Any]:
     """The unit as stored and exported; ``decode_unit`` reads it back to an equal unit."""
     out: dict[str, Any] = {
         "name": unit.name,
-        "kind": unit.scale,
+        "kind": unit.kind,
         "degree": unit.degree,
         "armour": unit.armour,
         "back_armour": unit.back_armour,

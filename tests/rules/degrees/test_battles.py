@@ -53,7 +53,7 @@ def test_a_fresh_unit_stands_as_built() -> None:
     s = RULESET.standing(fighter(SIMO))
     assert s.cells["armour"] == "3/3" and s.cells["hp"] == "3/3" and s.cells["ap"] == "3/3"
     assert s.cells["back_armour"] == "1/1" and not s.out and s.badges == ()
-    assert s.actions == ("new_round", "begin", "location")
+    assert s.actions == ("new_round", "begin", "location", "recon")
     assert s.state_out["ap_left"] == 3 and s.state_out["destroyed"] is False
     assert RULESET.decode_state(RULESET.encode_state(RULESET.initial_state(SIMO))) == (
         bs.UnitState()
@@ -160,7 +160,7 @@ def test_an_action_is_refused_by_field(
 
 def test_every_action_is_named_once_with_fields_of_its_own() -> None:
     names = [a.name for a in UNIT_ACTIONS]
-    assert len(names) == len(set(names)) == 6
+    assert len(names) == len(set(names)) == 7
     fields = [f.name for a in UNIT_ACTIONS for f in a.fields]
     assert len(fields) == len(set(fields))
     situation = {f.name for f in getattr(RULESET, "situation_fields", ())}

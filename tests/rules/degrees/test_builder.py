@@ -307,6 +307,7 @@ def test_the_apis_own_fields_of_a_unit_and_a_weapon() -> None:
     body = RULESET.unit_json(figures)
     assert body == {
         "scale": "personnel",
+        "least_weasel": False,
         "degree": 3,
         "armour": 3,
         "back_armour": 0,
