@@ -112,6 +112,9 @@ class BattleOut(BaseModel):
     id: int
     name: str
     version: int
+    status: str = Field(
+        description="``open``, or ``ended`` by End battle (no attack or action until undo)"
+    )
     created_at: datetime
     updated_at: datetime
 
@@ -232,6 +235,7 @@ def detail_out(view: battles.BattleView) -> BattleDetailOut:
         id=b.id,
         name=b.name,
         version=b.version,
+        status=b.status,
         created_at=b.created_at,
         updated_at=b.updated_at,
         units=[unit_out(u) for u in view.units],

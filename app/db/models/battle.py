@@ -40,6 +40,9 @@ class Battle(TimestampMixin, Base):
     share_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     # Bumped by every action as its first write: the lock that orders concurrent rolls.
     version: Mapped[int] = mapped_column(Integer, default=1)
+    # "open", or "ended" by the End battle action (its log entry: Undo reopens the battle).
+    # An ended battle takes no attack or action until then.
+    status: Mapped[str] = mapped_column(String(8), default="open", server_default="open")
 
     units: Mapped[list[BattleUnit]] = relationship(
         back_populates="battle",

@@ -66,6 +66,7 @@ class UnitState:
     bloom: int = 0
     pre_bloom: bool = False
     energy_fired: bool = False
+    custody: bool = False  # restrained when the scenario ended: in Thinny custody
 
     def gun(self, index: int, weapon: DegreesWeapon) -> GasGun:
         """Gas gun ``index``'s pumped AP and max (untouched: 0 pumped, its built max)."""
@@ -97,6 +98,7 @@ def encode_state(state: UnitState) -> dict[str, Any]:
         "bloom": state.bloom,
         "pre_bloom": state.pre_bloom,
         "energy_fired": state.energy_fired,
+        "custody": state.custody,
     }
 
 
@@ -157,6 +159,7 @@ def decode_state(data: Mapping[str, Any]) -> UnitState:
         bloom=_int(data, "bloom", 0, MAX_BLOOM, 0),
         pre_bloom=_flag(data, "pre_bloom"),
         energy_fired=_flag(data, "energy_fired"),
+        custody=_flag(data, "custody"),
     )
 
 

@@ -53,6 +53,7 @@ OUTCOME_WORDS = {
     "unharmed": "unharmed",
 }
 FLAG_WORDS = {"restrained": "restrained", "dampened": "senses dampened"}
+CUSTODY = "in Thinny custody"  # "Units that are restrained when the scenario ends are in ..."
 
 
 def _fired_energy(unit: DegreesUnit, weapons: Sequence[int]) -> bool:
@@ -80,6 +81,8 @@ def _badges(
     hp = bs.hp_left(state, unit)
     if hp <= 0:
         return ("destroyed",)
+    if state.custody:
+        out.append(CUSTODY)
     if hp == 1:
         out.append("critically wounded")
     if state.restrained:
@@ -219,6 +222,7 @@ class DegreesBattles(RulesetBase):
             status=", ".join(status + list(badges)),
             actions=actions,
             state_out=shown,
+            fate=CUSTODY if state.custody and not out else "",
         )
 
     # ------------------------------------------------------------------ attacks
@@ -316,6 +320,37 @@ class DegreesBattles(RulesetBase):
         # one reader for the six actions (three roll dice that the log shows alike), not
         # six act_<name> methods
         return act(name, fighter, values, rng)
+
+    # ------------------------------------------------------------------ the end
+
+    def end_battle(self, fighters: Sequence[Fighter]) -> ActionResult:
+        """The scenario's end (docs/rulings.md DE1-DE2): "Units that are restrained when the
+        scenario ends are in Thinny custody"; a damaged gas gun, whose "new, reduced level"
+        is its max "for the rest of the scenario (assuming spare parts & tools are
+        available)", is repaired to its built max (a wrecked one, at 0 or less, is not)."""
+        changed: dict[int, bs.UnitState] = {}
+        words: list[str] = []
+        for f in fighters:
+            unit: DegreesUnit = f.unit
+            state: bs.UnitState = f.state
+            if bs.destroyed(state, unit):
+                continue
+            after = state
+            if state.restrained and not state.custody:
+                after = replace(after, custody=True)
+                words.append(f"{f.name} {CUSTODY}")
+            for i in bs.gas_guns(unit):
+                weapon = unit.weapons[i]
+                gun = state.gun(i, weapon)
+                if 0 < gun.max < weapon.degree:
+                    after = after.with_gun(i, bs.GasGun(gun.pumped, weapon.degree))
+                    words.append(
+                        f"{f.name}'s {weapon.name} repaired (it was {gun.max}-max for the rest "
+                        "of the scenario)"
+                    )
+            if after != state:
+                changed[f.key] = after
+        return ActionResult(None, "; ".join(words), others=changed)
 
     # ------------------------------------------------------------------ text
 

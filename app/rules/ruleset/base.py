@@ -13,7 +13,8 @@ What a ruleset must write (the primitives, abstract here): its identity (``id``,
 - options, situations and battle states from their declared fields or types;
 - the weapon form's split from the catalogue; the log's JSON and words from the shared
   result shapes (``app.rules.battle_log``); a unit's text from its figures;
-- the optional abilities, off: no named unit actions (``unit_actions`` empty), no secret state
+- the optional abilities, off: no named unit actions (``unit_actions`` empty), nothing done
+  to the units when a battle ends (``end_battle`` changes none), no secret state
   (``public_state`` is the state), one target (``max_targets`` 1), no combined attacks, odds
   not remembered (``AttackBase.remember`` does nothing; ``RememberingAttack`` keeps them).
 """
@@ -452,6 +453,10 @@ class RulesetBase(ABC):
         act: Callable[[Fighter, Mapping[str, FieldValue], random.Random], ActionResult]
         act = getattr(self, f"act_{name}")
         return act(fighter, read, rng)
+
+    def end_battle(self, fighters: Sequence[Fighter]) -> ActionResult:
+        """Nothing happens to the units when a battle ends (an optional ability)."""
+        return ActionResult(None, "")
 
     def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
         return battle_log.odds_words(odds, {c.key: c.label for c in self.outcome_columns})

@@ -311,6 +311,13 @@ class Battles(Protocol):
         InvalidInput (field ``unit``, or one of its fields)."""
         ...
 
+    def end_battle(self, fighters: Sequence[Fighter]) -> ActionResult:
+        """What the rules do to the units when the battle ends (the End battle action):
+        ``others`` holds the state after of each unit it changed, by key (Degrees: a unit
+        restrained at the end is in Thinny custody), ``summary`` says it in words (empty:
+        nothing); ``after`` is not read. Nothing is rolled."""
+        ...
+
     def odds_words(self, odds: Mapping[str, Any]) -> list[str]:
         """Odds as ``log_odds`` keeps them, a line of text per attack line and target (the
         forum export)."""

@@ -49,7 +49,9 @@ class Standing:
     figures as shown, by the ruleset's own keys; ``badges``: its state in words; ``out``: out
     of the fight (takes no action, is no target); ``status``: its line in the forum export;
     ``actions``: the names of the ``unit_actions`` it may take now; ``form``: attack-form
-    values its state suggests; ``state_out``: its state as the API shows it.
+    values its state suggests; ``state_out``: its state as the API shows it; ``fate``: what
+    the end of the battle made of it, in words (Degrees: "in Thinny custody"; empty: none),
+    which the final summary counts units by.
     """
 
     unit: Any
@@ -61,6 +63,7 @@ class Standing:
     actions: tuple[str, ...] = ()
     form: Mapping[str, str] = field(default_factory=dict)
     state_out: Mapping[str, Any] = field(default_factory=dict)
+    fate: str = ""
 
 
 @dataclass(frozen=True, slots=True)

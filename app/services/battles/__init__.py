@@ -16,6 +16,7 @@ and the entries), ``attacks``, ``actions`` (the ruleset's named unit actions, an
 """
 
 from app.services.battles.actions import (
+    end_battle,
     undo_last,
     unit_action,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "battle_view",
     "create_battle",
     "delete_battle",
+    "end_battle",
     "export_text",
     "linked_view",
     "list_battles",

@@ -1,5 +1,5 @@
 """A unit's named actions besides attacking (the ruleset's ``unit_actions``: Reload, Divert
-All Power, the Burning Roll for BrikWars), and Undo."""
+All Power, the Burning Roll for BrikWars), End battle, and Undo."""
 
 from __future__ import annotations
 
@@ -14,7 +14,18 @@ from sqlalchemy.orm import Session
 
 from app.db.models import BattleEntry, User
 from app.rules.errors import InvalidInput
-from app.services.battles.log import append, changes_json, lock, log_state_change, new_seed
+from app.rules.registry import get_ruleset
+from app.services.battles.log import (
+    END_KIND,
+    ENDED,
+    OPEN,
+    append,
+    changes_json,
+    lock,
+    log_state_change,
+    new_seed,
+    require_open,
+)
 from app.services.battles.views import load_units, store_state
 from app.services.errors import NotFound
 
@@ -36,6 +47,7 @@ def unit_action(
     (``ActionResult.others``: an explosion's figurines) is kept and logged before and
     after, so Undo restores them all."""
     battle = lock(session, user=user, battle_id=battle_id)
+    require_open(battle)
     units = load_units(session, battle)
     unit = units.get(unit_id)
     if unit is None:
@@ -86,8 +98,42 @@ def unit_action(
     )
 
 
+def end_battle(session: Session, *, user: User, battle_id: int) -> BattleEntry:
+    """Close the battle: the ruleset's ``end_battle`` applies what its rules do at the end
+    (Degrees: restrained units taken into Thinny custody), every unit it changed is kept and
+    logged before and after in one "Battle ended" entry (its request keeps the status before
+    and after), and the battle takes no attack or action until Undo reopens it. Ending an
+    ended battle is refused (InvalidInput, field ``battle``)."""
+    battle = lock(session, user=user, battle_id=battle_id)
+    require_open(battle)
+    units = load_units(session, battle)
+    ruleset = get_ruleset(battle.ruleset_id)
+    result = ruleset.end_battle(tuple(u.fighter for u in units.values()))
+    for key in result.others:
+        if key not in units:
+            raise InvalidInput("battle", f"no unit {key} in this battle")
+    changes = changes_json(units, result.others)
+    for key, state in result.others.items():
+        store_state(units[key], state)
+    battle.status = ENDED
+    summary = "Battle ended" + (f": {result.summary}" if result.summary else "")
+    entry = BattleEntry(
+        battle_id=battle.id,
+        actor_id=user.id,
+        kind=END_KIND,
+        seed=None,
+        summary=summary[:500],
+        request_json=json.dumps({"status": {"before": OPEN, "after": ENDED}}),
+        odds_json="null",
+        dice_json="[]",
+        changes_json=changes,
+    )
+    return append(session, battle, entry)
+
+
 def undo_last(session: Session, *, user: User, battle_id: int) -> BattleEntry:
-    """Remove the last entry and restore every unit it changed as it was before."""
+    """Remove the last entry and restore every unit it changed as it was before (and the
+    battle's status, for an End battle entry: it reopens)."""
     battle = lock(session, user=user, battle_id=battle_id)
     last = session.scalar(
         select(BattleEntry)
@@ -102,6 +148,9 @@ def undo_last(session: Session, *, user: User, battle_id: int) -> BattleEntry:
         unit = units.get(int(key))
         if unit is not None:
             store_state(unit, unit.ruleset.decode_state(change["before"]))
+    status = last.request.get("status")
+    if last.kind == END_KIND and isinstance(status, dict):
+        battle.status = str(status.get("before", OPEN))
     session.delete(last)
     session.flush()
     return last

@@ -18,7 +18,7 @@ from app.rules.registry import get_ruleset
 from app.rules.ruleset import BattleAttack, Ruleset
 from app.services import compute
 from app.services.battles import codec, text
-from app.services.battles.log import append, changes_json, lock, new_seed
+from app.services.battles.log import append, changes_json, lock, new_seed, require_open
 from app.services.battles.views import UnitInBattle, load_units, store_state
 from app.services.permissions import battle_for
 
@@ -198,9 +198,12 @@ def roll_attack(
     # write lock, and a heavy attack's odds take up to the calculation deadline. Under the
     # lock the attack is prepared again from what is committed; another roll that changed a
     # unit meanwhile changes the attack, and only then are the odds computed again.
-    ahead = _prepare(session, battle_for(session, user=user, battle_id=battle_id), **ask)
+    first = battle_for(session, user=user, battle_id=battle_id)
+    require_open(first)  # (before the odds: an ended battle rolls nothing)
+    ahead = _prepare(session, first, **ask)
     odds = _odds(ahead.made)
     battle = lock(session, user=user, battle_id=battle_id)
+    require_open(battle)
     prepared = _prepare(session, battle, **ask)
     made = prepared.made
     if made.attack != ahead.made.attack:

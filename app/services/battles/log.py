@@ -13,10 +13,19 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, User
+from app.rules.errors import InvalidInput
 from app.services.battles.views import UnitInBattle, store_state
 from app.services.permissions import battle_for
 
 SEQ_ATTEMPTS = 3
+OPEN, ENDED = "open", "ended"  # a battle's status
+END_KIND = "end"  # the End battle entry's kind
+
+
+def require_open(battle: Battle) -> None:
+    """Refuse (a 422 naming ``battle``) an attack or action in an ended battle."""
+    if battle.status == ENDED:
+        raise InvalidInput("battle", "the battle has ended: Undo its End battle entry to reopen it")
 
 
 def lock(session: Session, *, user: User, battle_id: int) -> Battle:

@@ -80,6 +80,11 @@ class UnitInBattle:
         return list(self.standing.badges)
 
     @property
+    def fate(self) -> str:
+        """What the end of the battle made of it, in words (Degrees: "in Thinny custody")."""
+        return self.standing.fate
+
+    @property
     def status_text(self) -> str:
         """The unit's figures and state in words (the export's unit line)."""
         return self.standing.status
@@ -95,6 +100,22 @@ class UnitInBattle:
 class Side:
     name: str
     units: list[UnitInBattle]
+
+    @property
+    def tally(self) -> list[tuple[str, int]]:
+        """Its units counted as they ended (the final summary): standing, out, then each
+        fate the ruleset gave (in Thinny custody), each count with its words; a count of 0
+        of standing or out is kept, so every side reads alike."""
+        fates: dict[str, int] = {}
+        standing = out = 0
+        for unit in self.units:
+            if unit.fate:
+                fates[unit.fate] = fates.get(unit.fate, 0) + 1
+            elif unit.out:
+                out += 1
+            else:
+                standing += 1
+        return [("standing", standing), ("out", out), *fates.items()]
 
 
 @dataclass(frozen=True)
@@ -133,6 +154,11 @@ class BattleView:
     @property
     def ruleset(self) -> Ruleset:
         return get_ruleset(self.battle.ruleset_id)
+
+    @property
+    def ended(self) -> bool:
+        """Closed by End battle: it takes no attack or action until Undo reopens it."""
+        return self.battle.status == "ended"
 
     @cached_property
     def sides(self) -> list[Side]:

@@ -111,6 +111,14 @@ def battle_undo(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
     return _logged(session, user, battles.undo_last(session, user=user, battle_id=battle_id))
 
 
+@router.post(B + "/end", status_code=201)
+def battle_end(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
+    """End the battle: what its rules do at the end is applied (Degrees: restrained units
+    taken into Thinny custody) and logged as a "Battle ended" entry; the battle then refuses
+    attacks and actions (422) until that entry is undone (``DELETE .../rolls/last``)."""
+    return _logged(session, user, battles.end_battle(session, user=user, battle_id=battle_id))
+
+
 @router.post(B + "/units/{unit_id:int}/{action}", status_code=201)
 def unit_action(
     session: SessionDep,

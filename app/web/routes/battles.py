@@ -402,6 +402,19 @@ def battle_undo(
     return _after_action(request, session, user, battle_id, form, f"Undone: #{entry.seq}.")
 
 
+@router.post("/battles/{battle_id:int}/end")
+def battle_end(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: Id
+) -> Response:
+    """End the battle: its rules' end applied (Degrees: Thinny custody) and logged; the page
+    then shows the final state, and Undo reopens it."""
+    try:
+        entry = battles.end_battle(session, user=user, battle_id=battle_id)
+    except InvalidInput as exc:
+        return _action_refused(request, session, user, battle_id, exc)
+    return _after_action(request, session, user, battle_id, form, entry.summary)
+
+
 @router.post("/battles/{battle_id:int}/units/{unit_id:int}/{action}")
 def unit_action(
     request: Request,
