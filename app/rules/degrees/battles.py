@@ -83,7 +83,7 @@ def _badges(
         return ("destroyed",)
     if state.custody:
         out.append(CUSTODY)
-    if hp == 1:
+    if hp == 1 and hp < unit.hp:  # (a Least Weasel's 1 HP as built is no wound)
         out.append("critically wounded")
     if state.restrained:
         out.append("restrained")

@@ -124,7 +124,9 @@ def test_a_weasels_attack_is_6_degrees_and_destroys_it() -> None:
 def test_a_weasel_has_2_ap_a_round() -> None:
     state = bs.new_round(bs.UnitState(ap_spent=2), WEASEL)
     assert bs.ap_left(state, WEASEL) == 2
-    assert RULESET.standing(fighter(WEASEL)).cells["ap"] == "2/2"
+    standing = RULESET.standing(fighter(WEASEL))
+    assert standing.cells["ap"] == "2/2" and standing.cells["hp"] == "1/1"
+    assert standing.badges == ()  # its 1 HP as built is no wound
 
 
 # ------------------------------------------------------------------ recon
