@@ -169,16 +169,15 @@ CASES = [
         VICTIM,
         2,
         [(PLATED, Fraction(1), 1), (CART, Fraction(4), 1)],
-        id="2d10-heroes-ring0-cart-ring1-tally-past-the-bound",
+        id="2d10-heroes-ring0-cart-ring1-rolled-armour-in-two-rings",
     ),
 ]
 
 
 @pytest.mark.parametrize(("xsize", "use", "main", "figures", "more"), CASES)
 def test_a_blast_catches_further_targets_against_every_die(xsize, use, main, figures, more):
-    """Each figurine's odds, and the tallies where the shared roll's outcomes (rolled Armour
-    in two rings: one scenario per pair of Damage values) stay within the tally's bound;
-    past it the tally is left out and the line says so."""
+    """Each figurine's odds, and the tallies (rolled Armour in two rings too: one outcome per
+    pair of capped Damage values, some 4,400)."""
     turn = Turn(
         _launcher(xsize),
         (0,),
@@ -195,12 +194,7 @@ def test_a_blast_catches_further_targets_against_every_die(xsize, use, main, fig
         for key in KEYS:
             assert got[key] == pytest.approx(want.get(key, 0.0), abs=TOL), (fig, key)
     tallies = turn.odds().tallies
-    # rolled Armour in two rings (2d6 and a d10 with Bonus dice): too many Damage pairs
-    past_bound = main is VICTIM and any(u is CART for u, _, _ in more)
-    assert (tallies == ()) == past_bound
-    if past_bound:
-        assert any(s.label == "tally" for s in turn.odds().lines[0].steps)
-        return
+    assert not any(s.label == "tally" for s in line.steps)
     sized = any(u.kind == "creation" for u, _, _ in objects)
     assert [k for k, _, _ in tallies] == (
         ["something_bad", "size_damage", "destroyed"] if sized else ["something_bad", "destroyed"]
@@ -288,26 +282,118 @@ def test_a_shared_roll_links_the_rings():
     assert both == pytest.approx(boom.ring_odds(Target.minifig(), 1).destroyed)
 
 
-def test_a_mixed_pool_leaves_the_tally_out_and_says_why():
-    """An Armor Piercing blast gone Over the Top rolls d6s and a d10: no joint law here (the
-    odds of each target still hold), and the line says why the tally is missing."""
+def _mixed_oracle(
+    groups: list[tuple[G, bool]], use: int, objects: list[tuple[UnitSpec, int, int]]
+) -> tuple[list[dict[str, float]], dict[str, list[float]]]:
+    """``_oracle`` for a pool of several kinds (``groups``: each group and whether it is Armor
+    Piercing; a Critical Success adds a plain d10): the rings remove the highest groups (more
+    dice first on equal values, then a plain group before an Armor Piercing or Phased one,
+    ruling A17); each Armor Piercing group left in a ring cancels a layer of Deflection, the
+    layers left remove the highest deflectable groups left (rulings A6, A17)."""
+    figs = [(unit, ring) for unit, ring, n in objects for _ in range(n)]
+    facts = [
+        (_armour(u), u.armour.deflection, target_of(u).size_modifier, target_of(u)) for u, _ in figs
+    ]
+    depth = {6: 7, 10: DEPTH, 12: 4}
+    by_damage: Counter[tuple[int | None, ...]] = Counter()
+    for face in range(1, 11):
+        if face == 1 or (face < 10 and face < use):
+            by_damage[(-1,) * len(figs)] += 0.1
+            continue
+        pool = groups + ([(G(10), False)] if face == 10 else [])
+        each_group = [
+            [
+                (v, d, one, p, g.deflectable, ap)
+                for v, d, one, p in group_outcomes(g, depth[g.sides])[0]
+            ]
+            for g, ap in pool
+        ]
+        for combo in itertools.product(*each_group):
+            ranked = sorted(combo, key=lambda c: (-c[0], -c[1], c[5] or not c[4]))
+            ones = all(c[2] for c in combo)
+            key = []
+            for (_, layers, modifier, _), (_, ring) in zip(facts, figs, strict=True):
+                if ring >= len(ranked):
+                    key.append(-1)
+                    continue
+                if ones:
+                    key.append(None)
+                    continue
+                kept = ranked[ring:]
+                left = max(0, layers - sum(1 for c in kept if c[5]))
+                total = 0
+                for c in kept:
+                    if left and c[4]:
+                        left -= 1
+                        continue
+                    total += c[0]
+                key.append(max(0, total + modifier))
+            by_damage[tuple(key)] += 0.1 * math.prod(c[3] for c in combo)
+    each = [Counter[str]() for _ in figs]
+    counts = {k: [0.0] * (len(figs) + 1) for k in KEYS}
+    for damages, p in by_damage.items():
+        laws = [_law_of(facts[f], d) for f, d in enumerate(damages)]
+        for f, law in enumerate(laws):
+            for key_, q in law.items():
+                each[f][key_] += p * q
+        for key_ in KEYS:
+            for i, x in enumerate(_count(laws, key_)):
+                counts[key_][i] += p * x
+    return [dict(c) for c in each], counts
+
+
+MIXED = [
+    # (variant, xsize, groups, main, squad, further (unit, inches, squad))
+    pytest.param(
+        "armor_piercing",
+        2,
+        [(G(6), True), (G(6), True)],
+        TROOPER,
+        2,
+        [(VICTIM, Fraction(3), 1), (PLATED, Fraction(1), 1), (PLATED, Fraction(5), 1)],
+        id="armor-piercing-2d6-over-the-top-plated-in-two-rings",
+    ),
+    pytest.param(
+        "phased",
+        3,
+        [(G(12, deflectable=False), False), (G(10), False)],
+        PLATED,
+        1,
+        [(VICTIM, Fraction(3), 1), (PLATED, Fraction(3), 1), (TROOPER, Fraction(5), 1)],
+        id="phased-d12-odd-d10-over-the-top-plated",
+    ),
+]
+
+
+@pytest.mark.parametrize(("variant", "xsize", "groups", "main", "figures", "more"), MIXED)
+def test_a_mixed_pool_blast_against_every_die(variant, xsize, groups, main, figures, more):
+    """Mixed pools (an Armor Piercing blast gone Over the Top: d6s and a plain d10; Phased
+    with an odd d10): each figurine's odds and the tallies against every die."""
     gunner = UnitSpec(
         name="Gunner",
         kind="hero",
-        weapons=(WeaponSpec("rocket", xsize=2, variant="armor_piercing"),),
+        weapons=(WeaponSpec("rocket", xsize=xsize, variant=variant),),
     )
     turn = Turn(
         gunner,
         (0,),
-        TROOPER,
-        TurnSituation(distance=Fraction(2)),
-        (ArcFollower(VICTIM, blast_distance=Fraction(3)),),
+        main,
+        TurnSituation(distance=Fraction(2), divert_turns=1 if xsize > 2 else 0),
+        tuple(ArcFollower(u, figures=n, blast_distance=d) for u, d, n in more),
+        figures=figures,
     )
     odds = turn.odds()
-    assert odds.tallies == ()
     (line,) = odds.lines
-    assert any(s.label == "tally" for s in line.steps)
-    assert line.targets[1].miss < 1.0
+    use = next(int(v) for v in range(2, 11) if any(f"Use {v}" in s.value for s in line.steps))
+    objects = [(main, 0, figures)] + [(u, ring_of(d), n) for u, d, n in more]
+    each, counts = _mixed_oracle(groups, use, objects)
+    for fig, (got, want) in enumerate(zip(_per_figurine(turn), each, strict=True)):
+        for key in KEYS:
+            assert got[key] == pytest.approx(want.get(key, 0.0), abs=TOL), (fig, key)
+    assert not any(s.label == "tally" for s in line.steps)
+    assert odds.tallies
+    for key, _, dist in odds.tallies:
+        assert dist == pytest.approx(counts[key], abs=TOL), key
 
 
 def test_wall_demolition_through_a_rolled_turn():

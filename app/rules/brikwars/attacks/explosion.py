@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.rules.brikwars.attacks.blast import MISS, BlastScenario, Row, blast_scenarios
+from app.rules.brikwars.attacks.blast import MISS, BlastLaw, blast_law
 from app.rules.brikwars.attacks.common import (
     ActionRoll,
     LoggedDie,
@@ -597,25 +597,25 @@ class ExplosiveShot:
             odds, w = _mix_rings(odds, w, odds2, w2), w + w2
         return w, odds
 
-    def blast_scenarios(
-        self, objects: tuple[tuple[Target, int], ...]
-    ) -> tuple[BlastScenario, ...] | None:
+    def blast_law(self, objects: tuple[tuple[Target, int], ...]) -> BlastLaw | None:
         """The shot's joint law over ``objects`` (target, ring): a miss catches none of them
-        (it lands elsewhere), a hit rolls one Damage for them all (``blast.blast_scenarios``),
-        one more d10 on a Critical Success. ``None`` when that law is not computed."""
+        (it lands elsewhere), a hit rolls one Damage for them all (``blast.blast_law``), one
+        more d10 on a Critical Success. ``None`` when that law is not computed."""
         miss, hit, crit = self.action.probabilities()
-        out: dict[tuple[Row, ...], float] = {}
+        weights: list[np.ndarray] = []
+        rows: list[np.ndarray] = []
         if miss > 0:
-            out[tuple(MISS for _ in objects)] = miss
+            weights.append(np.array([miss]))
+            rows.append(np.tile(np.array(MISS), (1, len(objects), 1)))
         for weight, explosion in ((hit, self.explosion), (crit, self._over_the_top())):
             if weight <= 0:
                 continue
-            law = blast_scenarios(explosion, objects)
+            law = blast_law(explosion, objects)
             if law is None:
                 return None
-            for w, rows in law:
-                out[rows] = out.get(rows, 0.0) + weight * w
-        return tuple((w, rows) for rows, w in out.items())
+            weights.append(weight * law[0])
+            rows.append(law[1])
+        return np.concatenate(weights), np.concatenate(rows)
 
     def roll(
         self, rng: random.Random, objects: tuple[ExplosionObject, ...] = ()

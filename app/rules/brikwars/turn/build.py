@@ -167,7 +167,7 @@ def _explosive_lines(
     objects = ((fire.target, 0),) * turn.figures + tuple(
         (f.target, f.ring) for f in followers if f.ring < reach for _ in range(f.figures)
     )
-    joint = once(partial(shot.blast_scenarios, objects))
+    joint = once(partial(shot.blast_law, objects))
     lines = []
     for k in range(rounds):
         label = name if rounds == 1 else f"{name}: round {k + 1} of {rounds}"

@@ -24,7 +24,7 @@ from app.rules.brikwars.attacks import (
     VolleyOdds,
 )
 from app.rules.brikwars.attacks.area import volley_scenarios
-from app.rules.brikwars.attacks.blast import BlastScenario
+from app.rules.brikwars.attacks.blast import MAX_BLAST_CELLS, BlastLaw
 from app.rules.brikwars.attacks.explosion import Scenario
 from app.rules.brikwars.turn.breakdown import (
     action_steps,
@@ -71,6 +71,16 @@ def _five(law: np.ndarray, sized: Sequence[bool]) -> np.ndarray:
     big = np.array(sized, bool)
     out[big, 3] = law[big, 3]
     out[~big, 4] = law[~big, 3]
+    return out
+
+
+def _five_all(laws: np.ndarray, sized: Sequence[bool]) -> np.ndarray:
+    """``_five`` for every scenario at once: ``(S, N, 4)`` to ``(S, N, 5)``."""
+    out = np.zeros((*laws.shape[:2], 5))
+    out[:, :, :3] = laws[:, :, :3]
+    big = np.array(sized, bool)
+    out[:, big, 3] = laws[:, big, 3]
+    out[:, ~big, 4] = laws[:, ~big, 3]
     return out
 
 
@@ -348,7 +358,7 @@ def explosive_line(
     figures: int = 1,
     shot_scenarios: Callable[[], tuple[Scenario, ...]] | None = None,
     followers: tuple[BlastFollower, ...] = (),
-    blast_scenarios: Callable[[], tuple[BlastScenario, ...] | None] | None = None,
+    blast_law: Callable[[], BlastLaw | None] | None = None,
 ) -> Line:
     """An Explosive aimed at the target: an Action roll, then the Explosion's ring 0, where
     ``figures`` figurines of it stand, and each further target's figurines at its ring (one
@@ -403,25 +413,29 @@ def explosive_line(
             figures=figures,
         )
         more_steps: tuple[Step, ...] = ()
-        scenarios: tuple[tuple[float, np.ndarray], ...]
+        bound = r.truncation_bound
+        scenarios: tuple[tuple[float, np.ndarray], ...] = ()
+        law: tuple[np.ndarray, np.ndarray] | None = None
         if not caught:
             scenarios = tuple(
                 (w, _five(np.array([row] * figures), sized))
                 for w, row in (shot_scenarios() if shot_scenarios else shot.scenarios(target))
             )
         else:
-            law = blast_scenarios() if blast_scenarios else shot.blast_scenarios(tuple(objects))
-            if law is None:
-                scenarios = ()
+            joint = blast_law() if blast_law else shot.blast_law(tuple(objects))
+            if joint is None:
                 more_steps = (
                     Step(
                         "tally",
                         "not computed: the targets share one Damage roll whose joint law "
-                        "is too large here (mixed dice, or too many rings and Armour values)",
+                        f"is too large here (more than {MAX_BLAST_CELLS:,} combinations of "
+                        "the capped Damage of each ring and Deflection)",
                     ),
                 )
             else:
-                scenarios = tuple((w, _five(np.array(rows), sized)) for w, rows in law)
+                law = (joint[0], _five_all(joint[1], sized))
+                # the mass the Bonus chains' truncation leaves out of the tally
+                bound = max(bound, 1.0 - float(joint[0].sum()))
         return LineOdds(
             (index,),
             "explosive",
@@ -430,10 +444,11 @@ def explosive_line(
             (),
             o.over_the_top,
             0.0,
-            r.truncation_bound,
+            bound,
             steps + more_steps,
             reach=tuple(owners),
             scenarios=scenarios,
+            law=law,
         )
 
     rolled = tuple(ExplosionObject(t, ring) for t, ring in objects)

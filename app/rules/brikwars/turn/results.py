@@ -61,7 +61,8 @@ class LineOdds:
     ``reach``: the figurines (target, figure) the line can strike, and ``scenarios`` its
     joint law over them: weights and, per figurine of ``reach``, P(miss, no effect,
     Something Bad, Size Damage, destroyed), the figurines independent given a scenario (a
-    jam links an Arc's shots; one Damage roll serves a whole blast).
+    jam links an Arc's shots; one Damage roll serves a whole blast). A blast gives them as
+    arrays (``law``: weights and laws), ``joint()`` either way.
     """
 
     weapons: tuple[int, ...]
@@ -75,6 +76,17 @@ class LineOdds:
     steps: tuple[Step, ...]
     reach: tuple[tuple[int, int], ...] = ((0, 0),)
     scenarios: tuple[tuple[float, np.ndarray], ...] = ()
+    law: tuple[np.ndarray, np.ndarray] | None = None
+
+    def joint(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The scenarios as arrays: weights ``(S,)`` and laws ``(S, len(reach), 5)`` (a
+        blast's ``law``, already arrays); ``None`` when the line has none."""
+        if self.law is not None:
+            return self.law
+        if not self.scenarios:
+            return None
+        weights = np.array([w for w, _ in self.scenarios])
+        return weights, np.stack([law for _, law in self.scenarios])
 
     @property
     def main(self) -> TargetLine:

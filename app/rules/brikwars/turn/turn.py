@@ -150,7 +150,7 @@ class Turn:
             f.unit.kind == "creation" for f in self.followers
         )
         tallies: tuple[tuple[str, str, tuple[float, ...]], ...] = ()
-        if all(line.scenarios for line in lines):  # a blast's joint law may be left out
+        if all(line.joint() is not None for line in lines):  # a blast's may be left out
             tallies = tally(self.figurines(), lines, sized=sized)
             if not tallies:
                 lines = _note_cap(lines)
@@ -194,11 +194,12 @@ def _note_cap(lines: tuple[LineOdds, ...]) -> tuple[LineOdds, ...]:
     combined = 1
     out = list(lines)
     for i, line in enumerate(lines):
-        combined *= max(1, len(line.scenarios))
+        joint = line.joint()
+        combined *= 1 if joint is None else len(joint[0])
         if combined > MAX_TALLY_SCENARIOS:
             why = Step(
                 "tally",
-                f"not computed: more than {MAX_TALLY_SCENARIOS} combinations of how the "
+                f"not computed: more than {MAX_TALLY_SCENARIOS:,} combinations of how the "
                 "shared dice fall (this line's, with the lines before it)",
             )
             out[i] = replace(line, steps=(*line.steps, why))
