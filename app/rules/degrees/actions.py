@@ -18,6 +18,7 @@ from typing import Any
 
 from app.rules import battle_log
 from app.rules.degrees import battle_state as bs
+from app.rules.degrees.catalogue import VISIBILITY as VISIBILITY_WORDS
 from app.rules.degrees.round import die_purpose
 from app.rules.degrees.shot import D10, succeeds
 from app.rules.degrees.units import DegreesUnit
@@ -78,6 +79,14 @@ WEASEL_DETECTION = -5  # "They are detected at -5° recon rolls"
 WEASEL_RECON = 2  # "give that Ferret (etc.) +2 recon within the Weasel's ambient range"
 BLOOM_RECON = -1  # "Recon rolls made into / out of / through -3 or greater blooms have a -1 mod"
 ACTUAL_RECON = -1  # Actual: "-1° on defense, evasion, and recon rolls"
+VISIBILITY = InputField(
+    "set_visibility",
+    "Visibility",
+    "choice",
+    "fogged",
+    choices=tuple(VISIBILITY_WORDS.items()),
+    help="Fogged, concealed or revealed: a recon or moving out of sight is the players' to judge",
+)
 UNIT_ACTIONS = (
     UnitAction("new_round", "New round: {unit}"),
     UnitAction("break_free", "Break free: {unit}", urgent=True),
@@ -86,6 +95,7 @@ UNIT_ACTIONS = (
     UnitAction("begin", "Begin an attack: {unit}", (BEGIN_AP,)),
     UnitAction("location", "Location: {unit}", (LOCATION, LOCATION_BLOOM)),
     UnitAction("recon", "Recon: {unit}", RECON_FIELDS),
+    UnitAction("visibility", "Visibility: {unit}", (VISIBILITY,)),
 )
 
 
@@ -214,6 +224,8 @@ def act(name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Rand
             after, words = bs.draw(state, unit, who)
         elif name == "begin":
             after, words = bs.begin(state, unit, who, int(read["begin_ap"] or 1))
+        elif name == "visibility":
+            after, words = bs.set_visibility(state, unit, who, str(read["set_visibility"]))
         else:
             location = " ".join(str(read["location"] or "").split())
             after, words = bs.set_location(

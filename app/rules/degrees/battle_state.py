@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.rules.degrees.catalogue import INCANDESCENT_FROM, SENSES
+from app.rules.degrees.catalogue import INCANDESCENT_FROM, SENSES, VISIBILITY
 from app.rules.degrees.gas import pump_with
 from app.rules.degrees.shot import D10, succeeds
 from app.rules.degrees.units import DegreesUnit, DegreesWeapon
@@ -67,6 +67,7 @@ class UnitState:
     pre_bloom: bool = False
     energy_fired: bool = False
     custody: bool = False  # restrained when the scenario ended: in Thinny custody
+    visibility: str = "fogged"  # fogged, concealed or revealed (9.5.1)
 
     def gun(self, index: int, weapon: DegreesWeapon) -> GasGun:
         """Gas gun ``index``'s pumped AP and max (untouched: 0 pumped, its built max)."""
@@ -99,6 +100,7 @@ def encode_state(state: UnitState) -> dict[str, Any]:
         "pre_bloom": state.pre_bloom,
         "energy_fired": state.energy_fired,
         "custody": state.custody,
+        "visibility": state.visibility,
     }
 
 
@@ -143,6 +145,9 @@ def decode_state(data: Mapping[str, Any]) -> UnitState:
     location = data.get("location", "")
     if not isinstance(location, str) or len(location) > LOCATION_MAX:
         raise InvalidInput("state.location", f"must be at most {LOCATION_MAX} characters")
+    visibility = data.get("visibility", "fogged")
+    if visibility not in VISIBILITY:
+        raise InvalidInput("state.visibility", "must be fogged, concealed or revealed")
     return UnitState(
         armour=_int(data, "armour", 0, MAX_STAT, None),
         back_armour=_int(data, "back_armour", 0, MAX_STAT, None),
@@ -160,6 +165,7 @@ def decode_state(data: Mapping[str, Any]) -> UnitState:
         pre_bloom=_flag(data, "pre_bloom"),
         energy_fired=_flag(data, "energy_fired"),
         custody=_flag(data, "custody"),
+        visibility=visibility,
     )
 
 
@@ -276,7 +282,28 @@ def new_round(state: UnitState, unit: DegreesUnit) -> UnitState:
         bloom=bloom,
         pre_bloom=pre,
         energy_fired=False,
+        visibility=bloom_visibility(state.visibility, bloom),
     )
+
+
+def bloom_visibility(visibility: str, bloom: int) -> str:
+    """What the location's bloom makes of a unit's visibility (9.5.2 Bloom): a bloomed
+    location (1 or 2) reveals it ("Blooming reveals all units in the bloomed hexes"); an
+    incandescent one (3 or more) obscures it: concealed ("automatically concealed and become
+    re-concealed after the end of the round"); no bloom leaves it as it is."""
+    if bloom >= INCANDESCENT_FROM:
+        return "concealed"
+    return "revealed" if bloom > 0 else visibility
+
+
+def set_visibility(
+    state: UnitState, unit: DegreesUnit, name: str, visibility: str
+) -> tuple[UnitState, str]:
+    """The host sets how visible the unit is (a recon, moving out of sight: the players')."""
+    require_fighting(state, unit, name)
+    if visibility not in VISIBILITY:
+        raise InvalidInput("set_visibility", "must be fogged, concealed or revealed")
+    return replace(state, visibility=visibility), f"is {VISIBILITY[visibility].lower()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,5 +413,6 @@ def set_location(
     else:
         pre = bloom > 0 or (state.pre_bloom and not moved)
     after = replace(state, location=location, bloom=bloom, pre_bloom=pre)
+    after = replace(after, visibility=bloom_visibility(state.visibility, bloom))
     where = location or "no named location"
     return after, f"is at {where}, bloom {bloom}" + (" (incandescent)" * incandescent(after))

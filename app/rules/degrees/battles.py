@@ -24,7 +24,7 @@ from typing import Any
 
 from app.rules.degrees import battle_state as bs
 from app.rules.degrees.actions import UNIT_ACTIONS, act
-from app.rules.degrees.catalogue import SENSES
+from app.rules.degrees.catalogue import SENSES, VISIBILITY
 from app.rules.degrees.units import DegreesUnit
 from app.rules.errors import InvalidInput
 from app.rules.fields import InputField
@@ -42,7 +42,7 @@ from app.rules.ruleset import (
 )
 
 # The situation fields a battle's state decides (left out of its attack form).
-STATE_FIELDS = frozenset({"ap", "carried", "drawn", "bloom"})
+STATE_FIELDS = frozenset({"ap", "carried", "drawn", "bloom", "visibility", "revealed"})
 
 OUTCOME_WORDS = {
     "destroyed": "destroyed",
@@ -87,6 +87,8 @@ def _badges(
         out.append("critically wounded")
     if state.restrained:
         out.append("restrained")
+    if state.visibility != "fogged":
+        out.append(state.visibility)
     if state.dampened:
         names = ", ".join(SENSES[s].name for s in state.dampened)
         rounds = state.dampened_rounds
@@ -185,6 +187,7 @@ class DegreesBattles(RulesetBase):
             "ap": f"{left}/{unit.ap}",
             "location": state.location,
             "bloom": str(state.bloom),
+            "visibility": state.visibility,
         }
         badges = _badges(state, unit, weapons)
         status = [
@@ -209,6 +212,7 @@ class DegreesBattles(RulesetBase):
                     ("begin", free and left > 0),
                     ("location", True),
                     ("recon", free and left > 0 and "telepathy" not in state.dampened),
+                    ("visibility", True),
                 )
                 if allowed
             )
@@ -251,7 +255,16 @@ class DegreesBattles(RulesetBase):
         left = bs.ap_left(state, unit)
         carried = state.gun(gas[0], unit.weapons[gas[0]]).pumped if gas else state.carried
         bloom = max([state.bloom, *(t.state.bloom for t, _ in targets)])
-        fed = {"ap": left, "carried": carried, "drawn": state.drawn, "bloom": bloom}
+        # the attacker's visibility is its state's; the main target is revealed by its own
+        revealed = bool(targets) and targets[0][0].state.visibility == "revealed"
+        fed = {
+            "ap": left,
+            "carried": carried,
+            "drawn": state.drawn,
+            "bloom": bloom,
+            "visibility": state.visibility,
+            "revealed": revealed,
+        }
         values = {k: v for k, v in situation.items() if k not in STATE_FIELDS} | fed
         inputs = [TargetInput(bs.standing_unit(t.state, t.unit), f) for t, f in targets]
         made = self.attack(
@@ -271,7 +284,13 @@ class DegreesBattles(RulesetBase):
             attacker=attacker,
             targets=tuple(t for t, _ in targets),
             situation=values,
-            shown={"ap_left": left, "carried": carried, "drawn": state.drawn, "bloom": bloom},
+            shown={
+                "ap_left": left,
+                "carried": carried,
+                "drawn": state.drawn,
+                "bloom": bloom,
+                "visibility": state.visibility,
+            },
             weapons=tuple(weapons),
         )
 
@@ -286,10 +305,12 @@ class DegreesBattles(RulesetBase):
         energy = _fired_energy(unit, weapons)
         info = detail.get("attacker", {}) if isinstance(detail, Mapping) else {}
         spent = int(info.get("ap_spent", getattr(attack.attack, "ap_cost", 0)) or 0)
+        seen = info.get("visibility") or state.visibility
         after = replace(
             state,
             ap_spent=min(bs.MAX_AP, state.ap_spent + max(0, spent)),
             energy_fired=state.energy_fired or energy,
+            visibility=seen if seen in VISIBILITY else state.visibility,
         )
         gas = [i for i in weapons if unit.weapons[i].kind.gas]
         if gas:

@@ -462,3 +462,14 @@ SPACE_BALLISTIC_MAX: Final = 2
 AREA_CLOSE_FROM: Final = 4
 AREA_FAR_FROM: Final = 6
 INCANDESCENT_FROM: Final = 3
+# The attacker's visibility, least visible first (9.5.1: "going from fogged to concealed, or
+# concealed to revealed").
+VISIBILITY: Final = MappingProxyType(
+    {"fogged": "Fogged", "concealed": "Concealed", "revealed": "Revealed"}
+)
+
+
+def more_visible(visibility: str) -> str:
+    """One step more visible: fogged to concealed, concealed to revealed (revealed stays)."""
+    order = tuple(VISIBILITY)
+    return order[min(order.index(visibility) + 1, len(order) - 1)]

@@ -15,6 +15,8 @@ from app.rules.degrees.catalogue import (
     RANGE_ORDER,
     RANGES,
     SCALES,
+    VISIBILITY,
+    more_visible,
 )
 from app.rules.degrees.round import PlannedShot, Round
 from app.rules.degrees.shot import Shot, Target
@@ -161,6 +163,15 @@ def _shots_at(
     return per_target
 
 
+def _reveal(visibility: str, stay_hidden: bool) -> tuple[str, tuple[tuple[str, str]]]:
+    """A classical ballistic's shot (9.5.1): the attacker a step more visible, unless it paid
+    1 AP more to stay hidden; and that as the shot's step."""
+    if stay_hidden:
+        return visibility, (("attacker visibility", f"stays {VISIBILITY[visibility]} (+1 AP)"),)
+    after = more_visible(visibility)
+    return after, (("attacker visibility", f"{VISIBILITY[visibility]} -> {VISIBILITY[after]}"),)
+
+
 def _area_problems(
     weapon: DegreesWeapon, targets: Sequence[TargetInput], locations: Sequence[str]
 ) -> list[str]:
@@ -192,6 +203,8 @@ def plan(
     extra_locations: int | None = None
     reach = ""
     any_area = False
+    visibility = situation.visibility
+    classical = False  # only a classical ballistic's shot reads (and changes) the visibility
     for index in weapons:
         weapon = attacker.weapons[index]
         kind = weapon.kind
@@ -228,11 +241,16 @@ def plan(
             per_target = _shots_at(weapon, attacker, units, locations, offset, situation, problems)
             main = per_target[0]
             assert main is not None
+            seen: tuple[tuple[str, str], ...] = ()
+            if kind.ballistic == "classical":
+                classical = True
+                visibility, seen = _reveal(visibility, situation.stay_hidden)
             steps = (
                 ("degree", f"{base_degree(weapon, attacker, units[0], situation)}°"),
                 *((name, f"{m:+d}°") for name, m in mods),
                 ("final degree", f"{main.degree}°"),
                 ("AP", str(ap)),
+                *seen,
             )
             shots.append(
                 PlannedShot(
@@ -263,4 +281,6 @@ def plan(
         tuple(u.ap for u in units),
         tuple(t.figures for t in targets),
         reach,
+        visibility_before=situation.visibility if classical else "",
+        visibility=visibility if classical else "",
     )

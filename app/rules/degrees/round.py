@@ -201,6 +201,10 @@ class Round:
     target_ap: tuple[int, ...] = ()  # each target's AP per round (what AP lost leaves)
     figures: tuple[int, ...] = ()
     reach: str = ""  # the locations the first area weapon may attack, in words
+    # the attacker's visibility before the round and after it, where a classical ballistic
+    # fired ("": none did, so the round neither reads nor changes it)
+    visibility_before: str = ""
+    visibility: str = ""
 
     def figures_of(self, index: int) -> int:
         return self.figures[index] if self.figures else 1
@@ -466,6 +470,9 @@ class Round:
             "ap_needed": self.ap_needed,
             "ap_available": self.ap_available,
         }
+        if self.visibility:
+            detail["attacker_visibility"] = self.visibility
+            detail["attacker_visibility_before"] = self.visibility_before
         if self.gas_max:
             detail["gun_damaged"] = damaged
             detail["gun_max"] = {
@@ -594,6 +601,7 @@ class Round:
                 "ap_spent": max(0, ap_spent),
                 "gas": {str(w): {"max": m} for w, m in zip(self.gas_weapons, gas, strict=True)},
                 "pumped_left": 0,
+                **({"visibility": self.visibility} if self.visibility else {}),
             },
         }
         return AttackRoll(tuple(lines), detail=detail)

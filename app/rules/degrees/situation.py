@@ -13,7 +13,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.rules.degrees.catalogue import MEDIA, RANGES, WEAPON_TYPES, WEAPONS, WeaponType
+from app.rules.degrees.catalogue import (
+    MEDIA,
+    RANGES,
+    VISIBILITY,
+    WEAPON_TYPES,
+    WEAPONS,
+    WeaponType,
+)
 from app.rules.errors import InvalidInput
 from app.rules.fields import WEAPON_TYPE, InputField, parse_fields
 
@@ -33,6 +40,7 @@ def _penetrate_matters(kind: WeaponType) -> bool:
 
 
 GAS_GUNS = weapons_whose(lambda kind: kind.gas)
+CLASSICAL = weapons_whose(lambda kind: kind.ballistic == "classical")
 
 SITUATION_FIELDS: tuple[InputField, ...] = (
     InputField("range", "Range", "choice", "close", choices=tuple(RANGES.items())),
@@ -111,7 +119,16 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         "flag",
         False,
         help="Classical ballistics: no reveal",
-        when=weapons_whose(lambda kind: kind.ballistic == "classical"),
+        when=CLASSICAL,
+    ),
+    InputField(
+        "visibility",
+        "Attacker's visibility",
+        "choice",
+        "fogged",
+        choices=tuple(VISIBILITY.items()),
+        help="A classical ballistic's shot reveals it a step (fogged, concealed, revealed)",
+        when=CLASSICAL,
     ),
     InputField(
         "ap",
@@ -160,6 +177,7 @@ class DegreesSituation:
     pump: int = 0
     drawn: bool = False
     stay_hidden: bool = False
+    visibility: str = "fogged"
     ap: int | None = None
     break_free: bool = False
 

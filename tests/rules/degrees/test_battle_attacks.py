@@ -70,7 +70,13 @@ def test_the_state_is_fed_into_the_situation_and_shown() -> None:
     made = RULESET.battle_attack(
         thinny, (0,), [(target, {})], {"ap": 12, "carried": 9, "bloom": 0, "extend": 1}
     )
-    assert made.shown == {"ap_left": 2, "carried": 1, "drawn": True, "bloom": 2}
+    assert made.shown == {
+        "ap_left": 2,
+        "carried": 1,
+        "drawn": True,
+        "bloom": 2,
+        "visibility": "fogged",
+    }
     assert {k: made.situation[k] for k in ("ap", "carried", "drawn", "bloom", "extend")} == {
         "ap": 2,
         "carried": 1,

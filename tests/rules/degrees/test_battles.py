@@ -53,7 +53,7 @@ def test_a_fresh_unit_stands_as_built() -> None:
     s = RULESET.standing(fighter(SIMO))
     assert s.cells["armour"] == "3/3" and s.cells["hp"] == "3/3" and s.cells["ap"] == "3/3"
     assert s.cells["back_armour"] == "1/1" and not s.out and s.badges == ()
-    assert s.actions == ("new_round", "begin", "location", "recon")
+    assert s.actions == ("new_round", "begin", "location", "recon", "visibility")
     assert s.state_out["ap_left"] == 3 and s.state_out["destroyed"] is False
     assert RULESET.decode_state(RULESET.encode_state(RULESET.initial_state(SIMO))) == (
         bs.UnitState()
@@ -79,7 +79,11 @@ def test_a_worn_unit_stands_with_its_state_in_cells_badges_and_actions() -> None
     assert "dampened: Audition (2 rounds)" in s.badges and "1 AP owed" in s.badges
     assert "bloom 3 (incandescent)" in s.badges
     assert any("wrecked" in b for b in s.badges)
-    assert s.actions == ("new_round", "location")  # restrained, and no AP left to break free
+    assert s.actions == (
+        "new_round",
+        "location",
+        "visibility",
+    )  # restrained, and no AP left to break free
     assert not any(w.ready for w in s.weapons)
     assert [w.cells["degree"] for w in s.weapons] == ["4°", "wrecked", "2°"]
     assert "HP 1/2" in s.status and "restrained" in s.status

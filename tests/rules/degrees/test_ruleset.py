@@ -71,6 +71,7 @@ def _changed(field: InputField) -> FieldValue:
         "pump": 2,
         "drawn": True,
         "stay_hidden": True,
+        "visibility": "concealed",
         "break_free": True,
     }[field.name]
 
@@ -103,6 +104,7 @@ def test_only_the_fields_some_weapons_ignore_declare_when_they_apply() -> None:
         "pump",
         "drawn",
         "stay_hidden",
+        "visibility",
         "break_free",
     ]
 

@@ -1,0 +1,132 @@
+"""Issue 28, the attack side: the rules of chapter 9 that change an attack's odds or a unit's
+state (the attacker's visibility, suppression, Flashbacks' AP after a miss, dampened senses,
+bloom from set-to-stun and dousing rods, the incandescent environment's attack, ballistics'
+range in space, jump flashes' OP). Each test quotes the sentence of
+``degrees-ch9-weapons.txt`` it follows; every probability is checked against the
+enumeration of the d10s in ``brute.py`` (written apart from the engine)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from app.rules.degrees import battle_state as bs
+from app.rules.degrees.ruleset import RULESET
+from app.rules.ruleset import Fighter, TargetInput
+from tests.rules.degrees.brute import S, enumerate_dice, shot
+
+OPTIONS = RULESET.decode_options(None)
+
+
+def unit(degree: int = 3, *weapons: str, **more: Any) -> Any:
+    return RULESET.decode_unit(
+        {
+            "name": more.pop("name", "U"),
+            "kind": more.pop("kind", "personnel"),
+            "degree": degree,
+            "weapons": [{"type": w} for w in weapons],
+            **more,
+        }
+    )
+
+
+def attack(attacker: Any, target: Any, weapons: tuple[int, ...] = (0,), **situation: Any) -> Any:
+    return RULESET.attack(attacker, weapons, [TargetInput(target)], situation, OPTIONS)
+
+
+def fighter(u: Any, state: bs.UnitState | None = None, key: int = 1) -> Fighter:
+    return Fighter(key, u.name, u, state or bs.UnitState(), OPTIONS)
+
+
+def p_hit(odds: Any) -> float:
+    return float(odds.detail["hit"])
+
+
+# ------------------------------------------------------------------ 1. visibility
+
+
+def test_a_classical_ballistic_reveals_its_attacker_a_step_each_shot() -> None:
+    """9.5.1: "Attacking with a classical ballistic makes the attacker more visible, going
+    from fogged to concealed, or concealed to revealed"."""
+    rifle = unit(3, "rifle", ap=6)
+    odds = attack(rifle, unit(3), shots=3).odds()
+    seen = [dict(line.steps)["attacker visibility"] for line in odds.lines]
+    assert seen == ["Fogged -> Concealed", "Concealed -> Revealed", "Revealed -> Revealed"]
+    assert odds.detail["attacker_visibility_before"] == "fogged"
+    assert odds.detail["attacker_visibility"] == "revealed"
+    once = attack(rifle, unit(3), visibility="concealed").odds()
+    assert once.detail["attacker_visibility"] == "revealed"
+    roll = attack(rifle, unit(3), shots=2).roll(random.Random(0))
+    assert roll.detail["attacker"]["visibility"] == "revealed"
+
+
+def test_one_more_ap_keeps_the_evasion_degree_and_rails_never_reveal() -> None:
+    """9.5.1: "a unit may expend 1 additional AP to remain at their evasion degree while
+    firing a classical ballistic"; "Modern ballistics use rails and so don't suffer the
+    reveal that other ballistics do"."""
+    rifle = unit(3, "rifle", ap=6)
+    hidden = attack(rifle, unit(3), shots=3, stay_hidden=True)
+    assert hidden.ap_cost == 6 and attack(rifle, unit(3), shots=3).ap_cost == 3
+    odds = hidden.odds()
+    assert odds.detail["attacker_visibility"] == "fogged"
+    assert dict(odds.lines[0].steps)["attacker visibility"] == "stays Fogged (+1 AP)"
+    for weapon in ("modern_pistol", "inter_offer", "dousing_rod", "gamma_gun"):
+        odds = attack(unit(4, weapon), unit(3), visibility="concealed").odds()
+        assert "attacker_visibility" not in odds.detail, weapon
+        assert all("attacker visibility" not in dict(line.steps) for line in odds.lines)
+
+
+def test_in_a_battle_the_attackers_visibility_is_state_carried_to_its_next_attack() -> None:
+    rifleman = fighter(unit(3, "rifle", name="Rifleman"))
+    target = fighter(unit(3, name="T"), key=2)
+    made = RULESET.battle_attack(rifleman, (0,), [(target, {})], {"visibility": "revealed"})
+    assert made.situation["visibility"] == "fogged"  # the state decides, not the form
+    me, _ = RULESET.after_attack(made, made.attack.roll(random.Random(0)))
+    assert me.visibility == "concealed"
+    again = RULESET.battle_attack(replace(rifleman, state=me), (0,), [(target, {})], {})
+    me, _ = RULESET.after_attack(again, again.attack.roll(random.Random(1)))
+    assert me.visibility == "revealed"
+    standing = RULESET.standing(replace(rifleman, state=me))
+    assert standing.cells["visibility"] == "revealed" and "revealed" in standing.badges
+    assert bs.decode_state(bs.encode_state(me)) == me
+    # a γ-gun neither reads nor changes it
+    gunner = fighter(unit(5, "gamma_gun", name="G"), bs.UnitState(visibility="concealed"))
+    made = RULESET.battle_attack(gunner, (0,), [(target, {})], {})
+    me, _ = RULESET.after_attack(made, made.attack.roll(random.Random(0)))
+    assert me.visibility == "concealed"
+
+
+def test_a_revealed_target_gives_an_inter_offer_its_very_far_bonus_in_a_battle() -> None:
+    """9.5.1: "Inter-offers gain 1 AP (per round) when attacking revealed targets at Very Far
+    range." A battle reads "revealed" from the target's state."""
+    simo = fighter(unit(4, "inter_offer", name="Simo"))
+    hidden = fighter(unit(3, name="T"), key=2)
+    seen = fighter(unit(3, name="T"), bs.UnitState(visibility="revealed"), key=2)
+    for target, degree in ((hidden, 4), (seen, 5)):
+        made = RULESET.battle_attack(simo, (0,), [(target, {})], {"range": "very_far"})
+        brute = enumerate_dice(1, lambda dice, d=degree: shot(S(3, 0, 3), "inter_offer", d, dice))
+        assert p_hit(made.attack.odds()) == pytest.approx(
+            sum(p for s, p in brute.items() if s != S(3, 0, 3)), abs=1e-12
+        )
+
+
+def test_blooming_reveals_and_incandescence_conceals_the_units_there() -> None:
+    """9.5.2 Bloom: "Blooming reveals all units in the bloomed hexes"; Incandescent Blooms:
+    "Any units so obscured are automatically concealed and become re-concealed after the end
+    of the round"."""
+    u = unit(3)
+    state = bs.UnitState(location="ridge", pre_bloom=True, energy_fired=True)
+    assert bs.new_round(state, u).visibility == "revealed"  # pre-bloomed -> bloom 1
+    hot = bs.UnitState(location="ridge", bloom=2, energy_fired=True, visibility="revealed")
+    assert bs.new_round(hot, u).visibility == "concealed"  # bloom 3: incandescent
+    calm = bs.UnitState(visibility="concealed")
+    assert bs.new_round(calm, u).visibility == "concealed"
+    moved, _ = bs.set_location(bs.UnitState(), u, "U", "crater", 1)
+    assert moved.visibility == "revealed"
+    done = RULESET.apply_action(
+        "visibility", fighter(u, moved), {"set_visibility": "fogged"}, random.Random(0)
+    )
+    assert done.after.visibility == "fogged"
