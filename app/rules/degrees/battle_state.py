@@ -35,6 +35,7 @@ MAX_AP = 99  # AP owed, spent or carried, kept in a battle
 MAX_BLOOM = 10
 MAX_CARRIED = 12  # AP carried or pumped into one attack (the calculator's bound)
 DAMPENED_ROUNDS = 2  # "the rest of this round and the next"
+SUPPRESSED_ROUNDS = 2  # the text gives none: as long as dampening (rulings)
 LOCATION_MAX = 60
 
 
@@ -68,6 +69,7 @@ class UnitState:
     energy_fired: bool = False
     custody: bool = False  # restrained when the scenario ended: in Thinny custody
     visibility: str = "fogged"  # fogged, concealed or revealed (9.5.1)
+    suppressed_rounds: int = 0  # a dousing rod's hit: this round and the next (rulings)
 
     def gun(self, index: int, weapon: DegreesWeapon) -> GasGun:
         """Gas gun ``index``'s pumped AP and max (untouched: 0 pumped, its built max)."""
@@ -101,6 +103,7 @@ def encode_state(state: UnitState) -> dict[str, Any]:
         "energy_fired": state.energy_fired,
         "custody": state.custody,
         "visibility": state.visibility,
+        "suppressed_rounds": state.suppressed_rounds,
     }
 
 
@@ -166,6 +169,7 @@ def decode_state(data: Mapping[str, Any]) -> UnitState:
         energy_fired=_flag(data, "energy_fired"),
         custody=_flag(data, "custody"),
         visibility=visibility,
+        suppressed_rounds=_int(data, "suppressed_rounds", 0, SUPPRESSED_ROUNDS, 0),
     )
 
 
@@ -283,6 +287,7 @@ def new_round(state: UnitState, unit: DegreesUnit) -> UnitState:
         pre_bloom=pre,
         energy_fired=False,
         visibility=bloom_visibility(state.visibility, bloom),
+        suppressed_rounds=max(0, state.suppressed_rounds - 1),
     )
 
 

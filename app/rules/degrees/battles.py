@@ -52,8 +52,12 @@ OUTCOME_WORDS = {
     "drained": "AP lost",
     "unharmed": "unharmed",
 }
-FLAG_WORDS = {"restrained": "restrained", "dampened": "senses dampened"}
 CUSTODY = "in Thinny custody"  # "Units that are restrained when the scenario ends are in ..."
+FLAG_WORDS = {
+    "restrained": "restrained",
+    "dampened": "senses dampened",
+    "suppressed": "suppressed",
+}
 
 
 def _fired_energy(unit: DegreesUnit, weapons: Sequence[int]) -> bool:
@@ -89,6 +93,9 @@ def _badges(
         out.append("restrained")
     if state.visibility != "fogged":
         out.append(state.visibility)
+    if state.suppressed_rounds:
+        rounds = state.suppressed_rounds
+        out.append(f"suppressed ({rounds} round{'s' * (rounds != 1)})")
     if state.dampened:
         names = ", ".join(SENSES[s].name for s in state.dampened)
         rounds = state.dampened_rounds
@@ -128,6 +135,8 @@ def _target_after(target: Fighter, got: Mapping[str, Any], energy: bool) -> bs.U
         restrained=state.restrained or bool(got.get("restrained", False)),
         energy_fired=state.energy_fired or energy,
     )
+    if got.get("suppressed") is True:
+        after = replace(after, suppressed_rounds=bs.SUPPRESSED_ROUNDS)
     lost = got.get("ap_lost", 0)
     if isinstance(lost, int) and not isinstance(lost, bool) and lost > 0:
         after = bs.lose_ap(after, unit, min(lost, bs.MAX_AP))
@@ -137,7 +146,9 @@ def _target_after(target: Fighter, got: Mapping[str, Any], energy: bool) -> bs.U
         order = tuple(s for s in unit.senses if s in set(senses) | set(state.dampened))
         after = replace(after, dampened=order[:longest], dampened_rounds=bs.DAMPENED_ROUNDS)
     if bs.destroyed(after, unit):
-        after = replace(after, restrained=False, dampened=(), dampened_rounds=0)
+        after = replace(
+            after, restrained=False, dampened=(), dampened_rounds=0, suppressed_rounds=0
+        )
     return after
 
 

@@ -73,6 +73,7 @@ class WeaponType:
     punch: bool = False
     real_ammo: bool = False  # dousing rods: Human units may take +1° "real ammo"
     one_shot: bool = False  # Least Weasels are destroyed by their attack
+    suppresses: bool = False  # dousing rods: "Suppresses on any hit"
 
 
 _TYPES: tuple[WeaponType, ...] = (
@@ -111,6 +112,7 @@ _TYPES: tuple[WeaponType, ...] = (
         ),
         ballistic="modern",
         real_ammo=True,
+        suppresses=True,
     ),
     WeaponType(
         "punch_gun",

@@ -49,7 +49,11 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     ("unharmed", "Unharmed"),
 )
 LABELS = dict(OUTCOMES)
-EXTRAS: tuple[tuple[str, str], ...] = (("restrained", "Restrained"), ("dampened", "Dampened"))
+EXTRAS: tuple[tuple[str, str], ...] = (
+    ("restrained", "Restrained"),
+    ("dampened", "Dampened"),
+    ("suppressed", "Suppressed"),
+)
 TALLIED = ("destroyed", "critical", "wounded")  # the outcomes AttackOdds.tallies count
 INLINE_UNIT_SHOTS = 20  # figurines x shots computed in the request (see Round.inline)
 
@@ -114,6 +118,8 @@ def outcome_words(before: Target, after: Target, senses: tuple[str, ...]) -> str
     if after.dampened > before.dampened:
         lost = senses[before.dampened : after.dampened]
         parts.append("dampened: " + ", ".join(SENSES[sense].name for sense in lost))
+    if after.suppressed and not before.suppressed:
+        parts.append("suppressed")
     key = outcome_key(before, after)
     words = ", ".join(parts) if parts else "no effect"
     return (
@@ -130,22 +136,28 @@ def _target_odds(
     drains: bool,
     figure: int = 0,
     figures: int = 1,
+    suppresses: bool = False,
 ) -> TargetOdds:
     p = dict.fromkeys(LABELS, 0.0)
-    restrained = dampened = 0.0
+    restrained = dampened = suppressed = 0.0
     for state, q in states.items():
         p[outcome_key(before, state)] += q
         if state.restrained and not before.restrained:
             restrained += q
         if state.dampened > before.dampened:
             dampened += q
+        if state.suppressed and not before.suppressed:
+            suppressed += q
+    extras: tuple[Outcome, ...] = (
+        Outcome("restrained", "Restrained", restrained),
+        Outcome("dampened", "Dampened", dampened),
+    )
+    if suppresses:  # only where a dousing rod fires
+        extras += (Outcome("suppressed", "Suppressed", suppressed),)
     return TargetOdds(
         index,
         tuple(Outcome(k, LABELS[k], p[k]) for k in LABELS),
-        (
-            Outcome("restrained", "Restrained", restrained),
-            Outcome("dampened", "Dampened", dampened),
-        ),
+        extras,
         () if drains else ("drained",),
         figure,
         figures,
@@ -230,6 +242,10 @@ class Round:
     @property
     def drains(self) -> bool:
         return any(s is not None and s.drains_ap for p in self.shots for s in p.shots)
+
+    @property
+    def suppresses(self) -> bool:
+        return any(s is not None and s.suppresses for p in self.shots for s in p.shots)
 
     def shot_at(self, planned: PlannedShot, index: int, figure: int) -> Shot | None:
         """The shot of ``planned`` at figurine ``figure`` of target ``index`` (None: none)."""
@@ -352,6 +368,7 @@ class Round:
                         drains,
                         group.figure,
                         group.figures,
+                        self.suppresses,
                     )
                 )
             hit = sum(damages[n].values())
@@ -423,9 +440,10 @@ class Round:
         dampened: dict[int, float] = {}
         states: dict[tuple[int, int, int, int], float] = {}
         gun_max: list[dict[int, float]] = [{} for _ in self.gas_max]
-        hit = destroyed = critical = expected = restrained = damaged = 0.0
+        hit = destroyed = critical = expected = restrained = damaged = suppressed = 0.0
         for (gas, t, was_hit), p in final.items():
             hit += p * was_hit
+            suppressed += p * (t.suppressed and not start.suppressed)
             destroyed += p * (t.hp == 0)
             critical += p * (t.hp == 1)
             restrained += p * t.restrained
@@ -473,6 +491,8 @@ class Round:
         if self.visibility:
             detail["attacker_visibility"] = self.visibility
             detail["attacker_visibility_before"] = self.visibility_before
+        if self.suppresses:
+            detail["suppressed"] = suppressed
         if self.gas_max:
             detail["gun_damaged"] = damaged
             detail["gun_max"] = {
@@ -566,6 +586,7 @@ class Round:
                         for k, on in (
                             ("restrained", after.restrained and not before.restrained),
                             ("dampened", after.dampened > before.dampened),
+                            ("suppressed", after.suppressed and not before.suppressed),
                         )
                         if on
                     )
@@ -608,7 +629,8 @@ class Round:
 
 
 def _rolled_state(t: Target, start: Target, senses: tuple[str, ...]) -> dict[str, Any]:
-    return {
+    suppressed = {"suppressed": True} if t.suppressed else {}  # a dousing rod hit it
+    return suppressed | {
         "armour": t.armour,
         "back_armour": t.back_armour,
         "hp": t.hp,

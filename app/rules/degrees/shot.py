@@ -22,7 +22,8 @@ SENSE_COUNT = len(SENSES)
 
 class Target(NamedTuple):
     """What a target has left: front Armour, back-line Armour, HP; the AP it has lost in
-    this attack, whether it is restrained and how many senses (of its order) are dampened."""
+    this attack, whether it is restrained, how many senses (of its order) are dampened and
+    whether it is suppressed (a dousing rod's hit)."""
 
     armour: int
     back_armour: int
@@ -30,6 +31,7 @@ class Target(NamedTuple):
     ap_lost: int = 0
     restrained: bool = False
     dampened: int = 0
+    suppressed: bool = False
 
 
 def succeeds(natural: int, degree: int, inverted: bool = False) -> bool:
@@ -72,6 +74,7 @@ class Shot:
     inverted: bool = False
     penetrate: bool = True
     break_free: bool = False
+    suppresses: bool = False
 
     @classmethod
     def of(
@@ -92,6 +95,7 @@ class Shot:
             inverted=kind.inverted,
             penetrate=penetrate,
             break_free=break_free and kind.restrains,
+            suppresses=kind.suppresses,
         )
 
     def hits(self, natural: int) -> bool:
@@ -180,7 +184,14 @@ def second_die(shot: Shot, target: Target, natural: int) -> str:
 
 def resolve(shot: Shot, target: Target, natural: int, second: int = 0) -> Target:
     """The target after the shot rolls ``natural`` (and ``second``, where ``second_die``
-    asks for one)."""
+    asks for one); a dousing rod's hit also suppresses it ("Suppresses on any hit")."""
+    after = _resolve(shot, target, natural, second)
+    if shot.suppresses and shot.hits(natural):
+        return after._replace(suppressed=True)
+    return after
+
+
+def _resolve(shot: Shot, target: Target, natural: int, second: int) -> Target:
     if not shot.hits(natural):
         return target
     damage = shot.damage(natural)

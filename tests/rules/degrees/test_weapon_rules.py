@@ -16,7 +16,7 @@ import pytest
 from app.rules.degrees import battle_state as bs
 from app.rules.degrees.ruleset import RULESET
 from app.rules.ruleset import Fighter, TargetInput
-from tests.rules.degrees.brute import S, enumerate_dice, shot
+from tests.rules.degrees.brute import S, ScriptedDice, enumerate_dice, shot
 
 OPTIONS = RULESET.decode_options(None)
 
@@ -130,3 +130,48 @@ def test_blooming_reveals_and_incandescence_conceals_the_units_there() -> None:
         "visibility", fighter(u, moved), {"set_visibility": "fogged"}, random.Random(0)
     )
     assert done.after.visibility == "fogged"
+
+
+# ------------------------------------------------------------------ 2. suppression
+
+
+def test_a_dousing_rod_suppresses_on_any_hit() -> None:
+    """9.5.1 Dousing Rods: "Suppresses on any hit." P(suppressed) = P(at least one of the
+    round's shots hits), and the target's states as the enumeration gives them."""
+    rod = unit(4, "dousing_rod", ap=6)
+    made = attack(rod, unit(3), shots=2)
+    odds = made.odds()
+
+    def play(dice: Any) -> tuple[S, bool]:
+        d1, d2 = next(dice), next(dice)
+        s = shot(S(3, 0, 3), "dousing_rod", 4, iter([d1]))
+        s = shot(s, "dousing_rod", 4, iter([d2]))
+        return s, d1 <= 4 or d2 <= 4  # any hit suppresses
+
+    brute = enumerate_dice(2, play)
+    suppressed = sum(p for (_, any_hit), p in brute.items() if any_hit)
+    assert suppressed == pytest.approx(1 - 0.6**2)
+    assert odds.detail["suppressed"] == pytest.approx(suppressed, abs=1e-12)
+    for n, line in enumerate(odds.lines):
+        assert line.main.probability("suppressed") == pytest.approx(1 - 0.6 ** (n + 1))
+    # other weapons never suppress, and do not show it
+    rifle = attack(unit(3, "rifle"), unit(3)).odds()
+    assert "suppressed" not in rifle.detail
+    assert all(o.key != "suppressed" for o in rifle.lines[0].main.extras)
+
+
+def test_a_dousing_rod_hit_marks_the_target_suppressed_in_a_battle() -> None:
+    rod = fighter(unit(4, "dousing_rod", name="Rod"))
+    target = fighter(unit(3, name="T"), key=2)
+    made = RULESET.battle_attack(rod, (0,), [(target, {})], {})
+    roll = made.attack.roll(ScriptedDice([2]))  # 2 against 4°: a hit
+    assert roll.lines[0].effects[0].flags == ("suppressed",)
+    _, it = RULESET.after_attack(made, roll)
+    assert it.suppressed_rounds == 2
+    standing = RULESET.standing(replace(target, state=it))
+    assert "suppressed (2 rounds)" in standing.badges
+    it = bs.new_round(it, target.unit)
+    assert it.suppressed_rounds == 1 and bs.new_round(it, target.unit).suppressed_rounds == 0
+    missed = made.attack.roll(ScriptedDice([7]))
+    _, it = RULESET.after_attack(made, missed)
+    assert it.suppressed_rounds == 0
