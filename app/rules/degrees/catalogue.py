@@ -74,6 +74,7 @@ class WeaponType:
     real_ammo: bool = False  # dousing rods: Human units may take +1° "real ammo"
     one_shot: bool = False  # Least Weasels are destroyed by their attack
     suppresses: bool = False  # dousing rods: "Suppresses on any hit"
+    reuses_ap: bool = False  # Flashbacks "only shoot if they hit": a miss's AP are reused
 
 
 _TYPES: tuple[WeaponType, ...] = (
@@ -154,12 +155,14 @@ _TYPES: tuple[WeaponType, ...] = (
             "Direct radiation: penetrates on a raw 1 or 2; cannot fire at Very Far.",
             "Gains 1 attack AP per band of distance (Close +1, Far +2).",
             "Its first point of damage goes to the back line. Causes bloom.",
+            "Only shoots if it hits: a miss's AP may be reused.",
         ),
         penetrates_on=2,
         first_point_back=True,
         energy=True,
         no_very_far=True,
         band_bonus=True,
+        reuses_ap=True,
     ),
     WeaponType(
         "gamma_gun",

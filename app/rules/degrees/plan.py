@@ -254,7 +254,13 @@ def plan(
             )
             shots.append(
                 PlannedShot(
-                    index, label, tuple(per_target), ap, steps=steps, every_figure=bool(kind.area)
+                    index,
+                    label,
+                    tuple(per_target),
+                    ap,
+                    steps=steps,
+                    every_figure=bool(kind.area),
+                    reuses_ap=kind.reuses_ap,
                 )
             )
             total_ap += ap

@@ -22,6 +22,7 @@ from app.rules.degrees.shot import (
     D10,
     Shot,
     Target,
+    chance,
     outcomes,
     punch_front,
     resolve,
@@ -87,6 +88,7 @@ class PlannedShot:
     range_need: int = 0
     steps: tuple[tuple[str, str], ...] = ()
     every_figure: bool = False  # an area shot: it attacks every figurine of a squad target
+    reuses_ap: bool = False  # a Flashback: its AP are not spent when it misses
 
 
 def outcome_key(before: Target, after: Target) -> str:
@@ -348,8 +350,29 @@ class Round:
             groups.append(Group(index, 0, self.figures_of(index), chain(index, 0)))
         return groups
 
+    def _reused(self) -> tuple[dict[int, float], list[float]]:
+        """The AP of missed Flashback shots (9.5.2: "Flashbacks only shoot if they hit"), as
+        a distribution over the round, and each shot's chance of a miss (0: not one). A
+        shot's hit depends only on its degree, so the misses are independent."""
+        reused: dict[int, float] = {0: 1.0}
+        misses = []
+        for planned in self.shots:
+            shot = planned.shots[0]
+            if not planned.reuses_ap or shot is None:
+                misses.append(0.0)
+                continue
+            q = 1 - chance(shot.degree, shot.inverted)
+            misses.append(q)
+            after: dict[int, float] = {}
+            for ap, p in reused.items():
+                after[ap] = after.get(ap, 0.0) + p * (1 - q)
+                after[ap + planned.ap] = after.get(ap + planned.ap, 0.0) + p * q
+            reused = {ap: p for ap, p in after.items() if p > 0}
+        return reused, misses
+
     def odds(self) -> AttackOdds:
         main, damages, gun_damaged = self._main_chain()
+        reused, misses = self._reused()
         groups = self._groups(main)
         drains = self.drains
         units = self.units
@@ -384,6 +407,8 @@ class Round:
                     steps=planned.steps,
                     notes=(Outcome("gun_damaged", "Gas gun damaged", gun_damaged[n]),)
                     if planned.gas >= 0
+                    else (Outcome("ap_reused", "Missed: AP to reuse", misses[n]),)
+                    if planned.reuses_ap
                     else (),
                 )
             )
@@ -406,6 +431,10 @@ class Round:
                 chances[key] += [q] * group.figures
             survive *= (1 - each["destroyed"]) ** group.figures
         detail = self._detail(final, chances["hit"])
+        if any(p.reuses_ap for p in self.shots):
+            spare = self.ap_available - self.ap_needed
+            detail["ap_reused"] = _dist(reused)
+            detail["attacker_ap_left"] = _dist({max(0, spare + k): p for k, p in reused.items()})
         tallies = (
             tuple(
                 Tally(key, LABELS[key], tuple(count_distribution(chances[key]))) for key in TALLIED
@@ -575,6 +604,10 @@ class Round:
                                 )
                             )
                         dealt = shot.damage(natural) if shot.hits(natural) else None
+                        if planned.reuses_ap and i == 0 and f == 0 and dealt is None:
+                            # a Flashback only shoots if it hits: the AP are the unit's again
+                            ap_spent -= planned.ap
+                            notes.append("ap_reused")
                         why = punch_front(shot, now, natural)
                         squad[f] = resolve(shot, now, natural, second)
                     else:

@@ -175,3 +175,40 @@ def test_a_dousing_rod_hit_marks_the_target_suppressed_in_a_battle() -> None:
     missed = made.attack.roll(ScriptedDice([7]))
     _, it = RULESET.after_attack(made, missed)
     assert it.suppressed_rounds == 0
+
+
+# ------------------------------------------------------------------ 3. Flashbacks reuse AP
+
+
+def test_a_flashbacks_missed_shot_leaves_its_ap_to_reuse() -> None:
+    """9.5.2 Flashbacks: "Flashbacks only shoot if they hit/suppress. Therefore, a unit that
+    fires a Flashback can opt to reuse that AP for something besides a direct attack at that
+    moment." Two 3° shots at Close (+1 band) with 1 extended degree (5°, 2 AP a shot)."""
+    fb = unit(3, "flashback", ap=5)
+    made = attack(fb, unit(3), shots=2, extend=1)
+    assert made.ap_cost == 4
+    odds = made.odds()
+
+    def play(dice: Any) -> int:
+        return sum(2 for _ in range(2) if next(dice) > 5)  # 5°: a natural above it misses
+
+    brute = enumerate_dice(2, play)
+    assert odds.detail["ap_reused"] == pytest.approx(
+        {str(k): brute[k] for k in sorted(brute)}, abs=1e-12
+    )
+    assert odds.detail["attacker_ap_left"] == pytest.approx(
+        {str(1 + k): brute[k] for k in sorted(brute)}, abs=1e-12
+    )
+    assert [line.note("ap_reused") for line in odds.lines] == pytest.approx([0.5, 0.5])
+    # other weapons spend their AP hit or miss
+    assert "ap_reused" not in attack(unit(3, "rifle"), unit(3)).odds().detail
+
+
+def test_a_flashbacks_miss_gives_its_ap_back_in_a_battle() -> None:
+    fb = fighter(unit(3, "flashback", name="FB"))
+    target = fighter(unit(3, name="T"), key=2)
+    made = RULESET.battle_attack(fb, (0,), [(target, {})], {"shots": 2, "range": "close"})
+    roll = made.attack.roll(ScriptedDice([9, 3]))  # a miss (9 > 4°), then a hit
+    assert [line.notes for line in roll.lines] == [("ap_reused",), ()]
+    me, _ = RULESET.after_attack(made, roll)
+    assert me.ap_spent == 1 and bs.ap_left(me, fb.unit) == 2
