@@ -277,7 +277,7 @@ def new_round(state: UnitState, unit: DegreesUnit) -> UnitState:
         bloom -= 1
     else:
         pre = False
-    return replace(
+    after = replace(
         state,
         ap_lost=state.ap_lost - paid,
         ap_spent=paid,
@@ -289,6 +289,12 @@ def new_round(state: UnitState, unit: DegreesUnit) -> UnitState:
         visibility=bloom_visibility(state.visibility, bloom),
         suppressed_rounds=max(0, state.suppressed_rounds - 1),
     )
+    # a dampened Nociception: "loosing additional APs to the degree nociception is in the
+    # list", in each round it is still dampened (not the round of the hit: the text's SWAT
+    # example loses the roll's 4 AP only)
+    if "nociception" in after.dampened:
+        after = lose_ap(after, unit, unit.senses.index("nociception") + 1)
+    return after
 
 
 def bloom_visibility(visibility: str, bloom: int) -> str:

@@ -42,7 +42,7 @@ from app.rules.ruleset import (
 )
 
 # The situation fields a battle's state decides (left out of its attack form).
-STATE_FIELDS = frozenset({"ap", "carried", "drawn", "bloom", "visibility", "revealed"})
+STATE_FIELDS = frozenset({"ap", "carried", "drawn", "bloom", "visibility", "revealed", "dampened"})
 
 OUTCOME_WORDS = {
     "destroyed": "destroyed",
@@ -275,6 +275,8 @@ class DegreesBattles(RulesetBase):
             "bloom": bloom,
             "visibility": state.visibility,
             "revealed": revealed,
+            # its own dampened senses (Nociception's AP are already off its round's)
+            "dampened": len(state.dampened) if state.dampened_rounds else 0,
         }
         values = {k: v for k, v in situation.items() if k not in STATE_FIELDS} | fed
         inputs = [TargetInput(bs.standing_unit(t.state, t.unit), f) for t, f in targets]

@@ -422,6 +422,22 @@ _SENSES: tuple[Sense, ...] = (
     Sense("actual", "Actual", "-1° on defence, evasion and recon rolls"),
 )
 SENSES: Final = MappingProxyType({s.id: s for s in _SENSES})
+# What a dampened sense of the attacker does outside the attack's odds (the table beside
+# tbl-sensory_dampener): movement, defence, evasion, recon and psionics are the players'.
+SENSE_NOTES: Final = MappingProxyType(
+    {
+        "fine_motor": "Fine Motor Control: -1° evasion rolls and -1 AP for movements",
+        "gross_motor": "Gross Motor Control: -2 AP for movements",
+        "actual": "Actual: -1° on defence, evasion and recon rolls",
+        "homeoception": "Homeoception: -1° psionic defence rolls; no AP to psionic defences",
+        "self": "Self: psionic attacks have a .5 chance of being self-directed",
+        "proprioception": "Proprioception: cannot move without falling down",
+        "telepathy": "Telepathy: no AP to telepathy or recon",
+        "clairvoyance": "Clairvoyance: no AP to clairvoyance",
+        "prescience": "Prescience: no AP to prescience",
+    }
+)
+FINE_MOTOR_PENALTY: Final = -1  # "-1° attack and evasion rolls"
 DEFAULT_SENSE_ORDER: Final = tuple(SENSES)
 
 RANGES: Final = MappingProxyType(

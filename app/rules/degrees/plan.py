@@ -9,12 +9,14 @@ from dataclasses import dataclass
 
 from app.rules.degrees import area
 from app.rules.degrees.catalogue import (
+    FINE_MOTOR_PENALTY,
     GAS_GUN_RANGE,
     INCANDESCENT_FROM,
     PUNCH_GUN_PENALTY,
     RANGE_ORDER,
     RANGES,
     SCALES,
+    SENSE_NOTES,
     VISIBILITY,
     more_visible,
 )
@@ -45,10 +47,27 @@ def shot_ap(weapon: DegreesWeapon, situation: DegreesSituation, draw: bool) -> i
     return ap
 
 
-def modifiers(weapon: DegreesWeapon, situation: DegreesSituation) -> list[tuple[str, int]]:
+def dampened_senses(attacker: DegreesUnit, situation: DegreesSituation) -> tuple[str, ...]:
+    """The attacker's dampened senses: the first ``dampened`` of its dampener order."""
+    return attacker.senses[: situation.dampened]
+
+
+def nociception_ap(attacker: DegreesUnit, situation: DegreesSituation) -> int:
+    """The AP a dampened Nociception costs this round: "loosing additional APs to the degree
+    nociception is in the list" (its place in the attacker's order, from 1; 0: not
+    dampened)."""
+    senses = dampened_senses(attacker, situation)
+    return senses.index("nociception") + 1 if "nociception" in senses else 0
+
+
+def modifiers(
+    weapon: DegreesWeapon, situation: DegreesSituation, attacker: DegreesUnit
+) -> list[tuple[str, int]]:
     """The shot's degree modifiers besides its base (and a gas gun's pumping), by name."""
     kind = weapon.kind
     mods: list[tuple[str, int]] = []
+    if "fine_motor" in dampened_senses(attacker, situation):
+        mods.append(("Fine Motor Control dampened", FINE_MOTOR_PENALTY))
     if situation.extend:
         mods.append(("extended", situation.extend))
     if weapon.real_ammo:
@@ -212,7 +231,7 @@ def plan(
             problems.append(f"{weapon.name} cannot fire at Very Far (direct radiation).")
         if kind.one_shot and situation.shots > 1:
             problems.append(f"{weapon.name} has only one attack.")
-        mods = modifiers(weapon, situation)
+        mods = modifiers(weapon, situation, attacker)
         offset = sum(m for _, m in mods)
         if kind.area:
             any_area = True
@@ -269,7 +288,10 @@ def plan(
     if len(units) > 1 and not any_area:
         problems.append("Only area weapons attack more than one unit.")
     needed = max(0, total_ap - situation.carried)
-    available = attacker.ap if situation.ap is None else situation.ap
+    # Nociception's AP come off the unit's AP per round; a given ``ap`` is what is left
+    available = max(0, attacker.ap - nociception_ap(attacker, situation))
+    if situation.ap is not None:
+        available = situation.ap
     if needed > available:
         problems.append(f"needs {needed} AP; {attacker.name} has {available} this round.")
     return DegreesAttack(
@@ -287,6 +309,10 @@ def plan(
         tuple(u.ap for u in units),
         tuple(t.figures for t in targets),
         reach,
+        sense_notes=tuple(
+            SENSE_NOTES[s] for s in dampened_senses(attacker, situation) if s in SENSE_NOTES
+        ),
+        nociception_ap=nociception_ap(attacker, situation) if situation.ap is None else 0,
         visibility_before=situation.visibility if classical else "",
         visibility=visibility if classical else "",
     )

@@ -219,6 +219,9 @@ class Round:
     # fired ("": none did, so the round neither reads nor changes it)
     visibility_before: str = ""
     visibility: str = ""
+    # the attacker's dampened senses: what they do besides the odds, and Nociception's AP
+    sense_notes: tuple[str, ...] = ()
+    nociception_ap: int = 0
 
     def figures_of(self, index: int) -> int:
         return self.figures[index] if self.figures else 1
@@ -517,6 +520,10 @@ class Round:
             "ap_needed": self.ap_needed,
             "ap_available": self.ap_available,
         }
+        if self.sense_notes:
+            detail["attacker_senses"] = list(self.sense_notes)
+        if self.nociception_ap:
+            detail["nociception_ap"] = self.nociception_ap
         if self.visibility:
             detail["attacker_visibility"] = self.visibility
             detail["attacker_visibility_before"] = self.visibility_before

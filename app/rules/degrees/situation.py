@@ -16,6 +16,7 @@ from typing import Any
 from app.rules.degrees.catalogue import (
     MEDIA,
     RANGES,
+    SENSES,
     VISIBILITY,
     WEAPON_TYPES,
     WEAPONS,
@@ -131,6 +132,15 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         when=CLASSICAL,
     ),
     InputField(
+        "dampened",
+        "Attacker's senses dampened",
+        "whole",
+        0,
+        low=0,
+        high=len(SENSES),
+        help="The first N of its dampener order: Fine Motor -1°, Nociception its place in AP",
+    ),
+    InputField(
         "ap",
         "AP this round",
         "whole",
@@ -178,6 +188,7 @@ class DegreesSituation:
     drawn: bool = False
     stay_hidden: bool = False
     visibility: str = "fogged"
+    dampened: int = 0
     ap: int | None = None
     break_free: bool = False
 

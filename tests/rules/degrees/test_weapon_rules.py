@@ -212,3 +212,80 @@ def test_a_flashbacks_miss_gives_its_ap_back_in_a_battle() -> None:
     assert [line.notes for line in roll.lines] == [("ap_reused",), ()]
     me, _ = RULESET.after_attack(made, roll)
     assert me.ap_spent == 1 and bs.ap_left(me, fb.unit) == 2
+
+
+# ------------------------------------------------------------------ 4. dampened senses
+
+
+def _final_states(odds: Any) -> dict[tuple[int, int, int], float]:
+    out: dict[tuple[int, int, int], float] = {}
+    for s in odds.detail["states"]:
+        key = (s["armour"], s["back_armour"], s["hp"])
+        out[key] = out.get(key, 0.0) + s["p"]
+    return out
+
+
+def test_a_dampened_fine_motor_control_is_minus_1_degree_on_the_attackers_attacks() -> None:
+    """Sensory dampeners' table: "Fine Motor Control | -1° attack and evasion rolls -1 AP for
+    movements"."""
+    shaky = unit(3, "rifle", senses="Fine Motor Control, Vision")
+    for dampened, degree in ((0, 3), (1, 2), (2, 2)):
+        odds = attack(shaky, unit(3), dampened=dampened).odds()
+        brute = enumerate_dice(
+            1, lambda dice, d=degree: shot(S(3, 0, 3), "classical_ballistic", d, dice)
+        )
+        expected: dict[tuple[int, int, int], float] = {}
+        for s, p in brute.items():
+            expected[(s.armour, s.back, s.hp)] = expected.get((s.armour, s.back, s.hp), 0) + p
+        assert _final_states(odds) == pytest.approx(expected, abs=1e-12)
+        assert ("final degree", f"{degree}°") in odds.lines[0].steps
+    odds = attack(shaky, unit(3), dampened=1).odds()
+    assert ("Fine Motor Control dampened", "-1°") in odds.lines[0].steps
+    assert odds.detail["attacker_senses"] == [
+        "Fine Motor Control: -1° evasion rolls and -1 AP for movements"
+    ]
+    # the senses the order puts later are not dampened by a smaller N
+    plain = attack(unit(3, "rifle"), unit(3), dampened=3).odds()  # Vision, Audition, Nociception
+    assert ("final degree", "3°") in plain.lines[0].steps
+
+
+def test_a_dampened_nociception_costs_its_place_in_the_order_in_ap() -> None:
+    """Sensory dampeners' table: "Nociception | Feels constant and severe pain, loosing
+    additional APs to the degree nociception is in the list"."""
+    hurt = unit(3, "rifle", ap=3, senses="Audition, Nociception, Gross Motor Control")
+    assert attack(hurt, unit(3), dampened=1).problems() == ()
+    made = attack(hurt, unit(3), shots=2, dampened=2)
+    assert made.problems() == ("needs 2 AP; U has 1 this round.",)
+    assert made.odds().detail["nociception_ap"] == 2
+    made = attack(hurt, unit(3), dampened=3)
+    assert made.odds().detail["attacker_senses"] == ["Gross Motor Control: -2 AP for movements"]
+    # a given AP this round is what is left: Nociception is not taken twice
+    assert attack(hurt, unit(3), shots=2, dampened=2, ap=2).problems() == ()
+
+
+def test_in_a_battle_nociception_costs_ap_in_the_round_after_the_hit() -> None:
+    """The SWAT's example: order "Audition, Vision, Analgesia, and Nociception", a hit of 4:
+    "The target looses 4 AP" in the round of the hit; Nociception, 4th in the list, costs 4
+    more in the next round (the dampening lasts "the rest of the current and all of the next
+    round")."""
+    target = unit(3, ap=6, senses="Audition, Vision, Analgesia, Nociception")
+    state = bs.UnitState(
+        dampened=("audition", "vision", "analgesia", "nociception"), dampened_rounds=2
+    )
+    state = bs.new_round(state, target)
+    assert bs.ap_left(state, target) == 6 - 4
+    state = bs.new_round(state, target)  # dampening over
+    assert bs.ap_left(state, target) == 6 and state.dampened == ()
+
+
+def test_in_a_battle_the_attackers_dampened_senses_come_from_its_state() -> None:
+    shaky = unit(3, "rifle", name="Shaky", senses="Fine Motor Control")
+    target = fighter(unit(3, name="T"), key=2)
+    state = bs.UnitState(dampened=("fine_motor",), dampened_rounds=1)
+    made = RULESET.battle_attack(fighter(shaky, state), (0,), [(target, {})], {"dampened": 0})
+    assert made.situation["dampened"] == 1
+    assert ("final degree", "2°") in made.attack.odds().lines[0].steps
+    over = RULESET.battle_attack(
+        fighter(shaky, replace(state, dampened_rounds=0)), (0,), [(target, {})], {}
+    )
+    assert ("final degree", "3°") in over.attack.odds().lines[0].steps
