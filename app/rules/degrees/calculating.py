@@ -80,7 +80,7 @@ class DegreesCalculating(RulesetBase):
             _, errors = parse_fields(TARGET_FIELDS, target.fields)
             if errors:
                 raise InvalidInput(f"targets.{n}.location", errors["location"])
-        return plan(attacker, weapons, targets, read_situation(situation))
+        return plan(attacker, weapons, targets, read_situation(situation), options)
 
     def attack_from_body(self, body: Mapping[str, Any]) -> DegreesAttack:
         # the stateless body is one shot's numbers (degree, type; Armour, HP), not units

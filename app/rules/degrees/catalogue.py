@@ -7,6 +7,7 @@ Nothing here computes: the engine, the builder and the pages read these tables.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Final, Literal
 
@@ -75,6 +76,8 @@ class WeaponType:
     one_shot: bool = False  # Least Weasels are destroyed by their attack
     suppresses: bool = False  # dousing rods: "Suppresses on any hit"
     reuses_ap: bool = False  # Flashbacks "only shoot if they hit": a miss's AP are reused
+    # the bloom its fire causes, as a share of a γ-gun's (dousing rods: "1/3 the rate")
+    bloom_rate: Fraction = Fraction(0)
 
 
 _TYPES: tuple[WeaponType, ...] = (
@@ -114,6 +117,7 @@ _TYPES: tuple[WeaponType, ...] = (
         ballistic="modern",
         real_ammo=True,
         suppresses=True,
+        bloom_rate=Fraction(1, 3),
     ),
     WeaponType(
         "punch_gun",
@@ -163,6 +167,7 @@ _TYPES: tuple[WeaponType, ...] = (
         no_very_far=True,
         band_bonus=True,
         reuses_ap=True,
+        bloom_rate=Fraction(1),
     ),
     WeaponType(
         "gamma_gun",
@@ -175,6 +180,7 @@ _TYPES: tuple[WeaponType, ...] = (
         penetrates_on=2,
         energy=True,
         no_very_far=True,
+        bloom_rate=Fraction(1),
     ),
     WeaponType(
         "stun_gun",
@@ -217,6 +223,7 @@ _TYPES: tuple[WeaponType, ...] = (
         senses=True,
         attack_ap=0,
         no_very_far=True,
+        bloom_rate=Fraction(1),
     ),
     WeaponType(
         "least_weasel",

@@ -1,5 +1,6 @@
-"""House rules of a Degrees army (RULINGS 2.3): over budget allowed, fighting in space, and
-the cost of any catalogue weapon replaced."""
+"""House rules of a Degrees army (RULINGS 2.3): over budget allowed, fighting in space, the
+cost of any catalogue weapon replaced, and the text's optional rule that blooms reduce energy
+weapons' range."""
 
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ OPTION_FIELDS = (
         help="Ballistics in space are only ever 1° or 2°",
     ),
     InputField(
+        "bloom_range",
+        "Blooms reduce energy weapons' range",
+        "flag",
+        False,
+        help="The text's optional rule: 1/2 at bloom 1, 1/3 at bloom 2, ...",
+    ),
+    InputField(
         "costs",
         "Weapon costs replaced (DP)",
         "text",
@@ -39,16 +47,25 @@ class DegreesOptions:
     allow_over_budget: bool = False
     in_space: bool = False
     costs: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    bloom_range: bool = False
 
     def __hash__(self) -> int:
-        return hash((self.allow_over_budget, self.in_space, tuple(sorted(self.costs.items()))))
+        return hash(
+            (
+                self.allow_over_budget,
+                self.in_space,
+                tuple(sorted(self.costs.items())),
+                self.bloom_range,
+            )
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DegreesOptions) and (
             self.allow_over_budget,
             self.in_space,
             dict(self.costs),
-        ) == (other.allow_over_budget, other.in_space, dict(other.costs))
+            self.bloom_range,
+        ) == (other.allow_over_budget, other.in_space, dict(other.costs), other.bloom_range)
 
 
 def parse_costs(text: str) -> dict[str, int]:
@@ -66,13 +83,17 @@ def parse_costs(text: str) -> dict[str, int]:
 
 
 def options_from(
-    allow_over_budget: FieldValue = False, in_space: FieldValue = False, costs: FieldValue = ""
+    allow_over_budget: FieldValue = False,
+    in_space: FieldValue = False,
+    costs: FieldValue = "",
+    bloom_range: FieldValue = False,
 ) -> DegreesOptions:
     """The house rules from their fields' values (``costs`` as its text)."""
     return DegreesOptions(
         bool(allow_over_budget),
         bool(in_space),
         MappingProxyType(parse_costs(str(costs or ""))),
+        bool(bloom_range),
     )
 
 
@@ -97,4 +118,5 @@ def encode_options(options: DegreesOptions) -> dict[str, Any]:
         "allow_over_budget": options.allow_over_budget,
         "in_space": options.in_space,
         "costs": ", ".join(f"{k} = {v}" for k, v in sorted(options.costs.items())),
+        "bloom_range": options.bloom_range,
     }

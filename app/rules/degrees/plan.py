@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
 from app.rules.degrees import area
 from app.rules.degrees.catalogue import (
@@ -17,9 +19,12 @@ from app.rules.degrees.catalogue import (
     RANGES,
     SCALES,
     SENSE_NOTES,
+    SPACE_BALLISTIC_MAX,
     VISIBILITY,
+    WEAPON_TYPES,
     more_visible,
 )
+from app.rules.degrees.options import DegreesOptions
 from app.rules.degrees.round import PlannedShot, Round
 from app.rules.degrees.shot import Shot, Target
 from app.rules.degrees.situation import DegreesSituation
@@ -203,14 +208,83 @@ def _area_problems(
     return area.crowd_problems(weapon.name, area.most_targets(kind, weapon.degree), units)
 
 
+ENVIRONMENT_DEGREE = 1  # "A 1° attack at the beginning of each round from the environment"
+
+
+def _environment(situation: DegreesSituation, targets: int) -> tuple[PlannedShot, ...]:
+    """The incandescent bloom's 1° attack on the main target (each of its figurines), first:
+    it comes "at the beginning of each round" (no weapon, no AP)."""
+    if not situation.environment or situation.bloom < INCANDESCENT_FROM:
+        return ()
+    shot = Shot.of(WEAPON_TYPES["standard"], ENVIRONMENT_DEGREE)
+    planned = PlannedShot(
+        -1,
+        f"Incandescent bloom ({ENVIRONMENT_DEGREE}°)",
+        (shot,) + (None,) * (targets - 1),
+        0,
+        steps=(("environment", f"{ENVIRONMENT_DEGREE}° at the beginning of the round"),),
+        every_figure=True,
+    )
+    return (planned,)
+
+
+def bloom_share(weapon: DegreesWeapon, situation: DegreesSituation) -> Fraction:
+    """The bloom a weapon's fire causes, as a share of a γ-gun's round of fire: its type's
+    rate (dousing rods 1/3), set to stun with ``stun_bloom`` in lock-step with the degree
+    ("reduced in lock-step with the reduction in damage": set degree / max)."""
+    share = weapon.kind.bloom_rate
+    kind = weapon.kind
+    stun = situation.set_degree and situation.set_degree < weapon.degree
+    if share and stun and situation.stun_bloom and (kind.energy or kind.senses):
+        share *= Fraction(situation.set_degree, weapon.degree)
+    return share
+
+
+def _weapon_notes(
+    weapon: DegreesWeapon,
+    situation: DegreesSituation,
+    options: DegreesOptions,
+    problems: list[str],
+    more: dict[str, Any],
+) -> list[tuple[str, str]]:
+    """A weapon's steps that are not degrees (its problems, and ``more`` of the odds'
+    detail): ballistics' range in space, the optional rule of blooms' range, a jump flash's
+    OP, the bloom it causes."""
+    kind = weapon.kind
+    steps: list[tuple[str, str]] = []
+    if options.in_space and kind.ballistic:
+        # 9.5.1: "Ballistics in space are only ever 1° or 2° in mag & range"
+        if RANGE_ORDER[situation.range] >= SPACE_BALLISTIC_MAX:
+            problems.append(
+                f"{weapon.name}: ballistics in space reach only Present or Close "
+                f"(1° or 2° in range), not {RANGES[situation.range]}."
+            )
+        degree = min(situation.set_degree or weapon.degree, weapon.degree)
+        if degree > SPACE_BALLISTIC_MAX:
+            problems.append(f"{weapon.name}: ballistics in space are at most 2°, not {degree}°.")
+    if options.bloom_range and kind.energy and situation.bloom:
+        more["energy_range"] = f"1/{situation.bloom + 1}"
+        steps.append(("range (optional rule)", more["energy_range"]))
+    if kind.id == "jump_flash":
+        more["jump_op"] = situation.jump_op
+        steps.append(("OP to fire (the players' amount)", str(situation.jump_op)))
+    share = bloom_share(weapon, situation)
+    if share:
+        steps.append(("bloom caused", f"{share} of a γ-gun's"))
+    return steps
+
+
 def plan(
     attacker: DegreesUnit,
     weapons: tuple[int, ...],
     targets: Sequence[TargetInput],
     situation: DegreesSituation,
+    options: DegreesOptions | None = None,
 ) -> DegreesAttack:
     """The round: each chosen weapon fired ``shots`` times in order, against the targets
-    (an area weapon at each figurine of each, a squad's counted as units of their own)."""
+    (an area weapon at each figurine of each, a squad's counted as units of their own),
+    after the incandescent environment's attack where asked."""
+    options = options or DegreesOptions()
     problems: list[str] = []
     units: list[DegreesUnit] = [t.unit for t in targets]
     locations = [str(t.fields.get("location") or "here") for t in targets]
@@ -224,6 +298,9 @@ def plan(
     any_area = False
     visibility = situation.visibility
     classical = False  # only a classical ballistic's shot reads (and changes) the visibility
+    shots.extend(_environment(situation, len(units)))
+    share = Fraction(0)
+    more: dict[str, Any] = {}
     for index in weapons:
         weapon = attacker.weapons[index]
         kind = weapon.kind
@@ -233,6 +310,8 @@ def plan(
             problems.append(f"{weapon.name} has only one attack.")
         mods = modifiers(weapon, situation, attacker)
         offset = sum(m for _, m in mods)
+        notes = _weapon_notes(weapon, situation, options, problems, more)
+        share = max(share, bloom_share(weapon, situation))
         if kind.area:
             any_area = True
             base = base_degree(weapon, attacker, units[0], situation)
@@ -243,7 +322,7 @@ def plan(
                 extra_locations = area.further_locations(base, base + offset)
                 reach = f"{weapon.name} attacks {area.reach(base, base + offset)}."
         for shot_no in range(situation.shots):
-            first = not shots
+            first = not any(p.weapon >= 0 for p in shots)
             draw = bool(kind.draw_ap) and not drawn
             drawn = drawn or bool(kind.draw_ap)
             ap = shot_ap(weapon, situation, draw)
@@ -269,6 +348,7 @@ def plan(
                 *((name, f"{m:+d}°") for name, m in mods),
                 ("final degree", f"{main.degree}°"),
                 ("AP", str(ap)),
+                *notes,
                 *seen,
             )
             shots.append(
@@ -315,4 +395,5 @@ def plan(
         nociception_ap=nociception_ap(attacker, situation) if situation.ap is None else 0,
         visibility_before=situation.visibility if classical else "",
         visibility=visibility if classical else "",
+        more=tuple(more.items()) + ((("bloom_share", str(share)),) if share else ()),
     )

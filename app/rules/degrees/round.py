@@ -222,6 +222,7 @@ class Round:
     # the attacker's dampened senses: what they do besides the odds, and Nociception's AP
     sense_notes: tuple[str, ...] = ()
     nociception_ap: int = 0
+    more: tuple[tuple[str, Any], ...] = ()  # further keys of the odds' detail
 
     def figures_of(self, index: int) -> int:
         return self.figures[index] if self.figures else 1
@@ -402,7 +403,7 @@ class Round:
                 LineOdds(
                     label=planned.label,
                     kind=self._line_kind(planned),
-                    weapons=(planned.weapon,),
+                    weapons=(planned.weapon,) if planned.weapon >= 0 else (),
                     targets=tuple(targets),
                     damage=tuple((d, q / hit) for d, q in sorted(damages[n].items()))
                     if hit
@@ -520,6 +521,7 @@ class Round:
             "ap_needed": self.ap_needed,
             "ap_available": self.ap_available,
         }
+        detail.update(self.more)
         if self.sense_notes:
             detail["attacker_senses"] = list(self.sense_notes)
         if self.nociception_ap:
@@ -646,7 +648,7 @@ class Round:
                 LineRoll(
                     planned.label,
                     self._line_kind(planned),
-                    (planned.weapon,),
+                    (planned.weapon,) if planned.weapon >= 0 else (),
                     tuple(dice),
                     tuple(effects),
                     skipped,

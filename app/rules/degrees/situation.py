@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.degrees.catalogue import (
+    INCANDESCENT_FROM,
     MEDIA,
     RANGES,
     SENSES,
@@ -42,6 +43,7 @@ def _penetrate_matters(kind: WeaponType) -> bool:
 
 GAS_GUNS = weapons_whose(lambda kind: kind.gas)
 CLASSICAL = weapons_whose(lambda kind: kind.ballistic == "classical")
+BLOOMING = weapons_whose(lambda kind: kind.energy or kind.senses)  # radiation weapons
 
 SITUATION_FIELDS: tuple[InputField, ...] = (
     InputField("range", "Range", "choice", "close", choices=tuple(RANGES.items())),
@@ -141,6 +143,32 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         help="The first N of its dampener order: Fine Motor -1°, Nociception its place in AP",
     ),
     InputField(
+        "environment",
+        "Incandescent bloom's 1° attack on the target first",
+        "flag",
+        False,
+        help="At the beginning of each round, on each unit in the hex",
+        when=(("bloom", tuple(str(n) for n in range(INCANDESCENT_FROM, 11))),),
+    ),
+    InputField(
+        "stun_bloom",
+        "Bloom reduced with the degree",
+        "flag",
+        False,
+        help="Set to stun: radiation weapons' bloom in lock-step with the degree",
+        when=(("set_degree", tuple(str(n) for n in range(1, 10))), *BLOOMING),
+    ),
+    InputField(
+        "jump_op",
+        "OP spent to fire the jump flash",
+        "whole",
+        0,
+        low=0,
+        high=99,
+        help="The text: 'costs loads of OPs'; how many is the players' to agree",
+        when=weapons_whose(lambda kind: kind.id == "jump_flash"),
+    ),
+    InputField(
         "ap",
         "AP this round",
         "whole",
@@ -189,6 +217,9 @@ class DegreesSituation:
     stay_hidden: bool = False
     visibility: str = "fogged"
     dampened: int = 0
+    environment: bool = False
+    stun_bloom: bool = False
+    jump_op: int = 0
     ap: int | None = None
     break_free: bool = False
 

@@ -72,6 +72,9 @@ def _changed(field: InputField) -> FieldValue:
         "drawn": True,
         "stay_hidden": True,
         "visibility": "concealed",
+        "environment": True,
+        "stun_bloom": True,
+        "jump_op": 5,
         "break_free": True,
     }[field.name]
 
@@ -91,6 +94,8 @@ BASES: tuple[dict[str, Any], ...] = (
     {"range": "close"},
     {"range": "very_far"},
     {"range": "present", "carried": 2, "pump": 1},  # a gas gun pumped to its max
+    {"range": "close", "bloom": 3},  # incandescent
+    {"range": "close", "set_degree": 1},  # set to stun
 )
 
 
@@ -105,6 +110,9 @@ def test_only_the_fields_some_weapons_ignore_declare_when_they_apply() -> None:
         "drawn",
         "stay_hidden",
         "visibility",
+        "environment",
+        "stun_bloom",
+        "jump_op",
         "break_free",
     ]
 

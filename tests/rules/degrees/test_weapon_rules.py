@@ -289,3 +289,96 @@ def test_in_a_battle_the_attackers_dampened_senses_come_from_its_state() -> None
         fighter(shaky, replace(state, dampened_rounds=0)), (0,), [(target, {})], {}
     )
     assert ("final degree", "3°") in over.attack.odds().lines[0].steps
+
+
+# ------------------------------------------------------------------ 5. bloom
+
+
+def test_an_incandescent_bloom_attacks_the_target_at_1_degree_first() -> None:
+    """Incandescent Blooms: "Any hex with a -3 or greater energy attack mod from blooming also
+    has: -1 attack from any weapon into / out of / through that hex; A 1° attack at the
+    beginning of each round from the environment on each unit in that hex"."""
+    rifle = unit(3, "rifle")
+    odds = attack(rifle, unit(3), bloom=3, environment=True).odds()
+    assert [line.label for line in odds.lines] == ["Incandescent bloom (1°)", "Rifle 3°"]
+    assert odds.lines[0].weapons == ()
+
+    def play(dice: Any) -> S:
+        s = shot(S(3, 0, 3), "standard", 1, dice)
+        return shot(s, "classical_ballistic", 3 - 1, dice)  # the rifle at -1 (incandescent)
+
+    expected: dict[tuple[int, int, int], float] = {}
+    for s, p in enumerate_dice(2, play).items():
+        expected[(s.armour, s.back, s.hp)] = expected.get((s.armour, s.back, s.hp), 0) + p
+    assert _final_states(odds) == pytest.approx(expected, abs=1e-12)
+    roll = attack(rifle, unit(3), bloom=3, environment=True).roll(ScriptedDice([1, 10]))
+    assert roll.lines[0].dice[0].purpose == "attack vs 1°"
+    assert roll.detail["targets"][0]["hp"] == 2  # the natural 1 on the back line
+    # below incandescence there is none
+    assert len(attack(rifle, unit(3), bloom=2, environment=True).odds().lines) == 1
+
+
+def test_set_to_stun_may_reduce_the_bloom_and_dousing_rods_bloom_at_a_third() -> None:
+    """9.6: "The bloom from radiation weapons, however, can be reduced to the same degree as
+    the attenuated attack. [...] If it is reduced, then it is reduced in lock-step with the
+    reduction in damage"; Dousing Rods: "cause a bloom in the host hex at 1/3 the rate of
+    gamma guns"."""
+    gamma = unit(5, "gamma_gun")
+    full = attack(gamma, unit(3), set_degree=2).odds()
+    reduced = attack(gamma, unit(3), set_degree=2, stun_bloom=True).odds()
+    assert full.detail["bloom_share"] == "1" and reduced.detail["bloom_share"] == "2/5"
+    assert ("bloom caused", "2/5 of a γ-gun's") in reduced.lines[0].steps
+    assert reduced.detail["hit"] == pytest.approx(0.2)  # the 2° shot either way
+    rod = attack(unit(4, "dousing_rod"), unit(3)).odds()
+    assert rod.detail["bloom_share"] == "1/3"
+    assert "bloom_share" not in attack(unit(3, "rifle"), unit(3)).odds().detail
+
+
+def test_the_optional_rule_reduces_energy_weapons_range_by_bloom() -> None:
+    """Bloom: "Optional rule (for Worlds or single battlefields): Blooms reduce energy weapon
+    ranges: Pre-bloom: No distance mod; -1 blooms: Range reduced to 1/2; 2: Reduced to 1/3"."""
+    gamma = unit(5, "gamma_gun")
+    house = RULESET.decode_options({"bloom_range": True})
+    made = RULESET.attack(gamma, (0,), [TargetInput(unit(3))], {"bloom": 2}, house)
+    assert made.odds().detail["energy_range"] == "1/3"
+    assert ("range (optional rule)", "1/3") in made.odds().lines[0].steps
+    assert "energy_range" not in attack(gamma, unit(3), bloom=2).odds().detail
+    assert RULESET.encode_options(house)["bloom_range"] is True
+
+
+# ------------------------------------------------------------------ 6. space
+
+
+def test_ballistics_in_space_reach_present_or_close_and_are_at_most_2_degrees() -> None:
+    """9.5.1: "Ballistics in space are only ever 1° or 2° in mag & range"."""
+    space = RULESET.decode_options({"in_space": True})
+
+    def problems(weapon: str, degree: int, **situation: Any) -> tuple[str, ...]:
+        made = RULESET.attack(unit(3, weapon), (0,), [TargetInput(unit(3))], situation, space)
+        return tuple(made.problems())
+
+    assert problems("smg", 2, range="close") == ()
+    assert problems("smg", 2, range="far") == (
+        "SMG 2°: ballistics in space reach only Present or Close (1° or 2° in range), not Far.",
+    )
+    assert problems("rifle", 3, range="present") == (
+        "Rifle 3°: ballistics in space are at most 2°, not 3°.",
+    )
+    assert problems("rifle", 3, range="present", set_degree=2) == ()
+    assert problems("gamma_gun", 5, range="far") == ()  # not a ballistic
+    made = attack(unit(3, "smg"), unit(3), range="far")  # not in space
+    assert made.problems() == ()
+
+
+# ------------------------------------------------------------------ 7. jump flashes
+
+
+def test_a_jump_flashs_op_are_shown_and_the_amount_is_the_players() -> None:
+    """Jump Flashes: "their usage costs loads of OPs to use" (no number: the players'). The
+    OP are shown; the shot's odds do not change."""
+    flash = unit(10, "a_jump_flash", kind="army")
+    target = unit(3, kind="army")
+    plain, paid = attack(flash, target).odds(), attack(flash, target, jump_op=7).odds()
+    assert paid.detail["jump_op"] == 7
+    assert ("OP to fire (the players' amount)", "7") in paid.lines[0].steps
+    assert paid.detail["states"] == plain.detail["states"]
