@@ -31,6 +31,13 @@ OPTION_FIELDS = (
         help="The text's optional rule: 1/2 at bloom 1, 1/3 at bloom 2, ...",
     ),
     InputField(
+        "reveal_once",
+        "A classical ballistic reveals its attacker once a round",
+        "flag",
+        False,
+        help="Default: a step each shot",
+    ),
+    InputField(
         "costs",
         "Weapon costs replaced (DP)",
         "text",
@@ -48,6 +55,7 @@ class DegreesOptions:
     in_space: bool = False
     costs: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     bloom_range: bool = False
+    reveal_once: bool = False
 
     def __hash__(self) -> int:
         return hash(
@@ -56,6 +64,7 @@ class DegreesOptions:
                 self.in_space,
                 tuple(sorted(self.costs.items())),
                 self.bloom_range,
+                self.reveal_once,
             )
         )
 
@@ -65,7 +74,14 @@ class DegreesOptions:
             self.in_space,
             dict(self.costs),
             self.bloom_range,
-        ) == (other.allow_over_budget, other.in_space, dict(other.costs), other.bloom_range)
+            self.reveal_once,
+        ) == (
+            other.allow_over_budget,
+            other.in_space,
+            dict(other.costs),
+            other.bloom_range,
+            other.reveal_once,
+        )
 
 
 def parse_costs(text: str) -> dict[str, int]:
@@ -87,6 +103,7 @@ def options_from(
     in_space: FieldValue = False,
     costs: FieldValue = "",
     bloom_range: FieldValue = False,
+    reveal_once: FieldValue = False,
 ) -> DegreesOptions:
     """The house rules from their fields' values (``costs`` as its text)."""
     return DegreesOptions(
@@ -94,6 +111,7 @@ def options_from(
         bool(in_space),
         MappingProxyType(parse_costs(str(costs or ""))),
         bool(bloom_range),
+        bool(reveal_once),
     )
 
 
@@ -119,4 +137,5 @@ def encode_options(options: DegreesOptions) -> dict[str, Any]:
         "in_space": options.in_space,
         "costs": ", ".join(f"{k} = {v}" for k, v in sorted(options.costs.items())),
         "bloom_range": options.bloom_range,
+        "reveal_once": options.reveal_once,
     }

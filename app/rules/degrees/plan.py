@@ -187,11 +187,17 @@ def _shots_at(
     return per_target
 
 
-def _reveal(visibility: str, stay_hidden: bool) -> tuple[str, tuple[tuple[str, str]]]:
+def _reveal(
+    visibility: str, stay_hidden: bool, once: bool = False
+) -> tuple[str, tuple[tuple[str, str]]]:
     """A classical ballistic's shot (9.5.1): the attacker a step more visible, unless it paid
-    1 AP more to stay hidden; and that as the shot's step."""
+    1 AP more to stay hidden (or, house rule ``reveal_once``, an earlier shot of the round
+    revealed it); and that as the shot's step."""
     if stay_hidden:
         return visibility, (("attacker visibility", f"stays {VISIBILITY[visibility]} (+1 AP)"),)
+    if once:
+        words = f"stays {VISIBILITY[visibility]} (revealed once a round)"
+        return visibility, (("attacker visibility", words),)
     after = more_visible(visibility)
     return after, (("attacker visibility", f"{VISIBILITY[visibility]} -> {VISIBILITY[after]}"),)
 
@@ -341,8 +347,9 @@ def plan(
             assert main is not None
             seen: tuple[tuple[str, str], ...] = ()
             if kind.ballistic == "classical":
+                once = options.reveal_once and classical
                 classical = True
-                visibility, seen = _reveal(visibility, situation.stay_hidden)
+                visibility, seen = _reveal(visibility, situation.stay_hidden, once)
             steps = (
                 ("degree", f"{base_degree(weapon, attacker, units[0], situation)}°"),
                 *((name, f"{m:+d}°") for name, m in mods),

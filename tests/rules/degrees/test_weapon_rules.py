@@ -382,3 +382,18 @@ def test_a_jump_flashs_op_are_shown_and_the_amount_is_the_players() -> None:
     assert paid.detail["jump_op"] == 7
     assert ("OP to fire (the players' amount)", "7") in paid.lines[0].steps
     assert paid.detail["states"] == plain.detail["states"]
+
+
+def test_the_house_rule_reveals_the_attacker_once_a_round() -> None:
+    """The other reading of "Attacking with a classical ballistic makes the attacker more
+    visible": once an attack (a round), not once a shot (house rule ``reveal_once``)."""
+    once = RULESET.decode_options({"reveal_once": True})
+    rifle = unit(3, "rifle", ap=6)
+    made = RULESET.attack(rifle, (0,), [TargetInput(unit(3))], {"shots": 3}, once)
+    odds = made.odds()
+    assert odds.detail["attacker_visibility"] == "concealed"
+    assert (
+        dict(odds.lines[1].steps)["attacker visibility"]
+        == "stays Concealed (revealed once a round)"
+    )
+    assert attack(rifle, unit(3), shots=3).odds().detail["attacker_visibility"] == "revealed"
