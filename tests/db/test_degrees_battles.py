@@ -317,7 +317,9 @@ def test_seeded_attacks_are_logged_with_every_die_and_their_odds_then_undone(gam
     game.act(game.simo, "new_round")
     simo = game.state(game.simo)
     assert simo["pre_bloom"] and simo["dampened_rounds"] == 1
-    assert (simo["ap_spent"], simo["ap_lost"]) == (2, 0)  # the 2 owed paid first
+    # the 2 owed paid first, then Nociception (3rd of Simo's order, still dampened) costs 3
+    # more (DF11): 1 paid from the round, 2 owed
+    assert (simo["ap_spent"], simo["ap_lost"]) == (3, 2)
 
     assert [e["kind"] for e in game.detail()["log"]] == ["attack"] * 3 + ["new_round"]
     game.undo()

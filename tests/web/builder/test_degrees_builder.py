@@ -356,7 +356,13 @@ def test_house_rules_over_budget_space_and_costs(member: Member) -> None:
     )
     assert r.status_code == 200, r.text[:300]
     body = army(member, army_id)
-    assert body["house_rules"] == {"allow_over_budget": True, "in_space": False, "costs": ""}
+    assert body["house_rules"] == {
+        "allow_over_budget": True,
+        "in_space": False,
+        "costs": "",
+        "bloom_range": False,
+        "reveal_once": False,
+    }
     assert [(f["code"], f["severity"]) for f in body["findings"]] == [("over_budget", "warning")]
     r = api(
         member,
