@@ -100,6 +100,12 @@ def _badges(
         names = ", ".join(SENSES[s].name for s in state.dampened)
         rounds = state.dampened_rounds
         out.append(f"dampened: {names} ({rounds} round{'s' * (rounds != 1)})")
+    return tuple(out) + _kit_badges(state, weapons)
+
+
+def _kit_badges(state: bs.UnitState, weapons: Sequence[BattleWeapon]) -> tuple[str, ...]:
+    """What the unit's AP, guns and location show (after its condition's badges)."""
+    out: list[str] = []
     if state.ap_lost:
         out.append(f"{state.ap_lost} AP owed")
     if state.drawn:

@@ -164,7 +164,7 @@ def test_an_action_is_refused_by_field(
 
 def test_every_action_is_named_once_with_fields_of_its_own() -> None:
     names = [a.name for a in UNIT_ACTIONS]
-    assert len(names) == len(set(names)) == 7
+    assert len(names) == len(set(names)) == 8
     fields = [f.name for a in UNIT_ACTIONS for f in a.fields]
     assert len(fields) == len(set(fields))
     situation = {f.name for f in getattr(RULESET, "situation_fields", ())}
