@@ -119,9 +119,9 @@ def _army(ruleset: Ruleset) -> Army:
     return Army(id=0, name="Typed in", ruleset_id=ruleset.id, budget=0, notes="", house_rules={})
 
 
-def unit_view(ruleset: Ruleset, spec: Any, unit_id: int) -> builder.UnitView:
-    """A typed-in unit as the calculator's templates read a saved one; its weapons' ids are
-    their numbers (1 for the first)."""
+def unit_view(ruleset: Ruleset, spec: Any, unit_id: int, count: int = 1) -> builder.UnitView:
+    """A typed-in unit as the calculator's templates read a saved one (a squad of
+    ``count``); its weapons' ids are their numbers (1 for the first)."""
     data = ruleset.encode_unit(spec)
     weapons = data.pop("weapons")
     name, kind = data.pop("name"), data.pop("kind")
@@ -142,23 +142,27 @@ def unit_view(ruleset: Ruleset, spec: Any, unit_id: int) -> builder.UnitView:
             )
             for i, w in enumerate(weapons)
         ),
+        count=count,
     )
     view = builder.build_view(_army(ruleset), [row])
     return view.units[0]
 
 
 class TypedUnits:
-    """The open calculator's typed-in units (by id: the attacker 1, the target 2), each in an
-    army of its own that is never stored, under ``ruleset``'s default house rules."""
+    """The open calculator's typed-in units (by id: the attacker 1, the target 2, further
+    targets 3...), each in an army of its own that is never stored, under ``ruleset``'s
+    default house rules; ``counts``: a squad's figurines by id (default 1)."""
 
-    def __init__(self, ruleset: Ruleset, units: Mapping[int, Any]) -> None:
+    def __init__(
+        self, ruleset: Ruleset, units: Mapping[int, Any], counts: Mapping[int, int] | None = None
+    ) -> None:
         self.rules = ruleset
         army = _army(ruleset)
         self.views = {
             unit_id: builder.ArmyView(
                 army=army,
                 options=ruleset.decode_options({}),
-                units=[unit_view(ruleset, spec, unit_id)],
+                units=[unit_view(ruleset, spec, unit_id, (counts or {}).get(unit_id, 1))],
                 total_cost=0,
                 army_findings=[],
             )

@@ -20,11 +20,12 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Army, User
 from app.rules.errors import InvalidInput
+from app.rules.fields import FieldValue, format_field, parse_fields
 from app.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
 from app.rules.ruleset import Ruleset
 from app.services import armies, builder, calculator
-from app.services.army_rows import UnitRow
-from app.services.calculator import CalcRequest, Calculation, Loadout
+from app.services.army_rows import MAX_COUNT, UnitRow
+from app.services.calculator import CalcRequest, Calculation, Follower, Loadout
 from app.services.calculator_units import TypedUnits
 
 PATH = "/calculator/open"
@@ -34,6 +35,10 @@ MAX_WEAPONS = 12
 MAX_PARAMS = 400
 MAX_VALUE = 200
 MAX_DEPTH = 4
+FURTHER = "f"  # a further target's keys: ``f.<i>.<field>`` (i from 0, in order)
+FIGURES = "figures"  # a target's figurines (a squad): ``t.figures``, ``f.<i>.figures``
+MAX_FURTHER_TARGETS = 11  # as the saved calculator's (a ruleset may allow fewer)
+FIRST_FURTHER_ID = 3  # the further targets' ids in a calculation: 3, 4...
 
 
 @dataclass
@@ -172,8 +177,16 @@ def _unit_data(data: dict[str, Any], prefix: str) -> dict[str, Any]:
             data[key] = [k for k, v in value.items() if v]  # a checkbox group
     if "mind_die" in data and str(data["mind_die"]).isdigit():
         data["mind_die"] = int(data["mind_die"])
-    data.setdefault("name", "Attacker" if prefix == "a" else "Target")
+    data.setdefault("name", _default_name(prefix))
     return data
+
+
+def _default_name(prefix: str) -> str:
+    if prefix == "a":
+        return "Attacker"
+    if prefix.startswith(f"{FURTHER}."):
+        return f"Target {int(prefix.split('.')[1]) + 2}"
+    return "Target"
 
 
 def _flat(value: Any, key: str) -> list[tuple[str, str]]:
@@ -224,20 +237,177 @@ def open_calculator_url(ruleset_id: str, unit: Any, role: str = "attacker") -> s
     return f"{PATH}?{urlencode(pairs)}"
 
 
+# ------------------------------------------------------------------ further targets
+
+
+@dataclass
+class TypedTarget:
+    """A typed-in further target (``f.<i>``): the unit, its ruleset's ``target_fields`` as
+    typed (``text``) and read (``values``), and its figurines (a squad of ``figures``)."""
+
+    unit: TypedUnit
+    text: dict[str, str]
+    values: tuple[FieldValue, ...] = ()
+    figures: int = 1
+    figures_text: str = ""
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def accepted(self) -> bool:
+        return self.unit.spec is not None and not self.errors
+
+
+def most_further(ruleset: Ruleset) -> int:
+    """How many further targets one attack takes here (none: one target at a time)."""
+    return max(0, min(MAX_FURTHER_TARGETS, ruleset.max_targets - 1))
+
+
+def further_items(
+    ruleset: Ruleset,
+    items: Sequence[tuple[str, str]],
+    errors: dict[str, str],
+    *,
+    drop: str = "",
+    add: bool = False,
+) -> tuple[list[tuple[str, str]], int]:
+    """The query's items with its further targets numbered 0, 1... in the order of their
+    numbers (``drop``: one left out; ``add``: the ruleset's sample target added after them),
+    and how many there are; bounded before anything is read (the ruleset's own bound, at
+    most ``MAX_FURTHER_TARGETS``: the rest are refused under ``f``)."""
+    rest: list[tuple[str, str]] = []
+    rows: dict[int, list[tuple[str, str]]] = {}
+    for key, value in items:
+        if not key.startswith(f"{FURTHER}."):
+            rest.append((key, value))
+            continue
+        index, _, tail = key[len(FURTHER) + 1 :].partition(".")
+        if not index.isdigit() or len(index) > 3 or not tail:
+            errors[key] = "is not a further target's field (f.<number>.<field>)"
+            continue
+        if index != drop:
+            rows.setdefault(int(index), []).append((tail, value))
+    most = most_further(ruleset)
+    if len(rows) > most:
+        errors[FURTHER] = (
+            f"at most {most} further targets in one attack"
+            if most
+            else f"{ruleset.name} attacks one target at a time"
+        )
+    kept = [rows[i] for i in sorted(rows)[:most]]
+    if add and len(kept) < most:
+        sample = {**default_unit(ruleset, "target"), "name": f"Target {len(kept) + 2}"}
+        kept.append([(k.split(".", 1)[1], v) for k, v in unit_pairs(ruleset, sample, "x")])
+    for i, row in enumerate(kept):
+        rest += [(f"{FURTHER}.{i}.{tail}", value) for tail, value in row]
+    return rest, len(kept)
+
+
+def read_figures(text: str, key: str, errors: dict[str, str]) -> int:
+    """A typed target's figurines (empty: 1), a whole number from 1 to ``MAX_COUNT`` (a
+    saved unit's bound; the ruleset bounds its figurines over all targets itself)."""
+    text = text.strip()
+    if not text:
+        return 1
+    if not text.isdigit() or len(text) > 3 or not 1 <= int(text) <= MAX_COUNT:
+        errors[key] = f"must be a whole number from 1 to {MAX_COUNT}"
+        return 1
+    return int(text)
+
+
+def target_keys(ruleset: Ruleset) -> frozenset[str]:
+    """A further target's own keys beside its unit's: its ``target_fields`` and figures."""
+    return frozenset({FIGURES, *(f.name for f in ruleset.target_fields)})
+
+
+def read_further(
+    ruleset: Ruleset, items: Sequence[tuple[str, str]], count: int
+) -> list[TypedTarget]:
+    """The ``count`` further targets the (numbered) items describe."""
+    own = target_keys(ruleset)
+    out = []
+    for i in range(count):
+        prefix = f"{FURTHER}.{i}"
+        mine = [(k, v) for k, v in items if k.startswith(f"{prefix}.")]
+        text: dict[str, str] = {}
+        unit_items = []
+        for key, value in mine:
+            name = key[len(prefix) + 1 :]
+            if name in own:
+                text[name] = value.strip()
+            else:
+                unit_items.append((key, value))
+        target = TypedTarget(read_unit(ruleset, unit_items, prefix), text)
+        values, refused = parse_fields(
+            ruleset.target_fields, {f.name: text.get(f.name, "") for f in ruleset.target_fields}
+        )
+        target.errors = {f"{prefix}.{k}": why for k, why in refused.items()}
+        target.values = tuple(values[f.name] for f in ruleset.target_fields)
+        target.figures_text = text.get(FIGURES, "")
+        target.figures = read_figures(target.figures_text, f"{prefix}.{FIGURES}", target.errors)
+        out.append(target)
+    return out
+
+
+def further_pairs(ruleset: Ruleset, index: int, target: TypedTarget) -> list[tuple[str, str]]:
+    """The query items of a further target: its target fields (their defaults left out)
+    and figurines (1 left out), then its unit's."""
+    prefix = f"{FURTHER}.{index}"
+    pairs = []
+    for f, value in zip(ruleset.target_fields, target.values, strict=True):
+        shown = target.text.get(f.name, "") if target.errors else format_field(f, value)
+        if shown and shown != format_field(f, f.default):
+            pairs.append((f"{prefix}.{f.name}", shown))
+    if target.figures_text and target.figures_text != "1":
+        pairs.append((f"{prefix}.{FIGURES}", target.figures_text))
+    unit = target.unit
+    data = ruleset.encode_unit(unit.spec) if unit.spec is not None else unit.data
+    return pairs + unit_pairs(ruleset, data, prefix)
+
+
+def open_field(name: str, rows: Sequence[int]) -> str:
+    """The open calculator's key of a calculation's refused field: ``followers.<k>.<f>``
+    (the k-th further target computed) is ``f.<i>.<f>`` (``rows[k]``: its number as typed),
+    ``target.figures`` ``t.figures``; any other name as it is."""
+    parts = name.split(".", 2)
+    if parts[0] == "followers" and len(parts) == 3 and parts[1].isdigit():
+        k = int(parts[1])
+        if k < len(rows):
+            return f"{FURTHER}.{rows[k]}.{parts[2]}"
+    if name == f"target.{FIGURES}":
+        return f"t.{FIGURES}"
+    return name
+
+
 # ------------------------------------------------------------------ the calculation
 
 
 def calculate(
-    ruleset: Ruleset, attacker: Any, target: Any, weapons: tuple[int, ...], request: CalcRequest
+    ruleset: Ruleset,
+    attacker: Any,
+    target: Any,
+    weapons: tuple[int, ...],
+    request: CalcRequest,
+    *,
+    target_figures: int = 1,
+    further: Sequence[TypedTarget] = (),
 ) -> Calculation:
     """The calculation of typed-in units (either may be missing: refused), with the saved
-    calculator's code; ``weapons`` by number (1 for the first; none: the ruleset's choice)."""
+    calculator's code; ``weapons`` by number (1 for the first; none: the ruleset's choice).
+    ``further``: the further targets read (each a squad of its ``figures``, as the target
+    is of ``target_figures``), in order."""
     units = {k: v for k, v in ((ATTACKER_ID, attacker), (TARGET_ID, target)) if v is not None}
-    views = TypedUnits(ruleset, units)
+    counts = {TARGET_ID: target_figures}
+    followers = []
+    for i, typed in enumerate(further):
+        unit_id = FIRST_FURTHER_ID + i
+        units[unit_id], counts[unit_id] = typed.unit.spec, typed.figures
+        followers.append(Follower(unit_id, *typed.values))
+    views = TypedUnits(ruleset, units, counts)
     request = CalcRequest(
         attacker=Loadout(ATTACKER_ID if attacker is not None else None, weapons),
         target_id=TARGET_ID if target is not None else None,
         situation=request.situation,
+        followers=tuple(followers),
         bonus_die=request.bonus_die,
     )
     return calculator.calculate_units(views, request, ruleset)
@@ -254,9 +424,11 @@ def save_units(
     units: Sequence[Any],
     army_id: int | None,
     new_army_name: str = "",
+    counts: Sequence[int] = (),
 ) -> tuple[Army, list[int]]:
     """Add the typed-in units to one of the user's armies of the same ruleset, or to a new
-    army named ``new_army_name``; the caller's one transaction holds it all."""
+    army named ``new_army_name``, each of its count in ``counts`` (by default 1: a squad
+    target is saved as a unit of its figurines); the caller's one transaction holds it all."""
     if army_id is None:
         name = new_army_name.strip()
         if not name:
@@ -269,8 +441,11 @@ def save_units(
         if army.ruleset_id != ruleset.id:
             raise InvalidInput("army_id", f"is not a {ruleset.name} army")
     ids = []
-    for spec in units:
-        unit = builder.add_unit(session, user=user, army_id=army.id, data=ruleset.encode_unit(spec))
+    for i, spec in enumerate(units):
+        data = ruleset.encode_unit(spec)
+        if i < len(counts) and counts[i] != 1:
+            data["count"] = counts[i]
+        unit = builder.add_unit(session, user=user, army_id=army.id, data=data)
         session.flush()
         ids.append(unit.id)
     return army, ids

@@ -35,6 +35,9 @@ class OpenOddsOut(BaseModel):
     ruleset: str
     attacker: str
     target: str
+    further_targets: list[str] = Field(
+        default_factory=list, description="the further targets' names (f.0, f.1...), in order"
+    )
     weapons: list[str] = Field(description="the weapons fired, by name")
     decisive: float = Field(description="P(a decisive result this turn on the main target)")
     expected: float = Field(description="expected decisive results this turn")
@@ -56,7 +59,11 @@ def open_odds(
     """Exact odds of a turn between units typed in the query: ``a.<field>`` the attacker's
     and ``t.<field>`` the target's fields as the ruleset's export document writes them
     (``a.weapons.0.type=gun&a.weapons.0.size=3``), ``weapons`` the attacker's weapons fired
-    (1 for its first), the situation fields by name. A field it refuses is a 422 naming it."""
+    (1 for its first), the situation fields by name. Where an attack strikes several (the
+    ruleset's ``max_targets``), ``f.<i>.<field>`` are further targets typed in likewise (i
+    from 0, at most 11), each with the ruleset's target fields (``f.0.location=close``);
+    ``t.figures`` and ``f.<i>.figures`` make a target a squad of that many figurines (1 to
+    50; default 1). A field it refuses is a 422 naming it (``f.1.pd``)."""
     got = read_open(Params(list(request.query_params.multi_items())))
     if got.errors:
         field, reason = next(iter(got.errors.items()))
@@ -75,6 +82,7 @@ def open_odds(
         ruleset=got.ruleset.id,
         attacker=main.unit.row.name,
         target=target.row.name,
+        further_targets=[unit.row.name for _, unit in got.calc.followers],
         weapons=main.weapon_names,
         decisive=main.odds.decisive,
         expected=main.expected or 0.0,
@@ -96,13 +104,17 @@ class SaveIn(BaseModel):
 
 class SavedOut(BaseModel):
     army_id: int
-    unit_ids: list[int] = Field(description="the attacker's, then the target's")
+    unit_ids: list[int] = Field(
+        description="the attacker's, the target's, then each further target's (a squad: a "
+        "unit of its figurines)"
+    )
     url: str = Field(description="the army's page")
 
 
 @router.post("/calculator/open/save", dependencies=RATE_LIMITED, status_code=201)
 def open_save(session: SessionDep, user: ApiUser, body: SaveIn) -> SavedOut:
-    """Save the two typed-in units to an army (yours, or a new one named ``army_name``)."""
+    """Save the typed-in units (the attacker, the target and the further targets, a squad as
+    a unit of its figurines) to an army (yours, or a new one named ``army_name``)."""
     if len(parse_qsl(body.query)) > oc.MAX_PARAMS:
         raise InvalidInput("query", f"at most {oc.MAX_PARAMS} fields")
     army, ids = save_from_query(session, user, body.query, body.army_id, body.army_name)
