@@ -68,16 +68,21 @@ def odds_json(targets: Sequence[Fighter], odds: AttackOdds) -> JSON:
         "labels": labels,
         "lines": lines,
         "detail": dict(odds.detail),
-        "tallies": [
-            {
-                "key": t.key,
-                "label": t.label,
-                "distribution": list(t.distribution),
-                "expected": t.expected,
-            }
-            for t in odds.tallies
-        ],
+        "tallies": tallies_json(odds),
     }
+
+
+def tallies_json(odds: AttackOdds) -> list[JSON]:
+    """The odds' tallies (``AttackOdds.tallies``) as the log keeps them."""
+    return [
+        {
+            "key": t.key,
+            "label": t.label,
+            "distribution": list(t.distribution),
+            "expected": t.expected,
+        }
+        for t in odds.tallies
+    ]
 
 
 def roll_json(targets: Sequence[Fighter], roll: AttackRoll) -> list[JSON]:

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from app.rules.battle_log import tallies_json
 from app.rules.brikwars import battle_state as bs
 from app.rules.brikwars.attacks import LoggedDie
 from app.rules.brikwars.catalogue import format_number
@@ -280,6 +281,7 @@ def odds_to_dict(odds: TurnOdds | AttackOdds, targets: Names) -> JSON:
             }
             for line in odds.lines
         ],
+        "tallies": tallies_json(odds),  # (added after the first battles: may be missing)
     }
 
 

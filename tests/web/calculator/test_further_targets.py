@@ -410,3 +410,30 @@ def test_the_open_calculators_answer_has_tallies(client: Any) -> None:
     answer = r.json()
     assert isinstance(answer["tallies"], list)
     assert all({"index", "figure", "figures"} <= set(t) for t in answer["lines"][0]["targets"])
+
+
+def test_brikwars_battle_log_keeps_the_tallies(app: Any, member: Member) -> None:
+    """BrikWars writes its own log odds (``brikwars.battles.odds_to_dict``): they keep the
+    tallies too (additive), each one's expected count the sum of its targets' chances
+    (linearity of expectation, over the logged per-target odds)."""
+    units = _import(app, member, "brikwars", CASES["brikwars"]["units"])
+    r = _post(member, BATTLE, _body("brikwars", units) | {"seed": 2})
+    assert r.status_code == 201, r.text
+    with app.state.sessionmaker() as session:
+        (entry,) = session.scalars(
+            select(BattleEntry).where(BattleEntry.battle_id == r.json()["battle_id"])
+        )
+        odds = json.loads(entry.odds_json)
+    assert odds["tallies"], odds
+    (line,) = [x for x in odds["lines"] if len(x["targets"]) > 1]
+    keys = {t["key"] for t in odds["tallies"]}
+    assert "destroyed" in keys and "destroyed" in line["targets"][0]
+    for tally in odds["tallies"]:
+        assert set(tally) == {"key", "label", "distribution", "expected"}
+        assert len(tally["distribution"]) == len(line["targets"]) + 1
+        assert sum(tally["distribution"]) == pytest.approx(1.0)
+        assert tally["expected"] == pytest.approx(
+            sum(n * p for n, p in enumerate(tally["distribution"]))
+        )
+        if tally["key"] in line["targets"][0]:
+            assert tally["expected"] == pytest.approx(sum(t[tally["key"]] for t in line["targets"]))
