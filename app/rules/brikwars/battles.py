@@ -261,6 +261,7 @@ def odds_to_dict(odds: TurnOdds | AttackOdds, targets: Names) -> JSON:
                 }
                 for line in odds.lines
             ],
+            "tallies": tallies_json(turn_odds(odds)),
         }
     return {
         "any_destroying": odds.decisive,
