@@ -54,11 +54,21 @@ class Follower:
     unit_id: int
     values: tuple[FieldValue, ...]
     figures: int | None
+    # the row of a form or query it was typed in (rows refused or left blank before it
+    # count): where its refusals are shown; no part of what it is
+    row: int | None = field(default=None, compare=False)
 
-    def __init__(self, unit_id: int, *values: FieldValue, figures: int | None = None) -> None:
+    def __init__(
+        self,
+        unit_id: int,
+        *values: FieldValue,
+        figures: int | None = None,
+        row: int | None = None,
+    ) -> None:
         object.__setattr__(self, "unit_id", unit_id)
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "figures", figures)
+        object.__setattr__(self, "row", row)
 
     def fields(self, ruleset: Ruleset) -> dict[str, FieldValue]:
         """The values by field name (a missing one: its default)."""

@@ -343,7 +343,7 @@ def _query_followers(
         if refused:
             errors[f"{FOLLOWER}-{i}"] = next(iter(refused.values()))
         elif unit_id is not None:
-            followers.append(Follower(unit_id, *values, figures=figures))
+            followers.append(Follower(unit_id, *values, figures=figures, row=i))
     most = ruleset.max_targets - 1
     if len(followers) > most:
         errors[FOLLOWER] = (

@@ -8,7 +8,8 @@ swaps the calculator block; without JavaScript the form's "Update odds" button d
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -21,7 +22,14 @@ from app.rules.fields import format_field
 from app.rules.ruleset import Ruleset
 from app.services import calculator, calculator_units
 from app.services.calculator import BONUS_DIE, CalcRequest
-from app.web.attack_request import FIGURES, FOLLOWER, TARGET_FIGURES, Params, optional_id
+from app.web.attack_request import (
+    FIGURES,
+    FOLLOWER,
+    MAX_FURTHER_TARGETS,
+    TARGET_FIGURES,
+    Params,
+    optional_id,
+)
 from app.web.calculator_query import parse, to_pairs, to_query
 from app.web.charts import CHART_MODES, chart_mode, damage_chart
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute, reads_army
@@ -84,8 +92,13 @@ def calculator_context(
     views = calculator_units.SavedUnits(session, user, pickers=pickers)
     ruleset, request, errors = _read(views, params)
     calc = calculator.calculate(session, user=user, request=request, ruleset=ruleset, views=views)
+    rows = [f.row for f, _ in calc.followers]
     for name, reason in calc.refused.items():
-        errors.setdefault(page_field(name), reason)
+        errors.setdefault(page_field(name, rows), reason)
+    main = calc.main
+    if main is not None and main.error is not None and main.error.field.startswith("followers."):
+        # the ruleset's refusal of a further target's field (too many figurines): its row
+        errors.setdefault(page_field(main.error.field, rows), main.error.reason)
     request = calculator.with_weapons(request, calc)
     query = to_query(request, ruleset)
     return {
@@ -98,23 +111,60 @@ def calculator_context(
         # the generic situation inputs' text, for a ruleset without its own (called there)
         "parts": calculator_parts(ruleset.id),
         "situation_text": functools.partial(_situation_text, ruleset, request.situation),
+        "follower_rows": follower_rows(params, ruleset, calc),
     }
 
 
-def page_field(name: str) -> str:
+def page_field(name: str, rows: Sequence[int | None] = ()) -> str:
     """A target's refused pick as the calculator's query names it: ``target.figures`` is
-    ``target_figures``, ``followers.2.figures`` ``follower_figures-2``, ``followers.2.unit_id``
-    ``follower-2``, ``target.unit_id`` ``target``."""
+    ``target_figures``, ``followers.2.figures`` ``follower_figures-<r>``,
+    ``followers.2.unit_id`` ``follower-<r>`` (r: the row the third further target computed
+    was typed in, ``rows[2]``; else 2), ``target.unit_id`` ``target``."""
     parts = name.split(".")
     if parts[0] == "target" and len(parts) == 2:
         return "target" if parts[1] == "unit_id" else f"target_{parts[1]}"
     if parts[0] == "followers" and len(parts) == 3 and parts[1].isdigit():
-        return (
-            f"{FOLLOWER}-{parts[1]}"
-            if parts[2] == "unit_id"
-            else f"{FOLLOWER}_{parts[2]}-{parts[1]}"
-        )
+        k = int(parts[1])
+        row = rows[k] if k < len(rows) and rows[k] is not None else k
+        return f"{FOLLOWER}-{row}" if parts[2] == "unit_id" else f"{FOLLOWER}_{parts[2]}-{row}"
     return name
+
+
+@dataclass
+class FollowerRow:
+    """A further target's row as typed (``row``: its place among the query's ``follower``
+    values, blank ones counted, as its refusals are named): the computed further target and
+    its unit, or the refused row's text (its unit id when it reads as one)."""
+
+    row: int
+    follower: calculator.Follower | None = None
+    unit: Any = None
+    unit_id: int | None = None
+    text: dict[str, str] = field(default_factory=dict)
+    figures: str = ""
+
+
+def follower_rows(params: Params, ruleset: Ruleset, calc: Any) -> list[FollowerRow]:
+    """The further targets' rows to show, in the order typed: each computed one, and each
+    refused one as typed (so that its error sits on the row it was typed in); blank rows go."""
+    computed = {f.row: (f, unit) for f, unit in calc.followers}
+    units = params.all(FOLLOWER)[: 2 * MAX_FURTHER_TARGETS]
+    columns = {f.name: params.all(f"{FOLLOWER}_{f.name}") for f in ruleset.target_fields}
+    counts = params.all(f"{FOLLOWER}_{FIGURES}")
+    out = []
+    for i, text in enumerate(units):
+        if i in computed:
+            follower, unit = computed[i]
+            out.append(FollowerRow(i, follower, unit))
+        elif text:
+            try:
+                unit_id = optional_id(text)
+            except ValueError:
+                unit_id = None
+            typed = {k: column[i] if i < len(column) else "" for k, column in columns.items()}
+            figures = counts[i] if i < len(counts) else ""
+            out.append(FollowerRow(i, unit_id=unit_id, text=typed, figures=figures))
+    return out
 
 
 def with_chart(context: dict[str, Any], params: Params) -> None:

@@ -437,3 +437,46 @@ def test_brikwars_battle_log_keeps_the_tallies(app: Any, member: Member) -> None
         )
         if tally["key"] in line["targets"][0]:
             assert tally["expected"] == pytest.approx(sum(t[tally["key"]] for t in line["targets"]))
+
+
+def _row(text: str, i: int) -> str:
+    """The further-target row typed in row ``i`` (``data-follower``), as the page shows it."""
+    found = re.search(
+        rf'<div class="row follower[^"]*" data-follower="{i}">'
+        r'(.*?)(?=<div class="row follower|</details>)',
+        text,
+        re.S,
+    )
+    assert found, text[text.find('id="further-targets"') :][:3000]
+    return found[1]
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@pytest.mark.parametrize("first", ["abc", ""])
+def test_each_further_targets_error_sits_on_the_row_it_was_typed_in(
+    app: Any, member: Member, ruleset_id: str, first: str
+) -> None:
+    """A refused (or blank) row before a computed one with a bad field: each error on its own
+    row, by the row typed, not by the place among the targets computed."""
+    units = _import(app, member, ruleset_id, CASES[ruleset_id]["units"])
+    attacker, single, squad, weapons = _ids(units)
+    case = CASES[ruleset_id]
+    pairs: list[tuple[str, Any]] = [("attacker", attacker), ("weapons", weapons[0])]
+    pairs += [("target", single), *case["situation"].items()]
+    for unit, figures in ((first, ""), (squad, "4")):
+        pairs.append(("follower", unit))
+        pairs += [(f"follower_{f.name}", "") for f in get_ruleset(ruleset_id).target_fields]
+        pairs.append(("follower_figures", figures))
+    page = member.client.get("/calculator?" + "&".join(f"{k}={v}" for k, v in pairs))
+    assert page.status_code == 422
+    text = html.unescape(page.text)
+    squad_row = _row(text, 1)
+    assert re.search(rf'<option value="{squad}" selected>Squad', squad_row)
+    error = re.search(r'<p class="error" id="calc-f1-figures-err">([^<]*)</p>', squad_row)
+    assert error and "must be from 1 to 3" in error[1]
+    if first:
+        refused = _row(text, 0)
+        assert 'id="calc-follower-0-err"' in refused and "needs a unit" in refused
+        assert "calc-f1-figures-err" not in refused
+    else:
+        assert 'data-follower="0"' not in text  # a blank row is no row
