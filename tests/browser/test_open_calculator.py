@@ -4,8 +4,11 @@ account, type in an attacker and a target and see the odds and the chart, on a p
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from playwright.sync_api import Page, expect
+
+SHOTS = Path("/tmp/shots")  # noqa: S108  (the lead looks at them there, outside the repo)
 
 
 def test_type_units_and_see_odds_without_an_account(page: Page, base_url: str, shot) -> None:  # type: ignore[no-untyped-def]
@@ -51,3 +54,31 @@ def test_type_units_and_see_odds_without_an_account(page: Page, base_url: str, s
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, width
     shot(page, "phone")
+
+
+def test_add_a_further_target_on_the_open_calculator(page: Page, base_url: str) -> None:
+    """D20 automatic fire: "Add a target" swaps in a further target's form (htmx), the odds
+    get a row per target and the tallies; a squad of 3 is typed in as its figurines."""
+    page.goto("/calculator/open?rules=d20&mode=automatic&distance=30")
+    results = page.locator("#results")
+    expect(results.locator("table.arc-targets")).to_have_count(0)
+    page.locator("#further-targets summary").click()
+    page.get_by_role("button", name="Add a target").click()
+    further = page.locator("#unit-f-0")
+    expect(further).to_be_visible()
+    expect(page).to_have_url(re.compile(r"f\.0\.name=Target\+2"))
+    expect(results.locator("table.arc-targets tbody tr")).to_have_count(2)
+    expect(results.locator('[data-name="tally"]').first).to_be_visible()
+    # a second target, a squad of 3 typed in
+    page.get_by_role("button", name="Add a target").click()
+    expect(page.locator("#unit-f-1")).to_be_visible()
+    figures = page.locator('input[name="f.1.figures"]')
+    figures.fill("3")
+    figures.press("Enter")
+    expect(page).to_have_url(re.compile(r"f\.1\.figures=3"))
+    # (Enter submitted the form's default button, not the first target's "Remove")
+    expect(page).to_have_url(re.compile(r"f\.0\.name=Target\+2&"))
+    expect(results.locator("table.arc-targets tbody tr[data-target='2']").first).to_be_visible()
+    expect(results.locator("table.arc-targets tbody tr")).not_to_have_count(2)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "open-further.png"), full_page=True, caret="initial")
