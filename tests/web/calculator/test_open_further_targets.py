@@ -264,3 +264,13 @@ def test_a_bad_further_target_saves_nothing(member: Member) -> None:
     )
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "f.1.figures"
     assert member.client.get("/api/v1/armies").json() == before
+
+
+def test_switching_ruleset_drops_the_further_targets(client: TestClient) -> None:
+    r = client.get(
+        f"{PAGE}?{_query('d20', was='d20', rules='degrees')}".replace("rules=d20&", "", 1),
+        headers={"HX-Request": "true"},
+    )
+    assert r.status_code == 200, r.text
+    kept = dict(parse_qsl(urlsplit(r.headers["HX-Push-Url"]).query))
+    assert kept["rules"] == "degrees" and not any(k.startswith("f.") for k in kept)
