@@ -130,6 +130,23 @@ def invite_for(session: Session, *, token: str) -> tuple[ClubInvite, Club]:
     return invite, club
 
 
+@dataclass(frozen=True)
+class Invitation:
+    """A live invitation as its landing page shows it: the club, and who made the link
+    (``None`` when their account is gone)."""
+
+    club: Club
+    inviter: str | None
+
+
+def invitation(session: Session, *, token: str) -> Invitation:
+    """The club and the inviter of a live invitation (unknown, expired or revoked: NotFound,
+    alike, so a dead link tells nothing of the club it was for)."""
+    invite, club = invite_for(session, token=token)
+    inviter = session.get(User, invite.created_by_id) if invite.created_by_id else None
+    return Invitation(club, inviter.display_name if inviter is not None else None)
+
+
 def join(session: Session, *, user: User, token: str) -> Club:
     """Join the club of an invitation (joining twice changes nothing)."""
     _, club = invite_for(session, token=token)

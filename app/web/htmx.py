@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from fastapi import Request
 from fastapi.responses import Response
 
@@ -20,6 +22,18 @@ def redirect(request: Request, url: str) -> Response:
     if is_htmx(request):
         return Response(status_code=204, headers={"HX-Redirect": url})
     return Response(status_code=303, headers={"Location": url})
+
+
+JOIN_PATH = "/clubs/join/"  # an invitation's page is JOIN_PATH + its token
+INVITE_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what a token may look like (URL-safe)
+
+
+def invitation_token(path: str) -> str | None:
+    """The token of an invitation page's path (a log-in's ``next``, say), else None."""
+    if not path.startswith(JOIN_PATH):
+        return None
+    token = path[len(JOIN_PATH) :]
+    return token if INVITE_TOKEN.fullmatch(token) else None
 
 
 def invite_url(request: Request, token: str) -> str:

@@ -23,6 +23,10 @@ HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 
+# A page that shows what a token in its address opens (an invitation): kept in no cache, and
+# its address told to no other page, ours included.
+PRIVATE_PAGE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
 
 class SecurityHeadersMiddleware:
     """Adds the headers above to every HTTP answer (a route's own value wins)."""

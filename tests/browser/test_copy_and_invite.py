@@ -57,23 +57,49 @@ def test_copy_buttons_put_shown_once_links_on_the_clipboard(  # type: ignore[no-
 def test_an_invitee_signs_up_from_the_invitation_and_joins(  # type: ignore[no-untyped-def]
     browser: Browser, base_url: str, shot
 ) -> None:
+    """Issue 29 item 4: logged out, the invitation is a landing page naming the club and who
+    invites; Sign up and join keeps it through the form and lands in the club. No console
+    error on the way."""
     owner = _page(browser, base_url)
-    sign_up(owner, "Owner")
+    sign_up(owner, "Olga")
     owner.get_by_role("link", name="Clubs").click()
-    owner.locator("#new-club").get_by_label("Club name").fill("Invite Club")
+    owner.locator("#new-club").get_by_label("Club name").fill("Tuesday Brick Club")
     owner.get_by_role("button", name="Found club").click()
     owner.get_by_role("button", name="Make an invitation link").click()
     invite = owner.locator("#new-invite code").inner_text()
 
     newcomer = _page(browser, base_url)
-    newcomer.goto(invite)
-    expect(newcomer).to_have_url(re.compile(r"/login\?next="))
-    newcomer.get_by_role("link", name="Create an account").click()
+    errors: list[str] = []
+    newcomer.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    newcomer.on("pageerror", lambda e: errors.append(str(e)))
+    landing = newcomer.goto(invite)
+    assert landing is not None
+    assert landing.headers["cache-control"] == "no-store"
+    assert landing.headers["referrer-policy"] == "no-referrer"
+    expect(
+        newcomer.get_by_role("heading", name="Olga invites you to Tuesday Brick Club")
+    ).to_be_visible()
+    shot(newcomer, "invitation-landing")
+    newcomer.get_by_role("link", name="Sign up and join").click()
+    expect(newcomer.locator("#invitation-note")).to_contain_text(
+        "Olga invites you to Tuesday Brick Club"
+    )
     newcomer.get_by_label("Display name").fill("Newcomer")
     newcomer.get_by_label("Email").fill("newcomer-invite@example.com")
     newcomer.get_by_label("Password").fill("a long enough password")
-    newcomer.get_by_role("button", name="Sign up").click()
-    expect(newcomer.get_by_role("heading", name="Join “Invite Club”?")).to_be_visible()
-    shot(newcomer, "join-after-sign-up")
-    newcomer.get_by_role("button", name="Join the club").click()
-    expect(newcomer.get_by_text("Welcome to Invite Club!")).to_be_visible()
+    newcomer.get_by_role("button", name="Sign up and join").click()
+    expect(newcomer.get_by_text("You joined Tuesday Brick Club. Welcome!")).to_be_visible()
+    expect(newcomer.get_by_role("heading", name="Tuesday Brick Club")).to_be_visible()
+    expect(newcomer.locator("#members")).to_contain_text("Newcomer (you)")
+    shot(newcomer, "joined-after-sign-up")
+    # the link once more: no second Join, a way into the club
+    newcomer.goto(invite)
+    expect(newcomer.get_by_text("You are already a member of this club.")).to_be_visible()
+    assert errors == []
+    # a dead link: one page naming nothing (its 404 is the console's only error)
+    newcomer.goto(invite.rsplit("/", 1)[0] + "/" + "x" * 32)
+    expect(
+        newcomer.get_by_role("heading", name="This invitation link does not work")
+    ).to_be_visible()
+    expect(newcomer.locator("main")).not_to_contain_text("Tuesday")
+    assert errors and all("404" in e for e in errors), errors

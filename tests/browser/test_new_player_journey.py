@@ -65,20 +65,19 @@ def test_invited_newcomer_signs_up_joins_forks_and_attacks(  # type: ignore[no-u
     club, army = f"Brick Club {device}", f"Alpha Legion {device}"
     invite, link = _alices_club(_page(browser, base_url, viewport), club, army)
 
-    # Bob has no account: the invitation waits through sign-up.
+    # Bob has no account: the invitation names the club and waits through sign-up.
     bob = _page(browser, base_url, viewport)
     bob.goto(invite)
-    expect(bob).to_have_url(re.compile(r"/login\?next="))
-    shot(bob, f"{device}-1-invited-login")
-    bob.get_by_role("link", name="Create an account").click()
+    expect(bob.get_by_role("heading", name=f"invites you to {club}")).to_be_visible()
+    shot(bob, f"{device}-1-invited")
+    bob.get_by_role("link", name="Sign up and join").click()
     bob.get_by_label("Display name").fill("Bob")
     bob.get_by_label("Email").fill(f"bob-journey-{device}@example.com")
     bob.get_by_label("Password").fill("a long enough password")
-    bob.get_by_role("button", name="Sign up").click()
-    expect(bob.get_by_role("heading", name=f"Join “{club}”?")).to_be_visible()
-    shot(bob, f"{device}-2-join")
-    bob.get_by_role("button", name="Join the club").click()
-    expect(bob.get_by_text(f"Welcome to {club}!")).to_be_visible()
+    bob.get_by_role("button", name="Sign up and join").click()
+    expect(bob.get_by_text(f"You joined {club}. Welcome!")).to_be_visible()
+    expect(bob.get_by_role("heading", name=club)).to_be_visible()
+    shot(bob, f"{device}-2-joined")
 
     # The club's roster, read only, forked into his own armies.
     bob.get_by_role("link", name=army).click()

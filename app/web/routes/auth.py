@@ -9,14 +9,15 @@ from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
 from app.db.models import User
-from app.services import accounts, sessions
-from app.services.errors import InvalidField, TooManyAttempts
+from app.services import accounts, clubs, sessions
+from app.services.errors import InvalidField, NotFound, TooManyAttempts
 from app.services.sessions import ActiveSession
 from app.web.csrf import SESSION_KEY
 from app.web.deps import FormDep, OptionalUser, SessionDep, SessionRoute, client_address
 from app.web.forms import validate_form
-from app.web.htmx import redirect
+from app.web.htmx import invitation_token, redirect
 from app.web.schemas import LoginIn, RegisterIn
+from app.web.security_headers import PRIVATE_PAGE
 from app.web.session_cookie import clear_login_cookie, set_login_cookie
 from app.web.templating import flash, render
 
@@ -69,13 +70,56 @@ def end_session(request: Request, session: Session) -> None:
     clear_login_cookie(request)
 
 
+def _invitation(session: Session, next_url: str) -> clubs.Invitation | None:
+    """The live invitation ``next`` leads to, if it is one (the form names its club)."""
+    token = invitation_token(next_url)
+    if token is None:
+        return None
+    try:
+        return clubs.invitation(session, token=token)
+    except NotFound:
+        return None
+
+
+def _private(next_url: str) -> dict[str, str]:
+    """The headers of a log-in or sign-up form on the way to an invitation (its token in
+    the address): no-store, no referrer."""
+    return PRIVATE_PAGE if invitation_token(next_url) is not None else {}
+
+
+def _go_on(request: Request, session: Session, user: User, next_url: str) -> Response:
+    """Once logged in: into the club of the invitation the form named, else to ``next``."""
+    token = invitation_token(next_url)
+    if token is not None:
+        try:
+            club = clubs.join(session, user=user, token=token)
+        except NotFound:  # it died meanwhile: its page says so
+            pass
+        else:
+            flash(request, f"You joined {club.name}. Welcome!", "success")
+            return redirect(request, f"/clubs/{club.id}")
+    return redirect(request, safe_next(next_url))
+
+
 @router.get("/register")
-def register_page(request: Request, user: OptionalUser, next: str | None = None) -> Response:
-    """The sign-up form (``next``: where to go once signed up, e.g. an invitation)."""
+def register_page(
+    request: Request, session: SessionDep, user: OptionalUser, next: str | None = None
+) -> Response:
+    """The sign-up form (``next``: where to go once signed up; an invitation is named on the
+    form and joined on the way)."""
     if user is not None:
         return redirect(request, safe_next(next))
+    kept = _kept_next(next)
     return render(
-        request, "auth/register.html", {"values": {}, "errors": {}, "next": _kept_next(next)}
+        request,
+        "auth/register.html",
+        {
+            "values": {},
+            "errors": {},
+            "next": kept,
+            "invitation": _invitation(session, kept),
+        },
+        headers=_private(kept),
     )
 
 
@@ -107,25 +151,37 @@ def register(request: Request, session: SessionDep, form: FormDep) -> Response:
         else:
             start_session(request, session, user)
             flash(request, f"Welcome to BrikForge, {user.display_name}!", "success")
-            return redirect(request, safe_next(next_url))
+            return _go_on(request, session, user, next_url)
     values = {k: v for k, v in form.items() if k not in ("password", "next")}
     return render(
         request,
         "auth/register.html",
-        {"values": values, "errors": errors, "error": error, "next": next_url},
+        {
+            "values": values,
+            "errors": errors,
+            "error": error,
+            "next": next_url,
+            "invitation": _invitation(session, next_url),
+        },
         block="form",
         status_code=status,
-        headers=headers,
+        headers=headers | _private(next_url),
     )
 
 
 @router.get("/login")
-def login_page(request: Request, user: OptionalUser, next: str | None = None) -> Response:
-    """The log-in form."""
+def login_page(
+    request: Request, session: SessionDep, user: OptionalUser, next: str | None = None
+) -> Response:
+    """The log-in form (an invitation in ``next`` is named on it and joined on the way)."""
     if user is not None:
         return redirect(request, safe_next(next))
+    kept = _kept_next(next)
     return render(
-        request, "auth/login.html", {"values": {}, "error": None, "next": _kept_next(next)}
+        request,
+        "auth/login.html",
+        {"values": {}, "error": None, "next": kept, "invitation": _invitation(session, kept)},
+        headers=_private(kept),
     )
 
 
@@ -144,7 +200,7 @@ def login(request: Request, session: SessionDep, form: FormDep) -> Response:
         )
         if result.user is not None:
             start_session(request, session, result.user)
-            return redirect(request, safe_next(next_url))
+            return _go_on(request, session, result.user, next_url)
         # (the failure is already recorded, committed apart: it throttles the next tries)
         error, status = str(result.error), 401
         if isinstance(result.error, TooManyAttempts):
@@ -158,10 +214,11 @@ def login(request: Request, session: SessionDep, form: FormDep) -> Response:
             "errors": errors,
             "error": error,
             "next": next_url,
+            "invitation": _invitation(session, next_url),
         },
         block="form",
         status_code=status,
-        headers=headers,
+        headers=headers | _private(next_url),
     )
 
 

@@ -12,14 +12,15 @@ from app.rules.errors import InvalidInput
 from app.rules.numbers import exact_number
 from app.rules.text import control_character_reason
 from app.services import clubs, sharing
-from app.services.errors import InvalidField
-from app.services.permissions import MANAGERS, club_for
+from app.services.errors import InvalidField, NotFound
+from app.services.permissions import MANAGERS, club_for, club_role
 from app.web.builder_forms import house_rules
-from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
+from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
 from app.web.forms import validate_form
-from app.web.htmx import invite_url, redirect
-from app.web.inputs import Id, Line, parse_id
+from app.web.htmx import INVITE_TOKEN, JOIN_PATH, invite_url, redirect
+from app.web.inputs import Id, parse_id
 from app.web.schemas import ClubCreate
+from app.web.security_headers import PRIVATE_PAGE
 from app.web.templating import flash, render
 
 router = APIRouter(route_class=SessionRoute)
@@ -138,16 +139,55 @@ def invite_revoke(
     return redirect(request, f"/clubs/{club_id}")
 
 
+# An invitation's pages carry its token in the address: no copy is kept (a shared computer's
+# cache) and no other page, ours or not, is told where it came from.
+PRIVATE = PRIVATE_PAGE
+
+
+def _invitation(session: SessionDep, token: str) -> clubs.Invitation | None:
+    """The live invitation behind ``token``, or None however it is dead (unknown, expired,
+    revoked, or not even shaped like a token): all alike."""
+    if not INVITE_TOKEN.fullmatch(token):
+        return None
+    try:
+        return clubs.invitation(session, token=token)
+    except NotFound:
+        return None
+
+
+def _invitation_gone(request: Request) -> Response:
+    """The one page for every dead invitation link: it names no club and nobody."""
+    return render(request, "clubs/invitation_gone.html", {}, status_code=404, headers=PRIVATE)
+
+
 @router.get("/clubs/join/{token}")
-def join_page(request: Request, session: SessionDep, user: CurrentUser, token: Line) -> Response:
-    """An invitation: which club, and a button to join."""
-    _, club = clubs.invite_for(session, token=token)
-    return render(request, "clubs/join.html", {"club": club, "token": token})
+def join_page(request: Request, session: SessionDep, user: OptionalUser, token: str) -> Response:
+    """An invitation: who invites you to which club, then Join (logged in), or Sign up /
+    Log in, which keep the invitation and join on the way. A dead link: one generic page."""
+    invitation = _invitation(session, token)
+    if invitation is None:
+        return _invitation_gone(request)
+    path = f"{JOIN_PATH}{token}"
+    role = None if user is None else club_role(session, user=user, club_id=invitation.club.id)
+    return render(
+        request,
+        "clubs/join.html",
+        {
+            "invitation": invitation,
+            "club": invitation.club,
+            "token": token,
+            "role": role,
+            "next": path if user is None else "",  # the navigation's Log in / Sign up keep it
+        },
+        headers=PRIVATE,
+    )
 
 
 @router.post("/clubs/join/{token}")
-def join(request: Request, session: SessionDep, user: CurrentUser, token: Line) -> Response:
+def join(request: Request, session: SessionDep, user: CurrentUser, token: str) -> Response:
     """Join the club."""
+    if _invitation(session, token) is None:
+        return _invitation_gone(request)
     club = clubs.join(session, user=user, token=token)
     flash(request, f"Welcome to {club.name}!", "success")
     return redirect(request, f"/clubs/{club.id}")

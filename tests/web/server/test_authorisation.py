@@ -139,7 +139,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", C + "/invites", {}, READ),  # the club page; only managers see the invitations
     ("POST", C + "/invites", {}, MANAGE),
     ("POST", C + "/invites/{invite_id}/revoke", {}, MANAGE),
-    ("GET", "/clubs/join/{invite_token}", {}, USER),
+    ("GET", "/clubs/join/{invite_token}", {}, PUBLIC),  # a visitor's landing page
     ("POST", "/clubs/join/{invite_token}", {}, USER),
     ("POST", C + "/leave", {}, LEAVE_PAGE),
     ("POST", C + "/members/{member_id}/remove", {}, MANAGE),
