@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -11,7 +13,9 @@ from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models import Army, ArmyEditor, Club, ClubInvite, ClubMember, User
-from app.rules.registry import DEFAULT_RULESET, get_ruleset
+from app.rules.errors import FieldErrors, InvalidInput
+from app.rules.numbers import exact_number
+from app.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
 from app.rules.ruleset import read_options
 from app.services import quotas
 from app.services.errors import Forbidden, InvalidField, NotFound
@@ -230,6 +234,83 @@ def transfer_ownership(session: Session, *, user: User, club_id: int, member_id:
     target.role = "owner"
 
 
+def played_rulesets(session: Session, *, club_id: int) -> list[str]:
+    """The rulesets the club's members build armies in (any of their armies, shared or not),
+    in the registry's order; one this server does not know is left out."""
+    played = set(
+        session.scalars(
+            select(Army.ruleset_id)
+            .join(ClubMember, ClubMember.user_id == Army.owner_id)
+            .where(ClubMember.club_id == club_id)
+            .distinct()
+        )
+    )
+    return [ruleset_id for ruleset_id in RULESETS if ruleset_id in played]
+
+
+def house_rule_rulesets(club: Club, played: Sequence[str]) -> list[str]:
+    """The rulesets whose house rules the club's page pins: those its members play and those
+    already pinned (the default ruleset when there are none yet), in the registry's order."""
+    pinned = set(club.house_rules or {})
+    shown = [r for r in RULESETS if r in pinned or r in played]
+    return shown or [DEFAULT_RULESET]
+
+
+@dataclass(frozen=True)
+class RosterSearch:
+    """A club roster search's ruleset and cost bounds, read (``roster_search``): costs are
+    in the ruleset's own unit, so bounds come with a ruleset. ``ruleset_id`` None: all."""
+
+    ruleset_id: str | None
+    min_cost: Fraction | None = None
+    max_cost: Fraction | None = None
+
+    @property
+    def cost_unit(self) -> str | None:
+        return None if self.ruleset_id is None else get_ruleset(self.ruleset_id).cost_unit
+
+
+NEEDS_RULESET = "choose a ruleset first: each counts costs in its own unit"
+
+
+def roster_search(
+    played: Sequence[str],
+    *,
+    ruleset: str | None,
+    min_cost: object = None,
+    max_cost: object = None,
+) -> RosterSearch:
+    """The search as asked: ``ruleset`` absent (None) is the one ruleset the members play, if
+    they play just one, else all; empty is all. A cost bound (form text or a number; empty:
+    none) needs a ruleset. Every wrong field at once: ``InvalidFields`` (ruleset, min_cost,
+    max_cost)."""
+    errors = FieldErrors()
+    chosen: str | None
+    if ruleset is None:
+        chosen = played[0] if len(played) == 1 else None
+    elif ruleset == "":
+        chosen = None
+    elif ruleset in RULESETS:
+        chosen = ruleset
+    else:
+        errors.add("ruleset", "is not a ruleset of this server")
+        chosen = None
+    bounds: dict[str, Fraction | None] = {}
+    for name, value in (("min_cost", min_cost), ("max_cost", max_cost)):
+        bounds[name] = None
+        if value is None or value == "":
+            continue
+        try:
+            bounds[name] = exact_number(value, name)
+        except InvalidInput as exc:
+            errors.add(exc.field, exc.reason)
+            continue
+        if chosen is None and "ruleset" not in errors.errors:
+            errors.add(name, NEEDS_RULESET)
+    errors.raise_any()
+    return RosterSearch(chosen, bounds["min_cost"], bounds["max_cost"])
+
+
 def house_rules_of(club: Club, ruleset_id: str = DEFAULT_RULESET) -> dict[str, Any]:
     """The house rules the club pinned for armies of this ruleset ({} when none)."""
     return dict((club.house_rules or {}).get(ruleset_id) or {})
@@ -259,9 +340,16 @@ def _checked_options(ruleset_id: str, options: dict[str, Any], form: bool) -> di
 
 
 def effective_house_rules(club: Club, ruleset_id: str = DEFAULT_RULESET) -> dict[str, Any]:
-    """Every option of the ruleset as the club's new armies get it (defaults filled in)."""
+    """Every option of the ruleset as the club's new armies get it (defaults filled in). An
+    option the ruleset no longer knows is left out; pinned values it can no longer read at
+    all show as its defaults (the page still opens, and pinning again mends them)."""
     rules = get_ruleset(ruleset_id)
-    return rules.encode_options(rules.decode_options(house_rules_of(club, ruleset_id)))
+    known = {f.name for f in rules.option_fields}
+    pinned = {k: v for k, v in house_rules_of(club, ruleset_id).items() if k in known}
+    try:
+        return rules.encode_options(rules.decode_options(pinned))
+    except InvalidInput:
+        return rules.encode_options(rules.decode_options({}))
 
 
 @dataclass(frozen=True)

@@ -181,6 +181,7 @@ def club_rosters(
     max_cost: Fraction | None = None,
     page: int = 1,
     page_size: int = 20,
+    ruleset_id: str | None = None,
 ) -> RosterPage:
     """One page of the club's rosters with their costs, filtered (the caller checked
     membership), by name then id.
@@ -188,9 +189,12 @@ def club_rosters(
     The filters, the count and the page are SQL, the cost filter on the cost each change
     keeps on the army (``Army.cost``, a float: costs closer than its precision compare
     equal); only the page's own rosters are costed exactly from their units. A club of
-    10,000 rosters answers as fast as one of 20.
+    10,000 rosters answers as fast as one of 20. ``ruleset_id``: only that ruleset's rosters
+    (costs of different rulesets are in different units: a cost filter needs one).
     """
     where = [Army.club_id == club_id]
+    if ruleset_id is not None:
+        where.append(Army.ruleset_id == ruleset_id)
     if name:
         where.append(Army.name.ilike(f"%{_like(name)}%", escape="\\"))
     if owner:

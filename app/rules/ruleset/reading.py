@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.rules.errors import InvalidInput
+from app.rules.errors import InvalidFields, InvalidInput
 from app.rules.fields import format_field, parse_fields
 from app.rules.ruleset.contract import Ruleset
 from app.rules.ruleset.odds import AllyInput, TargetInput
@@ -20,13 +20,10 @@ def read_options(ruleset: Ruleset, data: Mapping[str, Any] | None, *, form: bool
     if form:
         data = {f.name: "" for f in ruleset.option_fields if f.kind == "flag"} | data
     known = {f.name for f in ruleset.option_fields}
-    for key in data:
-        if key not in known:
-            raise InvalidInput(str(key), "unknown rule option")
+    unknown = {str(key): "unknown rule option" for key in data if key not in known}
     values, errors = parse_fields(ruleset.option_fields, data)
-    if errors:
-        field, reason = next(iter(errors.items()))
-        raise InvalidInput(field, reason)
+    if unknown or errors:  # every wrong option at once (a form shows each by its field)
+        raise InvalidFields(unknown | errors)
     return ruleset.decode_options(values)
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from fractions import Fraction
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict
 
+from app.rules.registry import get_ruleset
 from app.services import builder, clubs, history, sharing, transfer
 from app.services.permissions import club_for
 from app.web.api.builder import army_out
@@ -36,9 +36,21 @@ class RosterOut(BaseModel):
     id: int
     name: str
     owner: str
+    ruleset: str
     cost: float
     budget: int
     units: int
+
+
+class ClubRulesetOut(BaseModel):
+    """A ruleset the club's members play (or whose house rules it pinned), with those
+    house rules as pinned ({} when none) and as its new armies get them (every option)."""
+
+    id: str
+    name: str
+    cost_unit: str
+    house_rules: dict[str, Any]
+    effective_house_rules: dict[str, Any]
 
 
 class ClubOut(BaseModel):
@@ -52,8 +64,11 @@ class ClubDetailOut(BaseModel):
     id: int
     name: str
     role: str
-    house_rules: dict[str, Any]
+    house_rules: dict[str, Any]  # the default ruleset's (BrikWars): ``rulesets`` has each
+    rulesets: list[ClubRulesetOut]
     members: list[MemberOut]
+    ruleset: str | None  # the rosters' ruleset as searched (None: every ruleset)
+    cost_unit: str | None  # what min_cost and max_cost counted in (that ruleset's unit)
     rosters: list[RosterOut]
 
 
@@ -131,37 +146,57 @@ def club_get(
     club_id: Id,
     name: Line = "",
     owner: Line = "",
+    ruleset: Line | None = None,
     min_cost: Float | None = None,
     max_cost: Float | None = None,
     page: int = 1,
     page_size: int = 20,
 ) -> ClubDetailOut:
-    """A club: members and rosters (filtered by name, owner and cost, paginated)."""
+    """A club: members, house rules for each ruleset its members play, and rosters filtered
+    by name, owner, ruleset and cost, paginated. ``ruleset`` left out: the one ruleset the
+    members play if they play one, else every ruleset (``ruleset=`` empty: every one); a
+    cost bound is in the ruleset's own unit, so it needs one (else 422 naming it)."""
     club, role = club_for(session, user=user, club_id=club_id)
+    played = clubs.played_rulesets(session, club_id=club.id)
+    search = clubs.roster_search(played, ruleset=ruleset, min_cost=min_cost, max_cost=max_cost)
     found = sharing.club_rosters(
         session,
         club_id=club.id,
         name=name[:120],
         owner=owner[:120],
-        min_cost=None if min_cost is None else Fraction(str(min_cost)),
-        max_cost=None if max_cost is None else Fraction(str(max_cost)),
+        min_cost=search.min_cost,
+        max_cost=search.max_cost,
         page=page,
         page_size=page_size,
+        ruleset_id=search.ruleset_id,
     )
     return ClubDetailOut(
         id=club.id,
         name=club.name,
         role=role,
         house_rules=clubs.house_rules_of(club),
+        rulesets=[
+            ClubRulesetOut(
+                id=rules.id,
+                name=rules.name,
+                cost_unit=rules.cost_unit,
+                house_rules=clubs.house_rules_of(club, rules.id),
+                effective_house_rules=clubs.effective_house_rules(club, rules.id),
+            )
+            for rules in map(get_ruleset, clubs.house_rule_rulesets(club, played))
+        ],
         members=[
             MemberOut(user_id=m.user_id, display_name=m.display_name, role=m.role)
             for m in clubs.members(session, club_id=club.id)
         ],
+        ruleset=search.ruleset_id,
+        cost_unit=search.cost_unit,
         rosters=[
             RosterOut(
                 id=r.army.id,
                 name=r.army.name,
                 owner=r.owner_name,
+                ruleset=r.army.ruleset_id,
                 cost=float(r.cost),
                 budget=r.army.budget,
                 units=r.units,
@@ -247,9 +282,23 @@ def club_transfer(session: SessionDep, user: ApiUser, club_id: Id, body: Transfe
 def club_house_rules(
     session: SessionDep, user: ApiUser, club_id: Id, body: OptionsIn
 ) -> dict[str, Any]:
-    """Pin the house rules new armies of the club start with."""
+    """Pin the house rules new BrikWars armies of the club start with (the default ruleset;
+    ``/house-rules/{ruleset_id}`` pins any ruleset's)."""
     club = clubs.pin_house_rules(session, user=user, club_id=club_id, options=body.options)
     return clubs.house_rules_of(club)
+
+
+@router.put("/clubs/{club_id:int}/house-rules/{ruleset_id}")
+def club_ruleset_house_rules(
+    session: SessionDep, user: ApiUser, club_id: Id, ruleset_id: Line, body: OptionsIn
+) -> dict[str, Any]:
+    """Pin the house rules new armies of the club under this ruleset start with, by the
+    ruleset's own option fields (``GET /rulesets/{id}``: ``options``); the other rulesets'
+    stay as they are. Every wrong option: 422, each by its field."""
+    club = clubs.pin_house_rules(
+        session, user=user, club_id=club_id, options=body.options, ruleset_id=ruleset_id
+    )
+    return clubs.house_rules_of(club, ruleset_id)
 
 
 @router.get("/armies/{army_id:int}/sharing")

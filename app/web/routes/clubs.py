@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.rules.errors import InvalidInput
-from app.rules.numbers import exact_number
+from app.db.models import Club
+from app.rules.errors import InvalidInput, UnknownRuleset
+from app.rules.fields import format_field
+from app.rules.registry import RULESETS, get_ruleset
 from app.rules.text import control_character_reason
 from app.services import clubs, sharing
 from app.services.errors import InvalidField, NotFound
@@ -17,8 +19,8 @@ from app.services.permissions import MANAGERS, club_for, club_role
 from app.web.builder_forms import house_rules
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
 from app.web.forms import validate_form
-from app.web.htmx import INVITE_TOKEN, JOIN_PATH, invite_url, redirect
-from app.web.inputs import Id, parse_id
+from app.web.htmx import INVITE_TOKEN, JOIN_PATH, invite_url, is_htmx, redirect
+from app.web.inputs import Id, Line, parse_id
 from app.web.schemas import ClubCreate
 from app.web.security_headers import PRIVATE_PAGE
 from app.web.templating import flash, render
@@ -56,31 +58,73 @@ def club_create(
     return redirect(request, f"/clubs/{club.id}")
 
 
-def _cost(text: str | None) -> Fraction | None:
+def _search(
+    params: Mapping[str, str], played: list[str]
+) -> tuple[clubs.RosterSearch | None, dict[str, str]]:
+    """The roster search the query asks (ruleset picker, cost bounds in its unit), or None
+    and every wrong field's reason."""
     try:
-        return exact_number(text, "cost") if text else None
-    except InvalidInput:
-        return None
+        search = clubs.roster_search(
+            played,
+            ruleset=params.get("ruleset"),
+            min_cost=params.get("min_cost", "").strip(),
+            max_cost=params.get("max_cost", "").strip(),
+        )
+    except InvalidInput as exc:
+        return None, exc.reasons()
+    return search, {}
+
+
+def _house_rules_forms(
+    club: Club, shown: list[str], failed: tuple[str, Mapping[str, str], dict[str, str]] | None
+) -> list[dict[str, Any]]:
+    """Each pinned ruleset's house-rules form: the ruleset, its fields' values as its inputs
+    show them (as typed where a pinning failed) and their errors."""
+    forms = []
+    for ruleset_id in shown:
+        rules = get_ruleset(ruleset_id)
+        current = clubs.effective_house_rules(club, ruleset_id)
+        values = {f.name: format_field(f, current[f.name]) for f in rules.option_fields}
+        errors: dict[str, str] = {}
+        if failed is not None and failed[0] == ruleset_id:
+            values = {**values, **{f.name: "" for f in rules.option_fields if f.kind == "flag"}}
+            values.update(failed[1])
+            errors = failed[2]
+        forms.append({"rules": rules, "inputs": values, "current": current, "errors": errors})
+    return forms
 
 
 def _club_page(
-    request: Request, session: SessionDep, user: CurrentUser, club_id: Id, **extra: Any
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    club_id: Id,
+    *,
+    failed: tuple[str, Mapping[str, str], dict[str, str]] | None = None,
+    **extra: Any,
 ) -> Response:
     club, role = club_for(session, user=user, club_id=club_id)
     params = request.query_params
     for field in ("name", "owner"):
         if (reason := control_character_reason(params.get(field, ""))) is not None:
             raise InvalidField(field, reason)
+    played = clubs.played_rulesets(session, club_id=club.id)
+    search, search_errors = _search(params, played)
     found = sharing.club_rosters(
         session,
         club_id=club.id,
         name=params.get("name", "")[:120],
         owner=params.get("owner", "")[:120],
-        min_cost=_cost(params.get("min_cost")),
-        max_cost=_cost(params.get("max_cost")),
+        min_cost=search.min_cost if search else None,
+        max_cost=search.max_cost if search else None,
         page=parse_id(params.get("page")) or 1,
         page_size=PAGE_SIZE,
+        ruleset_id=search.ruleset_id if search else None,
     )
+    shown = clubs.house_rule_rulesets(club, played)
+    if failed is not None and failed[0] not in shown:
+        shown = [r for r in RULESETS if r in shown or r == failed[0]]
+    chosen = search.ruleset_id if search else params.get("ruleset", "")
     context = {
         "club": club,
         "role": role,
@@ -89,20 +133,31 @@ def _club_page(
         "invites": clubs.open_invites(session, user=user, club_id=club.id)
         if role in MANAGERS
         else [],
-        "rosters": found.rosters,
-        "roster_count": found.count,
+        "rosters": found.rosters if search else [],
+        "roster_count": found.count if search else 0,
         "page": found.page,
         "pages": found.pages,
-        "search": dict(params),
-        "options": clubs.effective_house_rules(club),
+        "search": {**dict(params), "ruleset": chosen or ""},
+        "search_errors": search_errors,
+        "cost_unit": get_ruleset(chosen).cost_unit if chosen in RULESETS else None,
+        "rulesets": list(RULESETS.values()),
+        "house_rules_forms": _house_rules_forms(club, shown, failed),
+        "other_house_rules_forms": _house_rules_forms(
+            club, [r for r in RULESETS if r not in shown], None
+        )
+        if role in MANAGERS
+        else [],
         "new_invite": None,
         **extra,
     }
+    fragment = request.headers.get("hx-target") == "rosters"
     return render(
         request,
         "clubs/detail.html",
         context,
-        block="rosters" if request.headers.get("hx-target") == "rosters" else None,
+        block="rosters" if fragment else None,
+        oob=("cost_unit", "search_errors") if fragment else (),
+        status_code=422 if search_errors or failed else 200,
     )
 
 
@@ -264,16 +319,46 @@ def transfer(
     return _club_action(request, club_id, "Ownership transferred; you are now an organiser.")
 
 
-@router.post("/clubs/{club_id:int}/house-rules")
+@router.post("/clubs/{club_id:int}/house-rules/{ruleset_id}")
 def club_house_rules(
-    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, club_id: Id
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    form: FormDep,
+    club_id: Id,
+    ruleset_id: Line,
 ) -> Response:
-    """Pin the house rules that the club's new armies start with."""
+    """Pin the house rules that the club's new armies of this ruleset start with (each
+    ruleset's own fields); a wrong value: 422, each wrong field named beside it."""
+    options = house_rules(form)
     try:
-        clubs.pin_house_rules(
-            session, user=user, club_id=club_id, options=house_rules(form), form=True
+        club = clubs.pin_house_rules(
+            session, user=user, club_id=club_id, options=options, ruleset_id=ruleset_id, form=True
         )
+    except UnknownRuleset:  # (only once the club is found: another's club is a 404 first)
+        raise
     except InvalidInput as exc:
-        flash(request, f"{exc.field}: {exc.reason}", "error")
-        return redirect(request, f"/clubs/{club_id}")
-    return _club_action(request, club_id, "House rules pinned for new armies.")
+        failed = (ruleset_id, options, exc.reasons())
+        if not is_htmx(request):
+            return _club_page(request, session, user, club_id, failed=failed)
+        club, _ = club_for(session, user=user, club_id=club_id)
+        return render(
+            request,
+            "clubs/house_rules.html",
+            {
+                "club": club,
+                "manager": True,
+                "form": _house_rules_forms(club, [ruleset_id], failed)[0],
+            },
+            status_code=422,
+        )
+    rules = get_ruleset(ruleset_id)
+    message = f"{rules.name} house rules pinned for new armies."
+    if is_htmx(request):
+        hr_form = _house_rules_forms(club, [rules.id], None)[0]
+        return render(
+            request,
+            "clubs/house_rules.html",
+            {"club": club, "manager": True, "form": hr_form, "saved": message},
+        )
+    return _club_action(request, club_id, message)

@@ -145,7 +145,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", C + "/members/{member_id}/remove", {}, MANAGE),
     ("POST", C + "/members/{member_id}/role", {"role": "organiser"}, CLUB_OWNER),
     ("POST", C + "/transfer", {"member_id": "{organiser_id}"}, CLUB_OWNER),
-    ("POST", C + "/house-rules", {}, MANAGE),
+    ("POST", C + "/house-rules/{ruleset_id}", {}, MANAGE),
     ("GET", C + "/delete", {}, CLUB_OWNER),
     ("POST", C + "/delete", {}, CLUB_OWNER),
     ("GET", "/account", {}, USER),
@@ -270,6 +270,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("PATCH", API + C + "/members/{member_id}", {"role": "organiser"}, CLUB_OWNER),
     ("POST", API + C + "/transfer", {"member_id": "{organiser_id}"}, CLUB_OWNER),
     ("PUT", API + C + "/house-rules", {"options": {}}, MANAGE),
+    ("PUT", API + C + "/house-rules/{ruleset_id}", {"options": {"cover_bonus": 3}}, MANAGE),
     ("DELETE", API + C, {}, CLUB_OWNER),
 ]
 
@@ -373,6 +374,7 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
             "battle_unit_id": scout_copy.id,
             "battle_token": battle_token,
             "ruleset": "brikwars",
+            "ruleset_id": "d20",  # a club's house rules for another ruleset than its rosters'
         }
         s.commit()
         return World(ids, {r: u.email for r, u in users.items()})
