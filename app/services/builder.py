@@ -221,7 +221,8 @@ def _view(
         options=options,
         units=list(units.views),
         total_cost=units.total_cost,
-        army_findings=rules.budget_findings(units.total_cost, army.budget, options),
+        army_findings=rules.budget_findings(units.total_cost, army.budget, options)
+        + rules.roster_findings([(u.spec, u.count) for u in units.views], options),
         can_edit=can_edit,
         is_owner=is_owner,
         rows_key=rows_key,

@@ -201,11 +201,17 @@ def act(name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Rand
     who = fighter.name
     if name == "new_round":
         bs.require_fighting(state, unit, who)
-        after = bs.new_round(state, unit)
+        after = bs.new_round(state, unit, fighter.options)
         left = bs.ap_left(after, unit)
         owed = f", {after.ap_lost} AP still owed" if after.ap_lost else ""
-        return ActionResult(after, f"{who}: new round, {left} AP{owed}")
-    if name == "break_free":
+        summary = f"{who}: new round, {left} AP{owed}"
+        if not bs.incandescent(after):
+            return ActionResult(after, summary)
+        # "A 1° attack at the beginning of each round from the environment on each unit in
+        # that hex": the unit's own new round rolls it (DK16, DF8)
+        rolled = bs.environment_attack(after, unit, rng)
+        summary += f"; {who} {rolled.summary}"
+    elif name == "break_free":
         rolled = bs.break_free(state, unit, who, rng)
     elif name == "recon":
         rolled = recon(fighter, read, rng)
@@ -245,4 +251,6 @@ def act(name: str, fighter: Fighter, values: Mapping[str, Any], rng: random.Rand
         for purpose, natural, degree in rolled.dice
     ]
     line = battle_log.action_line(named, who, dice)
-    return ActionResult(rolled.after, f"{who} {rolled.summary}", (line,) if dice else ())
+    if name != "new_round":
+        summary = f"{who} {rolled.summary}"
+    return ActionResult(rolled.after, summary, (line,) if dice else ())

@@ -20,13 +20,17 @@ round. Values in, values out: the battle service stores the result and logs ever
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from fractions import Fraction
+from math import floor
 from typing import Any
 
-from app.rules.degrees.catalogue import INCANDESCENT_FROM, SENSES, VISIBILITY
+from app.rules.degrees.catalogue import INCANDESCENT_FROM, SENSES, VISIBILITY, WEAPON_TYPES
 from app.rules.degrees.gas import pump_with
-from app.rules.degrees.shot import D10, succeeds
+from app.rules.degrees.options import DegreesOptions
+from app.rules.degrees.shot import D10, Shot, Target, resolve, succeeds
 from app.rules.degrees.units import DegreesUnit, DegreesWeapon
 from app.rules.errors import InvalidInput
 
@@ -64,12 +68,17 @@ class UnitState:
     drawn: bool = False
     carried: int = 0
     location: str = ""
-    bloom: int = 0
+    # the location's bloom level, exact (a dousing rod's 1/3, a set-to-stun share): its whole
+    # part is the level attacks suffer; ``bloom_build`` is the fire short of a pre-bloom
+    bloom: Fraction = Fraction(0)
     pre_bloom: bool = False
-    energy_fired: bool = False
+    energy_fired: Fraction = Fraction(0)  # this round's largest bloom share fired there
+    bloom_build: Fraction = Fraction(0)
     custody: bool = False  # restrained when the scenario ended: in Thinny custody
     visibility: str = "fogged"  # fogged, concealed or revealed (9.5.1)
     suppressed_rounds: int = 0  # a dousing rod's hit: this round and the next (rulings)
+    # AP a missed Flashback gave back this round: for anything but a direct attack (DK14)
+    ap_reused: int = 0
 
     def gun(self, index: int, weapon: DegreesWeapon) -> GasGun:
         """Gas gun ``index``'s pumped AP and max (untouched: 0 pumped, its built max)."""
@@ -98,13 +107,40 @@ def encode_state(state: UnitState) -> dict[str, Any]:
         "drawn": state.drawn,
         "carried": state.carried,
         "location": state.location,
-        "bloom": state.bloom,
+        "bloom": fraction_json(state.bloom),
         "pre_bloom": state.pre_bloom,
-        "energy_fired": state.energy_fired,
+        "energy_fired": fraction_json(state.energy_fired),
+        "bloom_build": fraction_json(state.bloom_build),
         "custody": state.custody,
         "visibility": state.visibility,
         "suppressed_rounds": state.suppressed_rounds,
+        "ap_reused": state.ap_reused,
     }
+
+
+def fraction_json(value: Fraction) -> int | str:
+    """An exact share as JSON: a whole number, or ``"a/b"``."""
+    return int(value) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+_FRACTION = re.compile(r"([0-9]{1,6})/([0-9]{1,6})")
+
+
+def _fraction(data: Mapping[str, Any], key: str, high: int) -> Fraction:
+    """A share or level from ``fraction_json`` (``true``/``false`` read as 1 and 0: a
+    state stored before bloom was kept exactly), from 0 to ``high``."""
+    value = data.get(key, 0)
+    read: Fraction | None = None
+    if isinstance(value, bool):
+        read = Fraction(int(value))
+    elif isinstance(value, int):
+        read = Fraction(value)
+    elif isinstance(value, str) and (match := _FRACTION.fullmatch(value)):
+        top, bottom = int(match.group(1)), int(match.group(2))
+        read = Fraction(top, bottom) if bottom else None
+    if read is None or not 0 <= read <= high:
+        raise InvalidInput(f"state.{key}", f"must be a whole number or a/b from 0 to {high}")
+    return read
 
 
 def _int(data: Mapping[str, Any], key: str, low: int, high: int, default: int | None) -> Any:
@@ -164,12 +200,14 @@ def decode_state(data: Mapping[str, Any]) -> UnitState:
         drawn=_flag(data, "drawn"),
         carried=_int(data, "carried", 0, MAX_CARRIED, 0),
         location=location,
-        bloom=_int(data, "bloom", 0, MAX_BLOOM, 0),
+        bloom=_fraction(data, "bloom", MAX_BLOOM),
         pre_bloom=_flag(data, "pre_bloom"),
-        energy_fired=_flag(data, "energy_fired"),
+        energy_fired=_fraction(data, "energy_fired", 1),
+        bloom_build=_fraction(data, "bloom_build", 1),
         custody=_flag(data, "custody"),
         visibility=visibility,
         suppressed_rounds=_int(data, "suppressed_rounds", 0, SUPPRESSED_ROUNDS, 0),
+        ap_reused=_int(data, "ap_reused", 0, MAX_AP, 0),
     )
 
 
@@ -195,6 +233,12 @@ def destroyed(state: UnitState, unit: DegreesUnit) -> bool:
 def ap_left(state: UnitState, unit: DegreesUnit) -> int:
     """The AP the unit may still use this round (none while any are owed)."""
     return max(0, unit.ap - state.ap_spent - state.ap_lost)
+
+
+def attack_ap_left(state: UnitState, unit: DegreesUnit) -> int:
+    """The AP left for a direct attack: a missed Flashback's AP are not (DK14)."""
+    left = ap_left(state, unit)
+    return left - min(left, state.ap_reused)
 
 
 def gas_guns(unit: DegreesUnit) -> tuple[int, ...]:
@@ -223,8 +267,41 @@ def standing_unit(state: UnitState, unit: DegreesUnit) -> DegreesUnit:
     )
 
 
+def bloom_level(state: UnitState) -> int:
+    """The level the location's attacks suffer: its exact bloom rounded down."""
+    return floor(state.bloom)
+
+
+def bloom_words(state: UnitState) -> str:
+    """The bloom as shown: its level, and the exact value where a share is building up
+    (``1 (4/3)``)."""
+    level = bloom_level(state)
+    return str(level) if state.bloom == level else f"{level} ({state.bloom})"
+
+
 def incandescent(state: UnitState) -> bool:
-    return state.bloom >= INCANDESCENT_FROM
+    return bloom_level(state) >= INCANDESCENT_FROM
+
+
+def bloom_progress(state: UnitState) -> Fraction:
+    """The location's bloom as one exact count of rounds of (a γ-gun's) fire: below 1 on
+    the way to a pre-bloom, 1 pre-bloomed, 1 + N at bloom N."""
+    if state.pre_bloom or state.bloom:
+        return state.bloom + 1
+    return state.bloom_build
+
+
+def with_bloom_progress(state: UnitState, progress: Fraction) -> UnitState:
+    progress = max(Fraction(0), min(Fraction(MAX_BLOOM + 1), progress))
+    if progress >= 1:
+        return replace(state, bloom=progress - 1, pre_bloom=True, bloom_build=Fraction(0))
+    return replace(state, bloom=Fraction(0), pre_bloom=False, bloom_build=progress)
+
+
+def mark_bloom(state: UnitState, share: Fraction) -> UnitState:
+    """Fire causing ``share`` of a γ-gun's bloom at the unit's location this round (a round
+    of fire counts once: its largest share)."""
+    return replace(state, energy_fired=max(state.energy_fired, share))
 
 
 # ------------------------------------------------------------------------ AP
@@ -233,19 +310,27 @@ def incandescent(state: UnitState) -> bool:
 def lose_ap(state: UnitState, unit: DegreesUnit, lost: int) -> UnitState:
     """AP lost to a hit: paid from what is left of this round, the rest owed."""
     paid = min(lost, ap_left(state, unit))
-    return replace(
+    after = replace(
         state,
         ap_spent=min(MAX_AP, state.ap_spent + paid),
         ap_lost=min(MAX_AP, state.ap_lost + lost - paid),
     )
+    return replace(after, ap_reused=min(after.ap_reused, ap_left(after, unit)))
 
 
-def spend(state: UnitState, unit: DegreesUnit, ap: int, name: str, what: str) -> UnitState:
-    """``ap`` AP spent from this round's; refused (field ``unit``) beyond what is left."""
-    left = ap_left(state, unit)
+def spend(
+    state: UnitState, unit: DegreesUnit, ap: int, name: str, what: str, *, attack: bool = False
+) -> UnitState:
+    """``ap`` AP spent from this round's; refused (field ``unit``) beyond what is left. A
+    missed Flashback's AP (``ap_reused``) go first to anything but an attack; AP put into
+    an attack (``attack``: beginning one, pumping a gas gun) may not use them (DK14)."""
+    left = attack_ap_left(state, unit) if attack else ap_left(state, unit)
     if ap > left:
-        raise InvalidInput("unit", f"{what} needs {ap} AP; {name} has {left} left this round")
-    return replace(state, ap_spent=state.ap_spent + ap)
+        why = f" ({state.ap_reused} only for non-attacks)" if attack and state.ap_reused else ""
+        raise InvalidInput("unit", f"{what} needs {ap} AP; {name} has {left} left this round{why}")
+    reused = state.ap_reused if attack else max(0, state.ap_reused - ap)
+    after = replace(state, ap_spent=state.ap_spent + ap)
+    return replace(after, ap_reused=min(reused, ap_left(after, unit)))
 
 
 def require_fighting(state: UnitState, unit: DegreesUnit, name: str) -> None:
@@ -261,43 +346,74 @@ def require_free(state: UnitState, name: str, field: str = "unit") -> None:
 # ------------------------------------------------------------------------ actions
 
 
-def new_round(state: UnitState, unit: DegreesUnit) -> UnitState:
+def new_round(
+    state: UnitState, unit: DegreesUnit, options: DegreesOptions | None = None
+) -> UnitState:
     """The next round: AP owed are paid first from its AP, dampening counts down, and the
-    location's bloom grows after a round of energy fire (pre-bloomed first, then a level a
-    round) or dissipates a level after a round without."""
+    location's bloom builds up by the round's fire (its exact share of a γ-gun's: pre-bloomed
+    after one round's worth, then a level a round's worth) or dissipates a level after a
+    round without."""
+    options = options or DegreesOptions()
     paid = min(state.ap_lost, unit.ap)
     rounds = max(0, state.dampened_rounds - 1)
-    bloom, pre = state.bloom, state.pre_bloom
+    progress = bloom_progress(state)
     if state.energy_fired:
-        if pre or bloom:
-            bloom, pre = min(MAX_BLOOM, bloom + 1), True
-        else:
-            pre = True
-    elif bloom:
-        bloom -= 1
+        progress += state.energy_fired
     else:
-        pre = False
+        progress -= 1
+    after = with_bloom_progress(state, progress)
     after = replace(
-        state,
+        after,
         ap_lost=state.ap_lost - paid,
         ap_spent=paid,
         dampened=state.dampened if rounds else (),
         dampened_rounds=rounds,
-        bloom=bloom,
-        pre_bloom=pre,
-        energy_fired=False,
-        visibility=bloom_visibility(state.visibility, bloom),
+        energy_fired=Fraction(0),
         suppressed_rounds=max(0, state.suppressed_rounds - 1),
+        ap_reused=0,
     )
+    after = replace(after, visibility=bloom_visibility(state.visibility, bloom_level(after)))
     # a dampened Nociception: "loosing additional APs to the degree nociception is in the
     # list", in each round it is still dampened (not the round of the hit: the text's SWAT
-    # example loses the roll's 4 AP only)
-    if "nociception" in after.dampened:
+    # example loses the roll's 4 AP only); house rule ``nociception_at_hit``: at the hit
+    if "nociception" in after.dampened and not options.nociception_at_hit:
         after = lose_ap(after, unit, unit.senses.index("nociception") + 1)
     return after
 
 
-def bloom_visibility(visibility: str, bloom: int) -> str:
+ENVIRONMENT_DEGREE = 1  # "A 1° attack at the beginning of each round from the environment"
+
+
+def environment_attack(state: UnitState, unit: DegreesUnit, rng: random.Random) -> Rolled:
+    """An incandescent location's "1° attack at the beginning of each round from the
+    environment on each unit in that hex": a standard shot at 1° (a natural 1 hits for 1,
+    on the back line where that is worse, as any standard shot), no AP, no weapon. Its OP/AP
+    and anti-bloom defences are the players'."""
+    shot = Shot.of(WEAPON_TYPES["standard"], ENVIRONMENT_DEGREE)
+    before = Target(armour_left(state, unit), back_armour_left(state, unit), hp_left(state, unit))
+    natural = rng.randint(1, D10)
+    hit = resolve(shot, before, natural)
+    after = replace(state, armour=hit.armour, back_armour=hit.back_armour, hp=hit.hp)
+    if hit.hp <= 0:
+        after = replace(
+            after, restrained=False, dampened=(), dampened_rounds=0, suppressed_rounds=0
+        )
+    if hit == before:
+        words = "unharmed"
+    else:
+        words = (
+            f"Armour {hit.armour}/{unit.armour}, back Armour {hit.back_armour}/"
+            f"{unit.back_armour}, HP {hit.hp}/{unit.hp}" + " (destroyed)" * (hit.hp <= 0)
+        )
+    summary = (
+        f"is attacked by the incandescent bloom at {ENVIRONMENT_DEGREE}°: d10 {natural}, "
+        + ("hits for 1: " if shot.hits(natural) else "misses: ")
+        + words
+    )
+    return Rolled(after, (("environment", natural, ENVIRONMENT_DEGREE),), summary)
+
+
+def bloom_visibility(visibility: str, bloom: int) -> str:  # the bloom's level
     """What the location's bloom makes of a unit's visibility (9.5.2 Bloom): a bloomed
     location (1 or 2) reveals it ("Blooming reveals all units in the bloomed hexes"); an
     incandescent one (3 or more) obscures it: concealed ("automatically concealed and become
@@ -366,7 +482,7 @@ def pump(
     gun = state.gun(index, weapon)
     if gun.max <= 0:
         raise InvalidInput("pump_weapon", f"{weapon.name} is wrecked")
-    spend(state, unit, ap, name, "Pumping")  # refuses beyond the AP left
+    spend(state, unit, ap, name, "Pumping", attack=True)  # refuses beyond the AP left
     if gun.pumped + ap > MAX_CARRIED:
         raise InvalidInput("pump_ap", f"at most {MAX_CARRIED} AP pumped into one shot")
     rolled = pump_with(gun.max, gun.pumped, ap, op, lambda: rng.randint(1, D10))
@@ -381,7 +497,8 @@ def pump(
             )
         else:
             words.append(f"compression d10 {natural} against {degree}°: holds")
-    after = spend(state, unit, spent, name, "Pumping").with_gun(index, GasGun(pumped, top))
+    after = spend(state, unit, spent, name, "Pumping", attack=True)
+    after = after.with_gun(index, GasGun(pumped, top))
     summary = f"pumps {weapon.name} with {spent} AP: {pumped}° pumped"
     if words:
         summary += " (" + "; ".join(words) + ")"
@@ -405,7 +522,7 @@ def begin(state: UnitState, unit: DegreesUnit, name: str, ap: int) -> tuple[Unit
     """Begin an attack: ``ap`` AP of this round carried into the next attack."""
     require_fighting(state, unit, name)
     require_free(state, name)
-    after = spend(state, unit, ap, name, "Beginning an attack")
+    after = spend(state, unit, ap, name, "Beginning an attack", attack=True)
     if state.carried + ap > MAX_CARRIED:
         raise InvalidInput("begin_ap", f"at most {MAX_CARRIED} AP carried into one attack")
     after = replace(after, carried=state.carried + ap)
@@ -419,11 +536,17 @@ def set_location(
     require_fighting(state, unit, name)
     moved = location != state.location
     if bloom is None:
-        bloom = 0 if moved else state.bloom
-        pre = False if moved else state.pre_bloom
+        after = with_bloom_progress(state, Fraction(0)) if moved else state
     else:
         pre = bloom > 0 or (state.pre_bloom and not moved)
-    after = replace(state, location=location, bloom=bloom, pre_bloom=pre)
-    after = replace(after, visibility=bloom_visibility(state.visibility, bloom))
+        build = Fraction(0) if moved or pre else state.bloom_build
+        after = replace(state, bloom=Fraction(bloom), pre_bloom=pre, bloom_build=build)
+    after = replace(
+        after,
+        location=location,
+        visibility=bloom_visibility(state.visibility, bloom_level(after)),
+    )
     where = location or "no named location"
-    return after, f"is at {where}, bloom {bloom}" + (" (incandescent)" * incandescent(after))
+    return after, f"is at {where}, bloom {bloom_words(after)}" + (
+        " (incandescent)" * incandescent(after)
+    )

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 from app.rules.degrees import battle_state as bs
@@ -42,7 +43,11 @@ from app.rules.ruleset import (
 )
 
 # The situation fields a battle's state decides (left out of its attack form).
-STATE_FIELDS = frozenset({"ap", "carried", "drawn", "bloom", "visibility", "revealed", "dampened"})
+# The incandescent environment's 1° attack is the New round's (on each unit in the location),
+# not an attack's.
+STATE_FIELDS = frozenset(
+    {"ap", "carried", "drawn", "bloom", "visibility", "revealed", "dampened", "environment"}
+)
 
 OUTCOME_WORDS = {
     "destroyed": "destroyed",
@@ -60,8 +65,15 @@ FLAG_WORDS = {
 }
 
 
-def _fired_energy(unit: DegreesUnit, weapons: Sequence[int]) -> bool:
-    return any(unit.weapons[i].kind.energy or unit.weapons[i].kind.senses for i in weapons)
+def _bloom_share(attack: BattleAttack) -> Fraction:
+    """The bloom the attack causes, as the engine reports it (``bloom_share``: the largest
+    share of a γ-gun's round of the weapons fired, a dousing rod's 1/3, set to stun's
+    reduced share): 0 when nothing it fired blooms."""
+    more = getattr(attack.attack, "more", None)
+    if more is None:  # not the engine's round: the fired weapons' own rates
+        unit: DegreesUnit = attack.attacker.unit
+        return max((unit.weapons[i].kind.bloom_rate for i in _fired(attack)), default=Fraction(0))
+    return Fraction(str(dict(more).get("bloom_share", 0)))
 
 
 def _kept(value: Any, built: int, before: int | None) -> int | None:
@@ -108,6 +120,8 @@ def _kit_badges(state: bs.UnitState, weapons: Sequence[BattleWeapon]) -> tuple[s
     out: list[str] = []
     if state.ap_lost:
         out.append(f"{state.ap_lost} AP owed")
+    if state.ap_reused:
+        out.append(f"{state.ap_reused} AP of a missed Flashback (not for attacks)")
     if state.drawn:
         out.append("p-gun drawn")
     if state.carried:
@@ -118,9 +132,11 @@ def _kit_badges(state: bs.UnitState, weapons: Sequence[BattleWeapon]) -> tuple[s
         if w.cells["degree"] == "wrecked":
             out.append(f"{w.name} wrecked")
     if state.bloom:
-        out.append(f"bloom {state.bloom}" + " (incandescent)" * bs.incandescent(state))
+        out.append(f"bloom {bs.bloom_words(state)}" + " (incandescent)" * bs.incandescent(state))
     elif state.pre_bloom:
         out.append("pre-bloomed")
+    elif state.bloom_build:
+        out.append(f"blooming ({state.bloom_build} of a pre-bloom)")
     return tuple(out)
 
 
@@ -130,7 +146,7 @@ def _fired(attack: BattleAttack) -> tuple[int, ...]:
     return tuple(i for i in weapons if 0 <= i < len(unit.weapons))
 
 
-def _target_after(target: Fighter, got: Mapping[str, Any], energy: bool) -> bs.UnitState:
+def _target_after(target: Fighter, got: Mapping[str, Any], share: Fraction) -> bs.UnitState:
     unit: DegreesUnit = target.unit
     state: bs.UnitState = target.state
     after = replace(
@@ -139,14 +155,21 @@ def _target_after(target: Fighter, got: Mapping[str, Any], energy: bool) -> bs.U
         back_armour=_kept(got.get("back_armour"), unit.back_armour, state.back_armour),
         hp=_kept(got.get("hp"), unit.hp, state.hp),
         restrained=state.restrained or bool(got.get("restrained", False)),
-        energy_fired=state.energy_fired or energy,
     )
+    after = bs.mark_bloom(after, share)
     if got.get("suppressed") is True:
         after = replace(after, suppressed_rounds=bs.SUPPRESSED_ROUNDS)
     lost = got.get("ap_lost", 0)
+    senses = [s for s in got.get("dampened", []) or [] if s in SENSES]
+    if (
+        getattr(target.options, "nociception_at_hit", False)
+        and "nociception" in senses
+        and "nociception" in state.dampened
+    ):
+        # house rule: lost at the hit that dampens it; it was already dampened
+        lost = max(0, int(lost) - (unit.senses.index("nociception") + 1))
     if isinstance(lost, int) and not isinstance(lost, bool) and lost > 0:
         after = bs.lose_ap(after, unit, min(lost, bs.MAX_AP))
-    senses = [s for s in got.get("dampened", []) or [] if s in SENSES]
     if senses:
         longest = max(len(senses), len(state.dampened))
         order = tuple(s for s in unit.senses if s in set(senses) | set(state.dampened))
@@ -203,7 +226,7 @@ class DegreesBattles(RulesetBase):
             "hp": f"{hp}/{unit.hp}",
             "ap": f"{left}/{unit.ap}",
             "location": state.location,
-            "bloom": str(state.bloom),
+            "bloom": bs.bloom_words(state),
             "visibility": state.visibility,
         }
         badges = _badges(state, unit, weapons)
@@ -269,9 +292,10 @@ class DegreesBattles(RulesetBase):
                 name = unit.weapons[index].name
                 raise InvalidInput("weapons", f"{name} is wrecked")
         gas = [i for i in weapons if 0 <= i < len(unit.weapons) and unit.weapons[i].kind.gas]
-        left = bs.ap_left(state, unit)
+        # a missed Flashback's AP this round are for anything but a direct attack (DK14)
+        left = bs.attack_ap_left(state, unit)
         carried = state.gun(gas[0], unit.weapons[gas[0]]).pumped if gas else state.carried
-        bloom = max([state.bloom, *(t.state.bloom for t, _ in targets)])
+        bloom = max([bs.bloom_level(state), *(bs.bloom_level(t.state) for t, _ in targets)])
         # the attacker's visibility is its state's; the main target is revealed by its own
         revealed = bool(targets) and targets[0][0].state.visibility == "revealed"
         fed = {
@@ -292,6 +316,8 @@ class DegreesBattles(RulesetBase):
         cost = int(getattr(made, "ap_cost", 0))  # this round's, the carried AP apart
         if cost > left:
             carry = f" ({carried} carried)" if carried else ""
+            if state.ap_reused:
+                carry += f" ({state.ap_reused} of a missed Flashback only for non-attacks)"
             raise InvalidInput(
                 "weapons", f"needs {cost} AP{carry}; {attacker.name} has {left} left this round"
             )
@@ -321,15 +347,20 @@ class DegreesBattles(RulesetBase):
         unit: DegreesUnit = attack.attacker.unit
         state: bs.UnitState = attack.attacker.state
         weapons = _fired(attack)
-        energy = _fired_energy(unit, weapons)
+        share = _bloom_share(attack)
         info = detail.get("attacker", {}) if isinstance(detail, Mapping) else {}
         spent = int(info.get("ap_spent", getattr(attack.attack, "ap_cost", 0)) or 0)
+        reused = int(info.get("ap_reused", 0) or 0)
         seen = info.get("visibility") or state.visibility
         after = replace(
             state,
             ap_spent=min(bs.MAX_AP, state.ap_spent + max(0, spent)),
-            energy_fired=state.energy_fired or energy,
             visibility=seen if seen in VISIBILITY else state.visibility,
+        )
+        after = bs.mark_bloom(after, share)
+        # a missed Flashback's AP: the unit's again, but not for a direct attack (DK14)
+        after = replace(
+            after, ap_reused=min(state.ap_reused + max(0, reused), bs.ap_left(after, unit))
         )
         gas = [i for i in weapons if unit.weapons[i].kind.gas]
         if gas:
@@ -349,7 +380,7 @@ class DegreesBattles(RulesetBase):
         rolled = detail.get("targets", []) if isinstance(detail, Mapping) else []
         for index, target in enumerate(attack.targets):
             got = rolled[index] if index < len(rolled) else {}
-            states.append(_target_after(target, got, energy))
+            states.append(_target_after(target, got, share))
         return tuple(states)
 
     # ------------------------------------------------------------------ actions
@@ -379,7 +410,8 @@ class DegreesBattles(RulesetBase):
             if state.restrained and not state.custody:
                 after = replace(after, custody=True)
                 words.append(f"{f.name} {CUSTODY}")
-            for i in bs.gas_guns(unit):
+            repair = not getattr(f.options, "no_gas_repair", False)
+            for i in bs.gas_guns(unit) if repair else ():
                 weapon = unit.weapons[i]
                 gun = state.gun(i, weapon)
                 if 0 < gun.max < weapon.degree:

@@ -10,7 +10,7 @@ name and findings, the budget's finding, cost words in DP. The unit's scale is i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -34,6 +34,7 @@ from app.rules.ruleset import (
     JSON,
     CatalogueEntry,
     Column,
+    Finding,
     RulesetBase,
     UnitFigures,
     WeaponFigures,
@@ -239,6 +240,12 @@ class DegreesBuilding(RulesetBase):
                 ("Senses (dampener order)", senses_text if custom_senses else "the rules' order"),
             ),
         )
+
+    def roster_findings(
+        self, units: Sequence[tuple[DegreesUnit, int]], options: DegreesOptions
+    ) -> list[Finding]:
+        # "Ferrets are standard-issued six Least Weasels": at most six a Ferret
+        return rules.roster_findings(list(units))
 
     def encode_options(self, options: DegreesOptions) -> JSON:
         # the options keep the costs house rule parsed (a mapping): written back as its text

@@ -177,3 +177,35 @@ def budget_findings(total: int, budget: int | None, options: DegreesOptions) -> 
             f"{format_dp(total - budget)}.",
         )
     ]
+
+
+WEASELS_PER_FERRET = 6  # "Ferrets are standard-issued six Least Weasels"
+
+
+def is_ferret(unit: DegreesUnit) -> bool:
+    """A Ferret, as the builder knows one: a unit (not itself a Weasel) that carries the
+    tables' Least Weasel, the attack "Ferrets can fire [...] as any normal attack"."""
+    return not unit.weasel and any(w.kind.one_shot for w in unit.weapons)
+
+
+def roster_findings(units: list[tuple[DegreesUnit, int]]) -> list[Finding]:
+    """More Least Weasels than six a Ferret (counts included) is an error: "Ferrets are
+    standard-issued six Least Weasels" (9.5.3), and a Weasel is a Ferret's drone."""
+    weasels = sum(count for unit, count in units if unit.weasel)
+    ferrets = sum(count for unit, count in units if is_ferret(unit))
+    if weasels <= WEASELS_PER_FERRET * ferrets:
+        return []
+    most = WEASELS_PER_FERRET * ferrets
+    launchers = (
+        f"its {ferrets} Ferret{'s' * (ferrets != 1)} field at most {most}"
+        if ferrets
+        else "it has no Ferret (a unit carrying the Least Weasel attack) to launch them"
+    )
+    return [
+        Finding(
+            "error",
+            "weasels_per_ferret",
+            f"The army fields {weasels} Least Weasels; Ferrets are standard-issued six "
+            f"Least Weasels: {launchers}.",
+        )
+    ]

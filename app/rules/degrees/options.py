@@ -1,6 +1,8 @@
 """House rules of a Degrees army (RULINGS 2.3): over budget allowed, fighting in space, the
-cost of any catalogue weapon replaced, and the text's optional rule that blooms reduce energy
-weapons' range."""
+cost of any catalogue weapon replaced, the text's optional rule that blooms reduce energy
+weapons' range, and the other reading wherever the text allows two (docs/rulings.md names
+each: a classical ballistic's reveal once a round, a missed Flashback's attack AP only,
+Nociception's AP at the hit, no gas-gun repair at the scenario's end)."""
 
 from __future__ import annotations
 
@@ -38,6 +40,27 @@ OPTION_FIELDS = (
         help="Default: a step each shot",
     ),
     InputField(
+        "flashback_attack_ap",
+        "A missed Flashback gives back only its attack AP",
+        "flag",
+        False,
+        help="Default: all the shot's AP (its extended degrees' too)",
+    ),
+    InputField(
+        "nociception_at_hit",
+        "A dampened Nociception's AP are lost at the hit",
+        "flag",
+        False,
+        help="Default: at each new round while it is dampened",
+    ),
+    InputField(
+        "no_gas_repair",
+        "Damaged gas guns are not repaired when the scenario ends",
+        "flag",
+        False,
+        help="No spare parts and tools: the reduced max stays",
+    ),
+    InputField(
         "costs",
         "Weapon costs replaced (DP)",
         "text",
@@ -56,32 +79,27 @@ class DegreesOptions:
     costs: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     bloom_range: bool = False
     reveal_once: bool = False
+    flashback_attack_ap: bool = False
+    nociception_at_hit: bool = False
+    no_gas_repair: bool = False
 
-    def __hash__(self) -> int:
-        return hash(
-            (
-                self.allow_over_budget,
-                self.in_space,
-                tuple(sorted(self.costs.items())),
-                self.bloom_range,
-                self.reveal_once,
-            )
-        )
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DegreesOptions) and (
+    def _key(self) -> tuple[Any, ...]:
+        return (
             self.allow_over_budget,
             self.in_space,
-            dict(self.costs),
+            tuple(sorted(self.costs.items())),
             self.bloom_range,
             self.reveal_once,
-        ) == (
-            other.allow_over_budget,
-            other.in_space,
-            dict(other.costs),
-            other.bloom_range,
-            other.reveal_once,
+            self.flashback_attack_ap,
+            self.nociception_at_hit,
+            self.no_gas_repair,
         )
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DegreesOptions) and self._key() == other._key()
 
 
 def parse_costs(text: str) -> dict[str, int]:
@@ -104,6 +122,9 @@ def options_from(
     costs: FieldValue = "",
     bloom_range: FieldValue = False,
     reveal_once: FieldValue = False,
+    flashback_attack_ap: FieldValue = False,
+    nociception_at_hit: FieldValue = False,
+    no_gas_repair: FieldValue = False,
 ) -> DegreesOptions:
     """The house rules from their fields' values (``costs`` as its text)."""
     return DegreesOptions(
@@ -112,6 +133,9 @@ def options_from(
         MappingProxyType(parse_costs(str(costs or ""))),
         bool(bloom_range),
         bool(reveal_once),
+        bool(flashback_attack_ap),
+        bool(nociception_at_hit),
+        bool(no_gas_repair),
     )
 
 
@@ -138,4 +162,7 @@ def encode_options(options: DegreesOptions) -> dict[str, Any]:
         "costs": ", ".join(f"{k} = {v}" for k, v in sorted(options.costs.items())),
         "bloom_range": options.bloom_range,
         "reveal_once": options.reveal_once,
+        "flashback_attack_ap": options.flashback_attack_ap,
+        "nociception_at_hit": options.nociception_at_hit,
+        "no_gas_repair": options.no_gas_repair,
     }

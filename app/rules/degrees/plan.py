@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -166,9 +166,11 @@ def _shots_at(
     offset: int,
     situation: DegreesSituation,
     problems: list[str],
+    nociception_at_hit: bool = False,
 ) -> list[Shot | None]:
     """One shot's degree against each target (None past the first: not an area weapon),
-    with each location's problem once."""
+    with each location's problem once (house rule ``nociception_at_hit``: a dampener's shot
+    knows where the target's Nociception is in its order)."""
     kind = weapon.kind
     penetrate = situation.penetrate == "best"
     per_target: list[Shot | None] = []
@@ -181,9 +183,10 @@ def _shots_at(
         if problem and problem not in problems:
             problems.append(problem)
         degree = base + offset + area.LOCATION_PENALTY.get(location, 0)
-        per_target.append(
-            Shot.of(kind, degree, penetrate=penetrate, break_free=situation.break_free)
-        )
+        shot = Shot.of(kind, degree, penetrate=penetrate, break_free=situation.break_free)
+        if nociception_at_hit and kind.senses and "nociception" in unit.senses:
+            shot = replace(shot, nociception=unit.senses.index("nociception") + 1)
+        per_target.append(shot)
     return per_target
 
 
@@ -342,7 +345,16 @@ def plan(
                 shots.append(gas_shot)
                 total_ap += gas_shot.ap
                 continue
-            per_target = _shots_at(weapon, attacker, units, locations, offset, situation, problems)
+            per_target = _shots_at(
+                weapon,
+                attacker,
+                units,
+                locations,
+                offset,
+                situation,
+                problems,
+                options.nociception_at_hit,
+            )
             main = per_target[0]
             assert main is not None
             seen: tuple[tuple[str, str], ...] = ()
@@ -367,6 +379,10 @@ def plan(
                     steps=steps,
                     every_figure=bool(kind.area),
                     reuses_ap=kind.reuses_ap,
+                    # a missed Flashback's AP: all of them, or (house rule) its attack AP
+                    reused=(min(ap, kind.attack_ap) if options.flashback_attack_ap else ap)
+                    if kind.reuses_ap
+                    else 0,
                 )
             )
             total_ap += ap
@@ -376,7 +392,9 @@ def plan(
         problems.append("Only area weapons attack more than one unit.")
     needed = max(0, total_ap - situation.carried)
     # Nociception's AP come off the unit's AP per round; a given ``ap`` is what is left
-    available = max(0, attacker.ap - nociception_ap(attacker, situation))
+    # (house rule ``nociception_at_hit``: they were lost at the hit, not each round)
+    noci = 0 if options.nociception_at_hit else nociception_ap(attacker, situation)
+    available = max(0, attacker.ap - noci)
     if situation.ap is not None:
         available = situation.ap
     if needed > available:
@@ -399,7 +417,7 @@ def plan(
         sense_notes=tuple(
             SENSE_NOTES[s] for s in dampened_senses(attacker, situation) if s in SENSE_NOTES
         ),
-        nociception_ap=nociception_ap(attacker, situation) if situation.ap is None else 0,
+        nociception_ap=noci if situation.ap is None else 0,
         visibility_before=situation.visibility if classical else "",
         visibility=visibility if classical else "",
         more=tuple(more.items()) + ((("bloom_share", str(share)),) if share else ()),

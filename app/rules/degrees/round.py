@@ -59,7 +59,12 @@ TALLIED = ("destroyed", "critical", "wounded")  # the outcomes AttackOdds.tallie
 INLINE_UNIT_SHOTS = 20  # figurines x shots computed in the request (see Round.inline)
 
 
-PURPOSES = {"attack": "attack", "compress": "over-compression", "penetrate": "back line"}
+PURPOSES = {
+    "attack": "attack",
+    "compress": "over-compression",
+    "penetrate": "back line",
+    "environment": "incandescent bloom",
+}
 
 
 def die_purpose(purpose: str, against: int) -> str:
@@ -89,6 +94,7 @@ class PlannedShot:
     steps: tuple[tuple[str, str], ...] = ()
     every_figure: bool = False  # an area shot: it attacks every figurine of a squad target
     reuses_ap: bool = False  # a Flashback: its AP are not spent when it misses
+    reused: int = 0  # the AP a miss gives back (all its AP; house rule: the attack's only)
 
 
 def outcome_key(before: Target, after: Target) -> str:
@@ -370,7 +376,7 @@ class Round:
             after: dict[int, float] = {}
             for ap, p in reused.items():
                 after[ap] = after.get(ap, 0.0) + p * (1 - q)
-                after[ap + planned.ap] = after.get(ap + planned.ap, 0.0) + p * q
+                after[ap + planned.reused] = after.get(ap + planned.reused, 0.0) + p * q
             reused = {ap: p for ap, p in after.items() if p > 0}
         return reused, misses
 
@@ -550,6 +556,7 @@ class Round:
         states = [[t] * k for t, k in zip(self.targets, squads, strict=True)]
         lines = []
         ap_spent = -self.carried
+        reused = 0  # a missed Flashback's AP, back for anything but a direct attack
         for planned in self.shots:
             dice: list[RolledDie] = []
             skipped = ""
@@ -615,7 +622,8 @@ class Round:
                         dealt = shot.damage(natural) if shot.hits(natural) else None
                         if planned.reuses_ap and i == 0 and f == 0 and dealt is None:
                             # a Flashback only shoots if it hits: the AP are the unit's again
-                            ap_spent -= planned.ap
+                            ap_spent -= planned.reused
+                            reused += planned.reused
                             notes.append("ap_reused")
                         why = punch_front(shot, now, natural)
                         squad[f] = resolve(shot, now, natural, second)
@@ -665,6 +673,7 @@ class Round:
                 "gas": {str(w): {"max": m} for w, m in zip(self.gas_weapons, gas, strict=True)},
                 "pumped_left": 0,
                 **({"visibility": self.visibility} if self.visibility else {}),
+                **({"ap_reused": reused} if reused else {}),
             },
         }
         return AttackRoll(tuple(lines), detail=detail)

@@ -75,6 +75,9 @@ class Shot:
     penetrate: bool = True
     break_free: bool = False
     suppresses: bool = False
+    # house rule ``nociception_at_hit``: the target's Nociception's place in its order (a
+    # hit that dampens it costs that many AP more at once; 0: not charged at the hit)
+    nociception: int = 0
 
     @classmethod
     def of(
@@ -201,6 +204,8 @@ def _resolve(shot: Shot, target: Target, natural: int, second: int) -> Target:
         after = target._replace(ap_lost=target.ap_lost + lost)
         if shot.senses:
             after = after._replace(dampened=max(after.dampened, min(damage, SENSE_COUNT)))
+            if target.dampened < shot.nociception <= after.dampened:
+                after = after._replace(ap_lost=after.ap_lost + shot.nociception)
         if shot.restrains:
             freed = shot.break_free and second == 1
             after = after._replace(restrained=target.restrained or not freed)

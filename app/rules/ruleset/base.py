@@ -297,7 +297,14 @@ class RulesetBase(ABC):
         self, units: Sequence[Any], budget: int | None, options: Any
     ) -> list[Finding]:
         total = sum((self.unit_cost(u, options) for u in units), 0)
-        return self.budget_findings(total, budget, options)
+        return self.budget_findings(total, budget, options) + self.roster_findings(
+            [(u, 1) for u in units], options
+        )
+
+    def roster_findings(self, units: Sequence[tuple[Any, int]], options: Any) -> list[Finding]:
+        """None by default: a ruleset whose text limits units together says so (Degrees: at
+        most six Least Weasels a Ferret)."""
+        return []
 
     def budget_findings(self, total: Any, budget: int | None, options: Any) -> list[Finding]:
         """Over budget: an error, or a warning under an ``allow_over_budget`` house rule."""

@@ -113,6 +113,11 @@ class Building(Protocol):
         already summed: ``army_findings`` without working out every unit again."""
         ...
 
+    def roster_findings(self, units: Sequence[tuple[Any, int]], options: Any) -> list[Finding]:
+        """The army-level findings about its units together (not its budget): each unit as
+        its ruleset reads it with its count (how many figures it stands for)."""
+        ...
+
     def weapon_figures(self, unit: Any, index: int, options: Any) -> WeaponFigures:
         """Weapon ``index`` of the unit as shown, with the findings that concern it: the
         builder's preview of a weapon before it is added (the other weapons' figures are

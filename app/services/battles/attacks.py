@@ -149,10 +149,13 @@ def attack_odds(
     followers: Sequence[Follower] = (),
     moved: bool = False,
 ) -> OddsPreview:
-    """Exact odds of an attack in this battle as things stand (nothing is logged).
+    """Exact odds of an attack in this battle as things stand (nothing is logged); an ended
+    battle's are refused as its rolls are (422 naming ``battle``).
     ``situation``: the ruleset's situation values (a mapping, or an object with them as
     its fields)."""
     battle = battle_for(session, user=user, battle_id=battle_id)
+    # an ended battle shows no attack form: its odds would be of an attack it refuses
+    require_open(battle)
     prepared = _prepare(
         session,
         battle,

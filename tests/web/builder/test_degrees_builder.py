@@ -362,6 +362,9 @@ def test_house_rules_over_budget_space_and_costs(member: Member) -> None:
         "costs": "",
         "bloom_range": False,
         "reveal_once": False,
+        "flashback_attack_ap": False,
+        "nociception_at_hit": False,
+        "no_gas_repair": False,
     }
     assert [(f["code"], f["severity"]) for f in body["findings"]] == [("over_budget", "warning")]
     r = api(
