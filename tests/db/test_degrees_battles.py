@@ -529,3 +529,42 @@ def test_worked_example_swat_sensory_dampener_through_the_battle_api(app: FastAP
         assert hit["dampened"] == ["audition", "vision", "analgesia", "nociception"]
         assert (hit["armour"], hit["hp"], hit["restrained"]) == (None, None, False)  # untouched
         assert game.state(game.thinny)["ap_spent"] == 1
+
+
+def test_an_incandescent_location_attacks_the_unit_at_its_new_round_then_undo(
+    game: Game,
+) -> None:
+    """Incandescent Blooms: "A 1° attack at the beginning of each round from the environment on
+    each unit in that hex". Simo's location at -4 loses a level in a quiet round ("Bloomed hexes
+    loose 1 level of bloom at the end of any round during which no energy attacks pass") and
+    is still incandescent (-3) when its round begins: the d10 is rolled and logged, a natural
+    1 on its back line; Undo restores it."""
+    assert game.act(game.simo, "location", location="Hex 4", location_bloom=4).status_code == 201
+    before = game.states()
+    r = game.act(game.simo, "new_round", seed=_seed(1))
+    assert r.status_code == 201, r.text
+    (line,) = r.json()["dice"]
+    assert [(d["purpose"], d["natural"]) for d in line["dice"]] == [("incandescent bloom vs 1°", 1)]
+    assert "incandescent bloom at 1°: d10 1, hits for 1" in r.json()["summary"]
+    state = game.state(game.simo)
+    assert (state["bloom"], state["hp"], state["armour"]) == (3, 2, None)
+    assert game.unit(game.simo)["hp"] == "2/3"
+    assert game.undo().status_code == 200
+    assert game.states() == before
+    # a quiet round from -3 leaves -2: no attack
+    game.act(game.simo, "location", location="Hex 4", location_bloom=3)
+    r = game.act(game.simo, "new_round", seed=_seed(1))
+    assert r.json()["dice"] == [] and game.state(game.simo)["hp"] is None
+
+
+def test_the_odds_of_an_ended_battle_are_refused_naming_the_battle(game: Game) -> None:
+    """An ended battle shows no attack form and refuses every roll; its odds preview is
+    refused alike (422 naming ``battle``) until Undo reopens it."""
+    shot = {"attacker_id": game.simo, "target_id": game.thinny, "weapons": [1], "situation": {}}
+    assert game.client.post(f"{game.url}/odds", json=shot, headers=game.headers).status_code == 200
+    assert game.client.post(f"{game.url}/end", headers=game.headers).status_code == 201
+    r = game.client.post(f"{game.url}/odds", json=shot, headers=game.headers)
+    _refused(r, "battle")
+    assert "ended" in r.json()["detail"][0]["reason"]
+    assert game.undo().status_code == 200
+    assert game.client.post(f"{game.url}/odds", json=shot, headers=game.headers).status_code == 200

@@ -393,7 +393,13 @@ def environment_attack(state: UnitState, unit: DegreesUnit, rng: random.Random) 
     before = Target(armour_left(state, unit), back_armour_left(state, unit), hp_left(state, unit))
     natural = rng.randint(1, D10)
     hit = resolve(shot, before, natural)
-    after = replace(state, armour=hit.armour, back_armour=hit.back_armour, hp=hit.hp)
+    after = state  # a stat never changed stays "as built" (None)
+    if hit.armour != before.armour:
+        after = replace(after, armour=hit.armour)
+    if hit.back_armour != before.back_armour:
+        after = replace(after, back_armour=hit.back_armour)
+    if hit.hp != before.hp:
+        after = replace(after, hp=hit.hp)
     if hit.hp <= 0:
         after = replace(
             after, restrained=False, dampened=(), dampened_rounds=0, suppressed_rounds=0

@@ -470,3 +470,19 @@ def test_the_edit_forms_as_rendered_save_the_unit_unchanged(member: Member) -> N
     assert after["spec"] == simo["spec"] and after["senses"] == simo["senses"]
     assert [w["spec"] for w in after["weapons"]] == [w["spec"] for w in simo["weapons"]]
     assert after["weapons"][2]["spec"]["label"] == 'the "left"'
+
+
+def test_more_than_six_least_weasels_a_ferret_is_an_army_error(member: Member) -> None:
+    """9.5.3: "Ferrets are standard-issued six Least Weasels." The army's findings (counts
+    included) say so, and the army page shows it."""
+    army_id = new_army(member, budget=500)
+    add_unit(
+        member, army_id, {"name": "Ferret", "degree": 4, "weapons": [{"type": "least_weasel"}]}
+    )
+    add_unit(member, army_id, {"name": "Weasels", "kind": "least_weasel", "count": 6})
+    assert [f["code"] for f in army(member, army_id)["findings"]] == []
+    add_unit(member, army_id, {"name": "One more", "kind": "least_weasel"})
+    codes = [(f["code"], f["severity"]) for f in army(member, army_id)["findings"]]
+    assert codes == [("weasels_per_ferret", "error")]
+    page = member.client.get(f"/armies/{army_id}").text
+    assert "Ferrets are standard-issued six Least Weasels" in page
