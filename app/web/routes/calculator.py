@@ -22,6 +22,7 @@ from app.rules.fields import format_field
 from app.rules.ruleset import Ruleset
 from app.services import calculator, calculator_units
 from app.services.calculator import BONUS_DIE, CalcRequest
+from app.services.open_calculator import PATH as OPEN_PATH
 from app.web.attack_request import (
     FIGURES,
     FOLLOWER,
@@ -32,7 +33,14 @@ from app.web.attack_request import (
 )
 from app.web.calculator_query import parse, to_pairs, to_query
 from app.web.charts import CHART_MODES, chart_mode, damage_chart
-from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute, reads_army
+from app.web.deps import (
+    CurrentUser,
+    FormDep,
+    OptionalUser,
+    SessionDep,
+    SessionRoute,
+    reads_army,
+)
 from app.web.htmx import is_htmx, redirect
 from app.web.inputs import parse_id
 from app.web.ratelimit import calculator_rate_limit
@@ -215,9 +223,12 @@ def _calculation_armies(request: Request) -> tuple[int, ...]:
 
 @router.get("/calculator", dependencies=RATE_LIMITED)
 @reads_army(_calculation_armies)
-def calculator_page(request: Request, session: SessionDep, user: CurrentUser) -> Response:
-    """The calculator; for htmx just its block, with the URL to push."""
+def calculator_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
+    """The calculator; for htmx just its block, with the URL to push. A visitor has no
+    saved units to pick: the open calculator, with the query's situation."""
     params = Params(list(request.query_params.multi_items()))
+    if user is None:
+        return redirect(request, visitor_url(params))
     # A unit picker asks for the whole calculator (``full``); other inputs for the results.
     results_only = is_htmx(request) and not request.query_params.get("full")
     context = calculator_context(session, user, params, pickers=not results_only)
@@ -232,6 +243,27 @@ def calculator_page(request: Request, session: SessionDep, user: CurrentUser) ->
         status_code=status,
         headers={"HX-Push-Url": url},
     )
+
+
+SAVED_PICKS = frozenset(
+    {"attacker", "target", "weapons", "compare", "compare_weapons", "ally", "ally_weapons"}
+    | {FOLLOWER, TARGET_FIGURES, "full"}
+)
+"""The saved calculator's keys that name saved units (or pick among their weapons)."""
+
+
+def visitor_url(params: Params) -> str:
+    """Where a visitor's ``/calculator?...`` goes: the open calculator, with what of the
+    query does not name saved units (the rule system, the situation, the chart).
+
+    >>> visitor_url(Params([("attacker", "3"), ("rules", "degrees"), ("range", "far")]))
+    '/calculator/open?rules=degrees&range=far'
+    >>> visitor_url(Params([("target", "4"), ("follower_figures", "2")]))
+    '/calculator/open'
+    """
+    kept = [(k, v) for k, v in params.items if k not in SAVED_PICKS]
+    kept = [(k, v) for k, v in kept if not k.startswith(f"{FOLLOWER}_")]
+    return OPEN_PATH + (f"?{urlencode(kept)}" if kept else "")
 
 
 def battle_url(rolled: calculator.RolledInBattle, request: CalcRequest, ruleset: Ruleset) -> str:

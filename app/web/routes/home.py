@@ -20,13 +20,16 @@ def home(request: Request, user: OptionalUser) -> Response:
     """Visitors see what BrikForge does; members go to their armies."""
     if user is not None:
         return redirect(request, "/armies")
-    return render(request, "home.html")
+    return render(request, "home.html", {"rulesets": list(RULESETS.values())})
 
 
 @router.get("/glossary")
-def glossary(request: Request) -> Response:
-    """Every ruleset's rules words, each explained and pointing to its rule (public)."""
-    return render(request, "glossary.html", {"rulesets": list(RULESETS.values())})
+def glossary(request: Request, rules: str = "") -> Response:
+    """Every ruleset's rules words, each explained and pointing to its rule (public);
+    ``rules``: only that ruleset's (an unknown one: all of them)."""
+    chosen = RULESETS.get(rules)
+    context = {"rulesets": list(RULESETS.values()), "chosen": chosen}
+    return render(request, "glossary.html", context)
 
 
 @router.api_route("/healthz", methods=["GET", "HEAD"], include_in_schema=False)

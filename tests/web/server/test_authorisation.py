@@ -195,7 +195,13 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
         {"dice": 2, "sides": 10, "armor": {"fixed": 4}},
         PUBLIC,
     ),
-    ("GET", "/calculator", {"attacker": "{unit_id}", "target": "{unit_id}"}, READ),
+    # a visitor's saved calculator is the open calculator (issue 29 item 8)
+    (
+        "GET",
+        "/calculator",
+        {"attacker": "{unit_id}", "target": "{unit_id}"},
+        READ | {"visitor": "ok"},
+    ),
     ("POST", "/calculator/roll", {"query": "attacker={unit_id}&target={scout_id}"}, READ),
     ("GET", "/calculator/open", {"a.kind": "minifig", "t.kind": "hero"}, PUBLIC),
     (
