@@ -39,6 +39,9 @@ SMALL_PARTS = (("2x2", "2x2 studs (-1)"), ("1x1", "1x1 stud (-2)"))
 # (those and the FlameThrowers; a BlastGun's spray is its own): ``attacks.build.AUTO_WEAPONS``.
 BURST_WEAPONS = tuple(t for t, auto in AUTO_WEAPONS.items() if auto == "machinegun")
 ARC_WEAPONS = tuple(t for t, auto in AUTO_WEAPONS.items() if auto != "blastgun")
+# The weapons a Charge may add its MOM to: Close Combat weapons (5.4: "A Charging attack is
+# treated as a special kind of Close Combat maneuver"; bare hands for a body slam).
+CLOSE_COMBAT = tuple(w.id for w in catalogue() if w.category == "close_combat")
 # The weapons whose shot can explode: the Explosives, and those Ammo or a Payload loads.
 BLAST_WEAPONS = tuple(
     w.id for w in catalogue() if w.category == "explosive" or w.takes_ammo or w.takes_payload
@@ -93,7 +96,14 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         "homing_in", "Homing In bonus", "whole", 0, high=MAX_SUPPORT, help="Gunnery bonus kept"
     ),
     InputField("gunner", "Fired by a Gunner (d8)", "flag", False),
-    InputField("charge", "Charge: spend MOM (+1 Action die of Damage)", "flag", False),
+    InputField(
+        "charge",
+        "Charge: spend MOM (+1 Action die of Damage)",
+        "flag",
+        False,
+        help="a Charging attack with a Close Combat weapon (5.4)",
+        when=((WEAPON_TYPE, CLOSE_COMBAT),),
+    ),
     InputField(
         "arc",
         "Arc points (MachineGun, FlameThrower)",

@@ -115,6 +115,16 @@ class DegreesAttack(Round):
         return self.ap_needed
 
 
+def gas_reach(pumped: int) -> str:
+    """The farthest range a gas gun pumped to ``pumped``° reaches, in words ("" : none).
+
+    >>> gas_reach(3), gas_reach(0)
+    ('Far', '')
+    """
+    reached = [r for r, need in GAS_GUN_RANGE.items() if need <= pumped]
+    return RANGES[reached[-1]] if reached else ""
+
+
 def _gas_shot(
     weapon: DegreesWeapon,
     index: int,
@@ -126,31 +136,43 @@ def _gas_shot(
     situation: DegreesSituation,
     targets: int,
     problems: list[str],
+    pump: int | None = None,
 ) -> PlannedShot:
-    """A gas gun's shot: pumped from ``start`` (AP carried in) by the situation's pump, at the
-    main target only; a problem if it is pumped too little for the range."""
-    pumped = start + situation.pump
+    """A gas gun's shot: pumped from ``start`` (AP carried in) by the situation's pump (or,
+    left empty, ``pump``: the AP ``plan`` chose), at the main target only; a problem if it is
+    pumped too little for the range."""
+    chosen = situation.pump is None
+    pump = situation.pump if situation.pump is not None else (pump or 0)
+    pumped = start + pump
     need = GAS_GUN_RANGE[situation.range]
     if pumped < need:
+        reach = gas_reach(pumped)
+        within = (
+            f" Within its AP it is pumped to {pumped}°: "
+            + (f"it reaches {reach}." if reach else "it reaches no range.")
+            if chosen
+            else ""
+        )
         problems.append(
             f"{weapon.name} pumped to {pumped}° cannot reach "
-            f"{RANGES[situation.range]} (needs {need}°)."
+            f"{RANGES[situation.range]} (needs {need}°).{within}"
         )
     penetrate = situation.penetrate == "best"
     shot = Shot.of(weapon.kind, 0, penetrate=penetrate, break_free=situation.break_free)
+    why = f", chosen to reach {RANGES[situation.range]} (needs {need}°)" if chosen else ""
     steps = (
-        ("pumped", f"{start} carried + {situation.pump} AP (max {weapon.degree})"),
+        ("pumped", f"{start} carried + {pump} AP (max {weapon.degree}){why}"),
         *((name, f"{m:+d}°") for name, m in mods),
-        ("AP", str(start + situation.pump + ap)),
+        ("AP", str(start + pump + ap)),
     )
     return PlannedShot(
         index,
         label,
         (shot,) + (None,) * (targets - 1),
-        start + situation.pump + ap,
+        start + pump + ap,
         gas=gas,
         start=start,
-        pump=situation.pump,
+        pump=pump,
         compress_op=situation.compress_op,
         offset=sum(m for _, m in mods),
         range_need=need,
@@ -292,7 +314,62 @@ def plan(
 ) -> DegreesAttack:
     """The round: each chosen weapon fired ``shots`` times in order, against the targets
     (an area weapon at each figurine of each, a squad's counted as units of their own),
-    after the incandescent environment's attack where asked."""
+    after the incandescent environment's attack where asked.
+
+    A gas gun's pump left empty (``pump`` None) is chosen: each gas shot in order is pumped
+    the AP that reach the range from what it carries in, as far as the AP the round leaves
+    after its other costs allow (the rest short: the farthest range it then reaches is
+    named); why is told in the odds' detail (``gas_pump``) and the shot's steps."""
+    gas_chosen = any(attacker.weapons[i].kind.gas for i in weapons)
+    if situation.pump is not None or not gas_chosen:
+        return _round(attacker, weapons, targets, situation, options, ())
+    bare = _round(attacker, weapons, targets, situation, options, ())
+    spare = max(0, bare.ap_available - bare.ap_needed)
+    pumps: list[int] = []
+    for shot in bare.shots:
+        if shot.gas >= 0:
+            pumps.append(min(max(0, shot.range_need - shot.start), spare))
+            spare -= pumps[-1]
+    attack = _round(attacker, weapons, targets, situation, options, tuple(pumps))
+    notes = [
+        _pump_note(shot, RANGES[situation.range], attack.ap_available)
+        for shot in attack.shots
+        if shot.gas >= 0
+    ]
+    return replace(attack, more=(*attack.more, ("gas_pump", notes)))
+
+
+def _pump_note(shot: PlannedShot, range_name: str, available: int) -> str:
+    """Why a gas shot's pump was chosen: 'pumped 2 AP to reach Close (needs 2°) within 3 AP'."""
+    pumped = shot.start + shot.pump
+    carried = f" ({shot.start} AP carried in)" if shot.start else ""
+    if pumped >= shot.range_need:
+        if not shot.pump:
+            return (
+                f"{shot.label}: not pumped: the {shot.start} AP carried in reach "
+                f"{range_name} (needs {shot.range_need}°)"
+            )
+        return (
+            f"{shot.label}: pumped {shot.pump} AP to reach {range_name} "
+            f"(needs {shot.range_need}°) within {available} AP{carried}"
+        )
+    reach = gas_reach(pumped)
+    return (
+        f"{shot.label}: pumped {shot.pump} AP{carried}, all that {available} AP leave: "
+        f"{pumped}° reaches {reach or 'no range'}; {range_name} needs {shot.range_need}°"
+    )
+
+
+def _round(
+    attacker: DegreesUnit,
+    weapons: tuple[int, ...],
+    targets: Sequence[TargetInput],
+    situation: DegreesSituation,
+    options: DegreesOptions | None,
+    pumps: tuple[int, ...],
+) -> DegreesAttack:
+    """``plan``'s round, each gas shot in order pumped ``pumps[k]`` when the situation's
+    pump is empty (none given: 0)."""
     options = options or DegreesOptions()
     problems: list[str] = []
     units: list[DegreesUnit] = [t.unit for t in targets]
@@ -339,8 +416,19 @@ def plan(
             if kind.gas:
                 start = situation.carried if first else 0
                 gas = gas_weapons.index(index)
+                k = sum(1 for p in shots if p.gas >= 0)
                 gas_shot = _gas_shot(
-                    weapon, index, label, gas, start, ap, mods, situation, len(units), problems
+                    weapon,
+                    index,
+                    label,
+                    gas,
+                    start,
+                    ap,
+                    mods,
+                    situation,
+                    len(units),
+                    problems,
+                    pumps[k] if k < len(pumps) else 0,
                 )
                 shots.append(gas_shot)
                 total_ap += gas_shot.ap

@@ -45,8 +45,30 @@ GAS_GUNS = weapons_whose(lambda kind: kind.gas)
 CLASSICAL = weapons_whose(lambda kind: kind.ballistic == "classical")
 BLOOMING = weapons_whose(lambda kind: kind.energy or kind.senses)  # radiation weapons
 
+
+def _range_matters(kind: WeaponType) -> bool:
+    """Whether the range changes the type's attack: a gas gun's pumping, a punch gun's
+    penalties, a Flashback's band bonus, an inter-offer's Very Far bonus, direct radiation's
+    horizon, a ballistic's range in space (9.5); a blade's or an explosive's reads none."""
+    return bool(
+        kind.gas
+        or kind.punch
+        or kind.band_bonus
+        or kind.very_far_revealed_bonus
+        or kind.no_very_far
+        or kind.ballistic
+    )
+
+
 SITUATION_FIELDS: tuple[InputField, ...] = (
-    InputField("range", "Range", "choice", "close", choices=tuple(RANGES.items())),
+    InputField(
+        "range",
+        "Range",
+        "choice",
+        "close",
+        choices=tuple(RANGES.items()),
+        when=weapons_whose(_range_matters),
+    ),
     InputField(
         "medium",
         "Medium",
@@ -108,7 +130,17 @@ SITUATION_FIELDS: tuple[InputField, ...] = (
         high=12,
         help="A begun attack, or AP pumped into a gas gun",
     ),
-    InputField("pump", "AP pumped into a gas gun", "whole", 0, low=0, high=12, when=GAS_GUNS),
+    InputField(
+        "pump",
+        "AP pumped into a gas gun",
+        "whole",
+        None,
+        low=0,
+        high=12,
+        optional=True,
+        help="Empty: the AP that reach the range, within the round's AP",
+        when=GAS_GUNS,
+    ),
     InputField(
         "drawn",
         "P-gun already drawn",
@@ -212,7 +244,7 @@ class DegreesSituation:
     shots: int = 1
     penetrate: str = "best"
     carried: int = 0
-    pump: int = 0
+    pump: int | None = None  # None: the AP that reach the range (``plan``)
     drawn: bool = False
     stay_hidden: bool = False
     visibility: str = "fogged"

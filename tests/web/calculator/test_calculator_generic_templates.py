@@ -144,15 +144,19 @@ def test_the_situation_asks_only_the_fields_that_apply() -> None:
 
 def test_what_the_situation_fields_apply_by_fetches_them_again() -> None:
     page = _switched_block("shot")
+    # the situation's fields only (hx-select), swapped in their place; the form's own request
+    # fetches the results meanwhile (no unit-pick: app.js leaves it be)
+    swap = ('hx-select="#situation-fields"', 'hx-target="#situation-fields"', 'hx-sync="#situ')
     mode = re.search(r'<select id="calc-mode"[^>]*>', page)
-    assert mode and 'hx-target="#calculator"' in mode.group(0), page
+    assert mode and all(a in mode.group(0) for a in swap), page
+    assert "unit-pick" not in mode.group(0)
     boxes = re.findall(r'<input type="checkbox" id="weapons-[^>]*>', page)
-    assert boxes and all('class="unit-pick"' in box for box in boxes), boxes
+    assert boxes and all(a in box for box in boxes for a in swap), boxes
+    assert not any("unit-pick" in box for box in boxes)
+    assert '<div id="situation-fields" class="form-fields">' in page
     cover = re.search(r'<input type="checkbox" id="calc-cover"[^>]*>', page)
     assert cover and "hx-get" not in cover.group(0)  # no field applies by cover
     # the fake as it is: nothing applies by anything, so nothing fetches the fields again
     calc, request, _ = _calculation({})
     plain = _block(calc, request, {})
-    assert "unit-pick" not in "".join(
-        re.findall(r'<input type="checkbox" id="weapons-[^>]*>', plain)
-    )
+    assert "hx-get" not in "".join(re.findall(r'<input type="checkbox" id="weapons-[^>]*>', plain))
