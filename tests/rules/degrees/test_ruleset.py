@@ -63,6 +63,7 @@ def test_the_unit_form_asks_every_field_encode_unit_writes_but_the_weapons() -> 
 def _changed(field: InputField) -> FieldValue:
     """A value of ``field`` other than its default that its rule reads."""
     return {
+        "range": "far",
         "medium": "heavy",
         "revealed": True,
         "set_degree": 1,
@@ -101,6 +102,7 @@ BASES: tuple[dict[str, Any], ...] = (
 
 def test_only_the_fields_some_weapons_ignore_declare_when_they_apply() -> None:
     assert [f.name for f in WHEN_FIELDS] == [
+        "range",
         "medium",
         "revealed",
         "set_degree",
@@ -127,7 +129,10 @@ def test_a_few_answers_of_applies() -> None:
     assert not FIELDS["penetrate"].applies({}, ("p_gun", "a_am_converter"))
     assert FIELDS["stay_hidden"].applies({}, ("pistol",))
     assert not FIELDS["stay_hidden"].applies({}, ("modern_pistol",))
-    assert FIELDS["range"].applies({}, ()) and FIELDS["bloom"].applies({}, ("p_gun",))
+    assert FIELDS["bloom"].applies({}, ("p_gun",)) and FIELDS["bloom"].applies({}, ())
+    assert FIELDS["range"].applies({}, ("rifle",)) and FIELDS["range"].applies({}, ("gas_gun",))
+    assert not FIELDS["range"].applies({}, ("katana",))  # a blade reads no range
+    assert not FIELDS["range"].applies({}, ("grenade",))  # an explosive's reach is by location
 
 
 @pytest.mark.parametrize("field", WHEN_FIELDS, ids=lambda f: f.name)
