@@ -244,7 +244,10 @@ def _log_block(request: Request) -> str | None:
 def battle_odds(
     request: Request, session: SessionDep, user: CurrentUser, battle_id: Id
 ) -> Response:
-    """The odds of the attack in the query string (the form's live preview; 422 if refused).
+    """The odds of the attack in the query string (the form's live preview). A refused attack
+    is answered 200 too, with why beside a disabled Roll it!: a preview asked while the form is
+    being filled in (no target picked yet, a mode changed first) is no failed request, and a
+    browser logs every 4xx to the console. The roll itself (POST) is still refused with a 422.
 
     ``form=1`` (the attacker was changed): the whole attack form, with that attacker's weapons.
     """
@@ -262,7 +265,6 @@ def battle_odds(
         battle_id,
         values=values,
         block="odds",
-        status_code=422 if odds[1] and is_htmx(request) else 200,
         odds=odds,
     )
 

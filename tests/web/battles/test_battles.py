@@ -124,7 +124,8 @@ def test_the_odds_preview_follows_the_form(member: Member, battle: dict[str, int
     assert near.status_code == far.status_code == 200
     assert near.text.lstrip().startswith('<div id="odds"') and near.text != far.text
     refused = member.client.get(url, params=_form(battle, distance="-3"), headers=hx)
-    assert refused.status_code == 422 and "Cannot roll this" in refused.text
+    assert refused.status_code == 200 and "Cannot roll this" in refused.text  # a preview
+    assert re.search(r'<button[^>]*id="roll-it"[^>]*disabled', refused.text)
     swap = member.client.get(url, params={"form": "1", "attacker_id": battle["walker"]}, headers=hx)
     assert swap.text.lstrip().startswith("<form") and "has no weapons" in swap.text
     page = member.client.get(url, params=_form(battle))
