@@ -11,7 +11,9 @@ function showError(text) {
 }
 // A unit picker that fetches the whole calculator again (a select of class "unit-pick") also
 // bubbles its change to the live form around it, whose own request (only the results) would
-// replace the picker's in flight (hx-sync): the form leaves a picker's changes to the picker.
+// be sent again after the picker's (hx-sync queues the last): the form leaves a picker's
+// changes to the picker. (hx-sync queues rather than replaces: htmx logs every request it
+// aborts as an error, htmx:sendAbort, and a player's quick typing is no error.)
 // (htmx's trigger filters would need eval, which our CSP and htmx-config forbid.) The weapon
 // boxes are left as they were: a box ticked while the player types on must not swap the form.
 document.addEventListener("htmx:confirm", (event) => {

@@ -234,7 +234,9 @@ def calculator_page(request: Request, session: SessionDep, user: OptionalUser) -
     context = calculator_context(session, user, params, pickers=not results_only)
     with_chart(context, params)
     url = "/calculator" + (f"?{context['query']}" if context["query"] else "")
-    status = 422 if context["errors"] else 200
+    # htmx's live answer to the form is 200 with the errors inline (a browser logs every 4xx
+    # to the console; a pick being made is no failed request); the page itself is a 422.
+    status = 422 if context["errors"] and not is_htmx(request) else 200
     return render(
         request,
         PAGE,

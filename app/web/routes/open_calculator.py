@@ -25,7 +25,7 @@ from app.services.calculator import BONUS_DIE, CalcRequest, Calculation, Loadout
 from app.web.attack_request import Params
 from app.web.calculator_query import parse, to_pairs
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
-from app.web.htmx import redirect
+from app.web.htmx import is_htmx, redirect
 from app.web.inputs import parse_id
 from app.web.ratelimit import calculator_rate_limit
 from app.web.routes.calculator import _situation_text, calculator_parts, with_chart
@@ -227,7 +227,10 @@ def open_calculator_page(request: Request, session: SessionDep, user: OptionalUs
     if user is not None:
         context["army_options"] = _armies(session, user, context["rules"])
     url = f"{oc.PATH}?{context['query']}"
-    status = 422 if context["errors"] else 200
+    # htmx's live answer to the form being filled in is 200 with the errors inline: a browser
+    # logs every 4xx to the console, and a half-typed form is no failed request. The page
+    # itself (a shared link, no JavaScript) is still a 422 naming the fields.
+    status = 422 if context["errors"] and not is_htmx(request) else 200
     return render(
         request,
         PAGE,

@@ -120,6 +120,9 @@ def test_bad_inputs_are_named_in_place(member: Member, armies) -> None:
     assert "Distance" in r.text and "must be from 0 to 1000 inches" in r.text
     assert "needs a whole number" in r.text
     assert 'data-name="miss"' in r.text  # the rest still computes
+    # htmx's live answer: the same, but a 200 (a browser logs every 4xx to the console)
+    live = member.client.get(url + "&distance=-2&arc=lots", headers={"HX-Request": "true"})
+    assert live.status_code == 200 and "must be from 0 to 1000 inches" in live.text
 
 
 def test_another_users_units_are_not_found(member: Member, stranger: Member, armies) -> None:
