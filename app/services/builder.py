@@ -125,6 +125,16 @@ class ArmyView:
         return self.ruleset.format_cost(self.army.budget)
 
     @property
+    def calculator_pair(self) -> tuple[UnitView, UnitView] | None:
+        """Two units to try in the calculator: the first with a weapon, attacking the next
+        other unit (else the first before it); None without such two."""
+        armed = next((i for i, u in enumerate(self.units) if u.weapons), None)
+        if armed is None or len(self.units) < 2:
+            return None
+        target = armed + 1 if armed + 1 < len(self.units) else 0
+        return self.units[armed], self.units[target]
+
+    @property
     def figure_count(self) -> int:
         """Figures on the table: each unit counts its count."""
         return sum(u.row.count for u in self.units)

@@ -96,7 +96,12 @@ def _unit_reason(index: int, unit: object, field: str, reason: str) -> str:
 
 def parse_document(raw: bytes) -> dict[str, Any]:
     """Check a document completely; raise ImportProblems listing every problem."""
-    doc = _json_object(raw)
+    return check_document(_json_object(raw))
+
+
+def check_document(doc: dict[str, Any]) -> dict[str, Any]:
+    """Check a document's object completely (its units normalised in place); raise
+    ImportProblems listing every problem."""
     ruleset_id = doc.get("ruleset")
     rules = RULESETS.get(ruleset_id) if isinstance(ruleset_id, str) else None
     problems = _head_problems(doc, rules)
@@ -260,7 +265,14 @@ def _free_name(session: Session, *, user: User, name: str) -> str:
 def import_army(session: Session, *, user: User, raw: bytes) -> Army:
     """Create an army from a document: all of it, or nothing."""
     quotas.armies(session, user=user)
-    doc = parse_document(raw)
+    return create_from_document(session, user=user, doc=parse_document(raw))
+
+
+def create_from_document(
+    session: Session, *, user: User, doc: dict[str, Any], summary: str = "imported"
+) -> Army:
+    """Create the army of a checked document (``check_document``), its units in order; the
+    history's first entry is ``summary`` and the number of units."""
     army = Army(
         owner_id=user.id,
         name=_free_name(session, user=user, name=doc["name"].strip()),
@@ -273,7 +285,7 @@ def import_army(session: Session, *, user: User, raw: bytes) -> Army:
     session.flush()
     add_units(session, army_id=army.id, units=doc["units"])
     figures = sum(unit.get("count", 1) for unit in doc["units"])
-    summary = f"imported with {len(doc['units'])} units"
+    summary = f"{summary} with {len(doc['units'])} units"
     if figures != len(doc["units"]):
         summary += f" ({figures} figures)"
     history.record(session, army=army, user=user, summary=summary)

@@ -22,6 +22,7 @@ from app.rules.brikwars.catalogue import (
     format_cp,
     format_number,
 )
+from app.rules.brikwars.examples import SAMPLE_ARMY
 from app.rules.brikwars.figures import (
     armour_text,
     field_words,
@@ -50,6 +51,7 @@ from app.rules.ruleset import (
     Column,
     GlossaryTerm,
     RulesetBase,
+    SampleArmy,
     UnitFigures,
     WeaponFigures,
     catalogue_split,
@@ -314,6 +316,7 @@ class BrikWarsBuilding(RulesetBase):
     glossary: tuple[GlossaryTerm, ...] = GLOSSARY
     cost_unit = "CP"
     option_fields: tuple[InputField, ...] = _option_fields()
+    sample_army: SampleArmy = SAMPLE_ARMY
     unit_fields: tuple[InputField, ...] = UNIT_FIELDS
     # A minifig's and a Hero's Size and flesh are the rules'; they walk and take no Size
     # Damage (docs/rulings.md, BrikWars building ruling 20).

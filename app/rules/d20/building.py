@@ -18,6 +18,7 @@ from app.rules.d20 import findings as rules
 from app.rules.d20 import options as opts
 from app.rules.d20 import units
 from app.rules.d20.catalogue import EQUIPMENT, TIMER_TURNS, Equipment
+from app.rules.d20.examples import SAMPLE_ARMY
 from app.rules.d20.units import (
     AUTOMATIC,
     KIND,
@@ -31,7 +32,14 @@ from app.rules.d20.units import (
     D20Weapon,
 )
 from app.rules.fields import InputField
-from app.rules.ruleset import JSON, CatalogueEntry, Column, UnitFigures, WeaponFigures
+from app.rules.ruleset import (
+    JSON,
+    CatalogueEntry,
+    Column,
+    SampleArmy,
+    UnitFigures,
+    WeaponFigures,
+)
 
 OWN: Final = ("gun", "hth")  # the player's own weapons: name, Reach and Power given
 MAX_REUSE: Final = 24  # the army's own weapons the add-weapon form offers again, at most
@@ -235,6 +243,7 @@ class D20Building:
 
     option_fields: tuple[InputField, ...] = opts.OPTION_FIELDS
     options_type = opts.D20Options  # the house rules as a typed dataclass, not ``Values``
+    sample_army: SampleArmy = SAMPLE_ARMY
     unit_fields: tuple[InputField, ...] = units.UNIT_FIELDS
     unit_columns: tuple[Column, ...] = (
         Column("shot", "Shot", numeric=True),

@@ -17,6 +17,7 @@ from typing import Any
 from app.rules.degrees import findings as rules
 from app.rules.degrees import units
 from app.rules.degrees.catalogue import SCALE_SHORT, SCALES, SENSES, WEAPON_TYPES, WEAPONS
+from app.rules.degrees.examples import SAMPLE_ARMY
 from app.rules.degrees.options import OPTION_FIELDS, DegreesOptions, encode_options, options_from
 from app.rules.degrees.units import (
     FORM_FIELDS,
@@ -36,6 +37,7 @@ from app.rules.ruleset import (
     Column,
     Finding,
     RulesetBase,
+    SampleArmy,
     UnitFigures,
     WeaponFigures,
 )
@@ -169,6 +171,7 @@ class DegreesBuilding(RulesetBase):
     cost_unit = "DP"
     option_fields = OPTION_FIELDS
     options_type = staticmethod(options_from)  # the costs house rule: text, kept parsed
+    sample_army: SampleArmy = SAMPLE_ARMY
     unit_fields = FORM_FIELDS
     # A Least Weasel's figures are the text's (units.WEASEL_FIXED): its form asks its name
     # and the order a dampener takes its senses, not its degree, Armour, HP, AP or OP.

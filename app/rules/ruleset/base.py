@@ -21,6 +21,7 @@ What a ruleset must write (the primitives, abstract here): its identity (``id``,
 
 from __future__ import annotations
 
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
@@ -46,6 +47,7 @@ from app.rules.ruleset.figures import (
     Column,
     Finding,
     GlossaryTerm,
+    SampleArmy,
     Severity,
     UnitFigures,
     WeaponFigures,
@@ -305,6 +307,21 @@ class RulesetBase(ABC):
         """None by default: a ruleset whose text limits units together says so (Degrees: at
         most six Least Weasels a Ferret)."""
         return []
+
+    @property
+    def sample_army(self) -> SampleArmy:
+        """The sample attacks' units, each once (by name; the first attack's attacker and
+        target first), with a budget of their cost rounded up to ten: a ruleset names its
+        texts' own examples instead."""
+        units: dict[str, JSON] = {}
+        for sample in self.sample_attacks:
+            for unit in (sample.attacker, *sample.targets):
+                units.setdefault(str(unit.get("name")), unit)
+        options = self.decode_options(None)
+        total = sum((self.unit_cost(self.decode_unit(u), options) for u in units.values()), 0)
+        budget = max(10, -(-math.ceil(total) // 10) * 10)
+        notes = "The units of this rule system's sample attacks."
+        return SampleArmy(f"{self.name} example", budget, notes, tuple(units.values()))
 
     def budget_findings(self, total: Any, budget: int | None, options: Any) -> list[Finding]:
         """Over budget: an error, or a warning under an ``allow_over_budget`` house rule."""

@@ -27,6 +27,7 @@ from app.rules.ruleset.figures import (
     Column,
     Finding,
     GlossaryTerm,
+    SampleArmy,
     UnitFigures,
     WeaponFigures,
 )
@@ -104,6 +105,12 @@ class Building(Protocol):
     def army_findings(
         self, units: Sequence[Any], budget: int | None, options: Any
     ) -> list[Finding]: ...
+
+    @property
+    def sample_army(self) -> SampleArmy:
+        """A ready, legal army of the texts' worked examples ("Start from an example"): no
+        error finding, every unit decodes (a conformance test checks both)."""
+        ...
 
     # builder
     cost_unit: str  # what costs and budgets are counted in, as pages name it ("CP")

@@ -118,6 +118,20 @@ class UnitFigures:
 
 
 @dataclass(frozen=True, slots=True)
+class SampleArmy:
+    """A ready, legal army to start from ("Start from an example"), made of the texts' own
+    worked examples: its name, budget (in ``cost_unit``), notes, and units as an export
+    document writes them (``encode_unit``'s shape, a ``count`` and ``notes`` beside). The
+    builder's calculator link pits the first unit with a weapon against the next other unit,
+    so the units are listed with the text's attacker first and its target after it."""
+
+    name: str
+    budget: int
+    notes: str
+    units: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogueEntry:
     """A weapon or equipment type: what the pickers list and the catalogue API serves."""
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.services import armies
+from app.rules.registry import RULESETS
+from app.services import armies, examples
+from app.services.errors import NotFound
 from app.web.deps import ApiUser, SessionDep, SessionRoute
 from app.web.inputs import Id
 from app.web.schemas import ArmyCreate, ArmyOut, ArmyUpdate
@@ -23,6 +25,15 @@ def army_list(session: SessionDep, user: ApiUser) -> list[ArmyOut]:
 def army_create(session: SessionDep, user: ApiUser, body: ArmyCreate) -> ArmyOut:
     """Create an army."""
     return ArmyOut.model_validate(armies.create_army(session, user=user, **body.model_dump()))
+
+
+@router.post("/armies/examples/{ruleset}", status_code=201)
+def army_from_example(session: SessionDep, user: ApiUser, ruleset: str) -> ArmyOut:
+    """Start from an example: a new army of the ruleset's sample units (the texts' own
+    worked examples), ready and legal; 404 for an unknown ruleset."""
+    if ruleset not in RULESETS:
+        raise NotFound("ruleset")
+    return ArmyOut.model_validate(examples.create_example(session, user=user, ruleset_id=ruleset))
 
 
 @router.patch("/armies/{army_id:int}")

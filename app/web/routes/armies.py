@@ -7,11 +7,12 @@ from fastapi.responses import Response
 
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS
-from app.services import armies, builder, clubs, merge
+from app.services import armies, builder, clubs, examples, merge
 from app.services.errors import (
     EditConflict,
     FieldConflict,
     InvalidField,
+    NotFound,
     QuotaExceeded,
     StaleVersion,
 )
@@ -78,6 +79,23 @@ def army_create(
         block="new_army_form",
         status_code=422,
     )
+
+
+@router.post("/armies/examples/{ruleset}")
+def army_from_example(
+    request: Request, session: SessionDep, user: CurrentUser, ruleset: str
+) -> Response:
+    """Start from an example: the ruleset's sample army made the user's own, then opened."""
+    if ruleset not in RULESETS:
+        raise NotFound("ruleset")
+    army = examples.create_example(session, user=user, ruleset_id=ruleset)
+    flash(
+        request,
+        f"Army “{army.name}” created from {RULESETS[ruleset].name}'s example: change it "
+        "as you like, or try it in the calculator.",
+        "success",
+    )
+    return redirect(request, f"/armies/{army.id}")
 
 
 def _army_page(

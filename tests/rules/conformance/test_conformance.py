@@ -136,6 +136,28 @@ def test_the_builders_members_agree_with_the_figures(ruleset: Ruleset) -> None:
         )
 
 
+def test_the_sample_army_is_ready_and_legal(ruleset: Ruleset) -> None:
+    """ "Start from an example": every unit of the sample army decodes and round-trips, no
+    unit, weapon or army finding is an error (the budget holds its units, counts counted),
+    and the builder's calculator pair exists (a unit with a weapon and another unit)."""
+    options = ruleset.decode_options(None)
+    sample = ruleset.sample_army
+    assert sample.name and sample.notes and sample.budget > 0 and len(sample.units) >= 2
+    army: list[object] = []
+    for data in sample.units:
+        own = {k: v for k, v in data.items() if k not in ("count", "notes")}
+        unit = ruleset.decode_unit(own)
+        assert ruleset.decode_unit(ruleset.encode_unit(unit)) == unit
+        figures = ruleset.unit_figures(unit, options)
+        errors = [f.message for f in figures.findings if f.severity == "error"]
+        errors += [f.message for w in figures.weapons for f in w.findings if f.severity == "error"]
+        assert errors == [], (data["name"], errors)
+        army += [unit] * int(data.get("count", 1))
+    found = ruleset.army_findings(army, sample.budget, options)
+    assert [f.message for f in found if f.severity == "error"] == []
+    assert any(data.get("weapons") for data in sample.units)
+
+
 def test_an_army_over_budget_is_found(ruleset: Ruleset) -> None:
     options = ruleset.decode_options(None)
     unit = ruleset.decode_unit(ruleset.sample_attacks[0].attacker)
