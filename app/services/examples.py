@@ -1,4 +1,4 @@
-""" "Start from an example": a ruleset's sample army (``Ruleset.sample_army``, the texts' own
+"""Start from an example: a ruleset's sample army (``Ruleset.sample_army``, the texts' own
 worked examples) made into one of the player's armies in one step, checked as an import is
 (every unit decoded, every problem named) and created whole or not at all."""
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlencode
 
@@ -162,6 +163,23 @@ def weapon_form_fields(
     return [f for f in fields if rules.weapon_form.applies(f.name, chosen) or f.name in errors]
 
 
+@lru_cache(maxsize=64)
+def field_kinds(ruleset_id: str, form: str) -> Mapping[str, str]:
+    """Each declared field's kind by name (``InputField.kind``), for a ruleset's own unit
+    form (``form`` "unit": ``unit_fields``) or weapon form ("weapon": every catalogue
+    entry's fields): the form macros give a whole number a numeric keypad and a number that
+    may be a fraction (``inches``: 2.5, 1/3) a text input with a decimal keypad."""
+    rules = get_ruleset(ruleset_id)
+    if form == "unit":
+        declared: Iterable[InputField] = rules.unit_fields
+    else:
+        declared = (f for entry in rules.catalogue() for f in entry.fields)
+    kinds: dict[str, str] = {}
+    for f in declared:
+        kinds.setdefault(f.name, f.kind)
+    return MappingProxyType(kinds)
+
+
 @lru_cache(maxsize=256)
 def catalogue_options(ruleset_id: str, selected: str = "") -> Markup:
     """The catalogue's types as <option>s in an <optgroup> per category (in the catalogue's
@@ -198,6 +216,7 @@ env.globals["applies"] = field_applies
 env.globals["unit_form_fields"] = unit_form_fields
 env.globals["weapon_form_fields"] = weapon_form_fields
 env.globals["catalogue_options"] = catalogue_options
+env.globals["field_kinds"] = field_kinds
 env.globals["field_text"] = field_text
 env.globals["situation_switches"] = situation_switches
 env.filters["unit_values"] = lambda row: {"name": row.name, "kind": row.kind, **flatten(row.spec)}

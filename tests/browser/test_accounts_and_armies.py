@@ -61,7 +61,7 @@ def test_sign_up_create_rename_delete(page: Page, base_url: str, shot) -> None: 
     page.get_by_role("button", name="Yes, delete it").click()
     expect(page).to_have_url(re.compile(r"/armies$"))
     expect(page.get_by_text("Army “Iron Bricks Reforged” deleted.")).to_be_visible()
-    expect(page.get_by_text("No armies yet.")).to_be_visible()
+    expect(page.get_by_text("No armies yet:")).to_be_visible()
     shot(page, "deleted")
 
     # The same pages on a phone: nothing overflows sideways.

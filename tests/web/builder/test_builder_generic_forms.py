@@ -80,7 +80,7 @@ def test_each_field_is_an_input_of_its_kind_with_its_default() -> None:
     assert kind.startswith("<select") and 'hx-get="/x"' in kind  # the kind picker switches
     assert '<option value="trooper" selected>Trooper</option>' in page
     hits = _tag(page, "uf-hits")
-    assert all(a in hits for a in ('type="number"', 'min="1"', 'max="5"', 'value="1"'))
+    assert all(a in hits for a in ('type="text"', 'inputmode="numeric"', 'value="1"'))
     assert "Hits (1–5)" in page
     reach = _tag(page, "uf-reach")
     assert 'type="text"' in reach and 'inputmode="decimal"' in reach

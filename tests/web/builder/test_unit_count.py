@@ -35,7 +35,10 @@ def add(member: Member, army_id: int, body: dict) -> dict:  # type: ignore[type-
 def test_the_add_form_takes_a_count_and_the_row_shows_it(member: Member) -> None:
     army_id = make_army(member)
     page = member.client.get(f"/armies/{army_id}").text
-    assert re.search(r'<input id="add-unit-form-count" name="count" type="number" value="1"', page)
+    assert re.search(
+        r'<input id="add-unit-form-count" name="count" type="text" value="1" inputmode="numeric"',
+        page,
+    )
     r = member.htmx(
         f"/armies/{army_id}/units",
         {"name": "Trooper", "kind": "minifig", "propulsion": "ground", "count": "3"},
@@ -55,7 +58,8 @@ def test_the_edit_form_changes_the_count_in_words(member: Member) -> None:
     army_id = make_army(member)
     unit = add(member, army_id, TROOPER)
     editor = member.client.get(f"/armies/{army_id}/units/{unit['id']}").text
-    assert f'id="unit-form-{unit["id"]}-count" name="count" type="number" value="1"' in editor
+    count = f'id="unit-form-{unit["id"]}-count" name="count" type="text" value="1" inputmode'
+    assert count in editor
     r = member.htmx(
         f"/armies/{army_id}/units/{unit['id']}",
         {"version": str(unit["version"]), "count": "3"},
