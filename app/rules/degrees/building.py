@@ -164,6 +164,19 @@ _TEMPLATE_CONTEXT: Mapping[str, Any] = MappingProxyType(
 )
 
 
+def _senses_profile(
+    unit: DegreesUnit, senses_text: str, custom: bool
+) -> tuple[tuple[str, str], ...]:
+    """The dampener order as the sheet and the forum text show it (ruling DB11): a Personnel
+    unit's (a Least Weasel's too), its own or "the rules' order"; a larger unit's only when
+    the player set one (a Vehicular or Army unit's senses are no figure of its own)."""
+    if custom and senses_text:
+        return (("Senses (dampener order)", senses_text),)
+    if unit.weasel or unit.scale == "personnel":
+        return (("Senses (dampener order)", "the rules' order"),)
+    return ()
+
+
 class DegreesBuilding(RulesetBase):
     """The building half of the Degrees ruleset: units, catalogue, columns and figures. Costs,
     findings and their words are ``RulesetBase``'s, from the figures and ``cost_unit``."""
@@ -239,9 +252,7 @@ class DegreesBuilding(RulesetBase):
             ),
             flagged=frozenset(),
             detail=MappingProxyType(detail),
-            profile=(
-                ("Senses (dampener order)", senses_text if custom_senses else "the rules' order"),
-            ),
+            profile=_senses_profile(unit, senses_text, custom_senses),
         )
 
     def roster_findings(

@@ -486,3 +486,28 @@ def test_more_than_six_least_weasels_a_ferret_is_an_army_error(member: Member) -
     assert codes == [("weasels_per_ferret", "error")]
     page = member.client.get(f"/armies/{army_id}").text
     assert "Ferrets are standard-issued six Least Weasels" in page
+
+
+def test_the_forum_text_names_a_dampener_order_only_where_it_says_something(
+    member: Member,
+) -> None:
+    """DB14: a Personnel unit's order (its own, else "the rules' order"); a Vehicular or Army
+    unit's only when the player set one: no empty or idle "Senses" line under it."""
+    army_id = new_army(member)
+    add_unit(member, army_id, {"name": "Trooper", "kind": "personnel", "degree": 2})
+    add_unit(member, army_id, {"name": "Fleet", "kind": "army", "degree": 5})
+    add_unit(member, army_id, {"name": "Tank", "kind": "vehicular", "degree": 4})
+    add_unit(
+        member, army_id, {"name": "Walker", "kind": "vehicular", "degree": 4, "senses": "Audition"}
+    )
+    text = member.client.get(f"/armies/{army_id}/export.txt").text
+    blocks = dict(
+        (b.split(" (", 1)[0], b) for b in re.split(r"\n(?=\d+\. )", text.split("\n\n")[1])
+    )
+    strip = {name[3:]: block for name, block in blocks.items()}
+    assert "Senses (dampener order): the rules' order" in strip["Trooper"]
+    assert "Senses" not in strip["Fleet"] and "Senses" not in strip["Tank"]
+    assert "Senses (dampener order): Audition, Vision" in strip["Walker"]
+    assert not re.search(r"Senses \(dampener order\):\s*$", text, re.M)
+    sheet = member.client.get(f"/armies/{army_id}/print").text
+    assert sheet.count("Senses (dampener order)") == 2
