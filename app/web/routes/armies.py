@@ -20,7 +20,7 @@ from app.services.permissions import Access
 from app.web.builder_forms import RESOLVE, form_base, resolved
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.forms import validate_form
-from app.web.htmx import redirect
+from app.web.htmx import is_htmx, redirect
 from app.web.inputs import Id
 from app.web.routes.builder import army_page_key, builder_page
 from app.web.schemas import ArmyCreate, ArmyUpdate
@@ -91,7 +91,7 @@ def army_from_example(
     army = examples.create_example(session, user=user, ruleset_id=ruleset)
     flash(
         request,
-        f"Army “{army.name}” created from {RULESETS[ruleset].name}'s example: change it "
+        f"Army “{army.name}” created from the {RULESETS[ruleset].name} example: change it "
         "as you like, or try it in the calculator.",
         "success",
     )
@@ -109,8 +109,10 @@ def _army_page(
     conflict: str | None = None,
     conflicts: tuple[FieldConflict, ...] = (),
     status_code: int = 200,
+    retitle: bool = False,
 ) -> Response:
-    """The army page; for htmx its settings block, with totals and findings out of band."""
+    """The army page; for htmx its settings block, with totals and findings out of band
+    (``retitle``: and the page's title, which htmx takes from the fragment: a new name)."""
     view = builder.army_view(session, user=user, army_id=army_id)
     plain = not (values or errors or conflict or conflicts) and status_code == 200
     return builder_page(
@@ -124,6 +126,7 @@ def _army_page(
         conflicts=conflicts,
         status_code=status_code,
         content_key=army_page_key(view) if plain else None,
+        retitle=retitle,
     )
 
 
@@ -170,7 +173,7 @@ def army_update(
         f"Saved ({merge.MERGED_NOTE})." if merge.was_merged(session) else "Saved.",
         "success",
     )
-    return _army_page(request, session, user, army_id)
+    return _army_page(request, session, user, army_id, retitle=is_htmx(request))
 
 
 @router.get("/armies/{army_id:int}/delete")
