@@ -74,8 +74,12 @@ document.addEventListener("htmx:afterSwap", () => {
     for (const [id, value] of typedFields.typed) {
       const el = fresh.querySelector(`#${CSS.escape(id)}`);
       if (!el || el.tagName === "SELECT") continue;  // a picker's options may have changed
+      const before = el.type === "checkbox" ? el.checked : el.value;
       if (el.type === "checkbox") el.checked = value;
       else el.value = value;
+      // a value put back (typed while the fields were on their way) is news to the form's
+      // live preview, which listens for input: it asks again with it
+      if (before !== value) el.dispatchEvent(new Event("input", { bubbles: true }));
     }
   }
   typedFields = null;

@@ -133,6 +133,13 @@ def test_a_d20_weapon_preview_counts_its_points(page: Page, base_url: str) -> No
         expect(preview).to_contain_text(f"· {points} pts")
         form.get_by_label("Points").fill("")
         settled(page)
+    # Points typed while the type's fields are on their way: kept, and previewed
+    form.get_by_label("Weapon or equipment").select_option("flaming_grenade")
+    form.get_by_label("Points").press_sequentially("3")
+    settled(page)
+    expect(form.get_by_label("Points")).to_have_value("3")
+    expect(preview).to_contain_text("Flaming Grenade")
+    expect(preview).to_contain_text("· 3 pts")
 
 
 def test_a_degrees_unit_with_two_wrong_numbers_names_both(page: Page, base_url: str) -> None:  # type: ignore[no-untyped-def]

@@ -570,3 +570,24 @@ def test_making_a_figurine_an_su_through_the_api_keeps_its_stats(member: Member)
     assert unit["kind"] == "su"
     for key in ("shot", "hth", "pd", "evasion", "dexterity", "cp", "points"):
         assert unit[key] == trooper[key], key
+
+
+@pytest.mark.parametrize("kind", ["gun", "hth", "defensive_grenade", "typhoon_charge"])
+def test_the_weapon_preview_counts_the_points_typed(member: Member, kind: str) -> None:
+    """Issue 29: the live preview's cost is the Points typed (as the saved weapon's is), for
+    a weapon of each category; the API's preview alike."""
+    army_id = new_army(member)
+    su = add_unit(member, army_id, {**TROOPER, "weapons": []})
+    own = {"name": "Own", "reach": "40", "power": "5"} if kind in ("gun", "hth") else {}
+    if kind == "hth":
+        own.pop("reach")
+    url = f"/armies/{army_id}/units/{su['id']}/weapon-preview"
+    for points in ("0", "1", "12"):
+        form = {"type": kind, **own, "points": points, "automatic": "0", "label": "", "notes": ""}
+        text = " ".join(
+            member.client.get(url, params=form, headers={"HX-Request": "true"}).text.split()
+        )
+        assert f"· {points} pts" in text, text
+        body = {k: v for k, v in form.items() if v not in ("", "0") or k == "points"}
+        r = api(member, "POST", f"/api/v1{url}", json={**body, "points": int(points)})
+        assert r.status_code == 200 and r.json()["cost"] == int(points), r.text
