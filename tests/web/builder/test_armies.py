@@ -76,7 +76,8 @@ def test_rename_inline_swaps_the_army_block(member: Member) -> None:
         f"/armies/{army_id}", {"version": str(v), "name": "Renamed", "budget": "300", "notes": "n"}
     )
     assert r.status_code == 200
-    assert r.text.lstrip().startswith('<section id="army"')
+    # the page's new title first (htmx sets it), then the army's block
+    assert r.text.lstrip().startswith('<title>Renamed · BrikForge</title>\n<section id="army"')
     assert '<h1 id="army-name">Renamed</h1>' in r.text
     assert 'hx-swap-oob="true"' in r.text and "Saved." in r.text
     assert version_on_page(r.text) == v + 1

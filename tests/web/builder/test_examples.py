@@ -56,7 +56,7 @@ def test_one_click_makes_the_legal_sample_army_that_opens_in_builder_and_calcula
     assert [f for f in findings if f["severity"] == "error"] == []
 
     page = member.client.get(f"/armies/{army_id}").text
-    assert "created from" in page and "s example" in page  # the flash
+    assert f"created from the {html.escape(rules.name)} example" in page  # the flash
     assert '<span class="ok">0 errors</span>' in page
     for unit in sample.units:
         assert html.escape(str(unit["name"])) in page
