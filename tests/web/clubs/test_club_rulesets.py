@@ -169,10 +169,8 @@ def test_the_page_pins_house_rules_for_each_ruleset_the_members_play(  # type: i
                 rf'<(input|select) id="club-hr-{ruleset_id}-{f.name}"[^>]*>', section
             )
             assert control, f.name
-            if f.kind == "whole":  # a whole number: a numeric keypad
-                assert 'type="number"' in control.group(
-                    0
-                ) and 'inputmode="numeric"' in control.group(0)
+            if f.kind == "whole":  # a whole number: a text input with a numeric keypad
+                assert 'type="text" inputmode="numeric"' in control.group(0)
     # BrikWars' house rules are only one more ruleset, offered apart
     other = page.split('id="club-hr-other"')[1]
     assert 'id="club-hr-brikwars"' in other and "bonus_die" in other
