@@ -71,6 +71,13 @@ class Settings(BaseSettings):
     # argon2id cost; tests lower the memory to keep the suite fast.
     argon2_memory_kib: int = 65536
     argon2_time_cost: int = 3
+    # Each hash holds ARGON2_MEMORY_KIB while it runs: a server process hashes at most this
+    # many passwords at once; at most PASSWORD_HASH_QUEUE more wait (one a client address),
+    # each at most PASSWORD_HASH_WAIT_SECONDS, then 503 with Retry-After
+    # (``app.services.hash_gate``).
+    password_hash_permits: int = Field(default=1, ge=1, le=64)
+    password_hash_wait_seconds: float = Field(default=2.0, ge=0, le=60)
+    password_hash_queue: int = Field(default=8, ge=0, le=1000)
     # Heavy calculations (odds, rolls) run in worker processes apart from request handling.
     calc_workers: int = 2
     calc_queue: int = 4

@@ -15,8 +15,14 @@ from sqlalchemy.orm.attributes import set_committed_value
 from app.db.base import utcnow
 from app.db.models import ApiToken, LoginFailure, SignupAttempt, User
 from app.db.session import bookkeeping_bind
-from app.services import quotas, sessions
-from app.services.errors import InvalidCredentials, InvalidField, NotFound, TooManyAttempts
+from app.services import hash_gate, quotas, sessions
+from app.services.errors import (
+    InvalidCredentials,
+    InvalidField,
+    NotFound,
+    PasswordsBusy,
+    TooManyAttempts,
+)
 from app.services.passwords import dummy_hash, hash_password, verify_password
 from app.settings import get_settings
 
@@ -38,15 +44,16 @@ def register(
 
     Sign-ups from one client address are throttled (``signup_max_per_address`` in
     ``signup_window_seconds``); ``client_address=None`` (scripts, tests) skips that.
+    The hash waits its turn (``hash_gate``): ``PasswordsBusy`` when none comes in time.
     """
     if client_address is not None:
         _throttle_signups(session, client_address=client_address)
     email = email.strip().lower()
     if session.scalar(select(User.id).where(User.email == email)) is not None:
         raise InvalidField("email", "is already registered")
-    user = User(
-        email=email, display_name=display_name.strip(), password_hash=hash_password(password)
-    )
+    with hash_gate.gate().turn(client_address):
+        password_hash = hash_password(password)
+    user = User(email=email, display_name=display_name.strip(), password_hash=password_hash)
     session.add(user)
     if client_address is not None:
         session.add(SignupAttempt(client_address=client_address, created_at=utcnow()))
@@ -78,7 +85,7 @@ def _throttle_signups(session: Session, *, client_address: str) -> None:
 @dataclass(frozen=True)
 class LoginResult:
     user: User | None
-    error: InvalidCredentials | TooManyAttempts | None
+    error: InvalidCredentials | TooManyAttempts | PasswordsBusy | None
 
 
 def log_in(session: Session, *, email: str, password: str, client_address: str) -> LoginResult:
@@ -92,17 +99,27 @@ def log_in(session: Session, *, email: str, password: str, client_address: str) 
 
     Each try is recorded as a failure before the password is checked (``_claim_try``), so
     tries racing it, on this server or another, count it; a right password deletes it.
+    The password is checked in its turn (``hash_gate``); a try refused there
+    (``PasswordsBusy``) was no try: its record is deleted.
     Returns the error instead of raising it, as the request's own changes roll back.
     """
     email = email.strip().lower()
-    wait, _ = _claim_try(session, email=email, client_address=client_address)
+    wait, claim = _claim_try(session, email=email, client_address=client_address)
     if wait > 0:
         return LoginResult(None, TooManyAttempts(wait))
 
     user = session.scalar(select(User).where(User.email == email))
-    if user is None:
-        verify_password(dummy_hash(), password)
-    elif verify_password(user.password_hash, password):
+    try:
+        with hash_gate.gate().turn(client_address):
+            if user is None:
+                verify_password(dummy_hash(), password)
+                right = False
+            else:
+                right = verify_password(user.password_hash, password)
+    except PasswordsBusy as busy:
+        _forget_try(session, claim)
+        return LoginResult(None, busy)
+    if user is not None and right:
         session.execute(
             delete(LoginFailure).where(
                 LoginFailure.email == email, LoginFailure.client_address == client_address
@@ -138,6 +155,13 @@ def _claim_try(session: Session, *, email: str, client_address: str) -> tuple[in
         else:
             own.commit()
         return wait, claim.id
+
+
+def _forget_try(session: Session, claim: int) -> None:
+    """Delete a claimed try that never checked a password (committed at once, as it was)."""
+    with Session(bind=bookkeeping_bind(session)) as own:
+        own.execute(delete(LoginFailure).where(LoginFailure.id == claim))
+        own.commit()
 
 
 def login_wait(
@@ -201,7 +225,8 @@ def change_password(
         client_address=client_address,
         field="current_password",
     )
-    user.password_hash = hash_password(new_password)
+    with hash_gate.gate().turn(client_address):
+        user.password_hash = hash_password(new_password)
     return sessions.end_all(session, user=user, keep=keep_session_id)
 
 
@@ -212,11 +237,19 @@ def check_password(
 
     A wrong password counts as a failed login of the account from this address, with the
     same backoff: a stolen session cannot be used to guess the password at speed.
+    The check waits its turn (``hash_gate``): ``PasswordsBusy`` (the try not counted) when
+    none comes in time.
     """
     wait, claim = _claim_try(session, email=user.email, client_address=client_address)
     if wait > 0:
         raise TooManyAttempts(wait, f"too many wrong passwords; try again in {wait} s", field)
-    if not verify_password(user.password_hash, password):
+    try:
+        with hash_gate.gate().turn(client_address):
+            right = verify_password(user.password_hash, password)
+    except PasswordsBusy:
+        _forget_try(session, claim)
+        raise
+    if not right:
         raise InvalidField(field, "is not your password")  # the claimed try stays a failure
     session.execute(delete(LoginFailure).where(LoginFailure.id == claim))
 

@@ -118,6 +118,17 @@ class Busy(ServiceError):
         self.retry_after_seconds = retry_after_seconds
 
 
+class PasswordsBusy(Busy):
+    """Too many password hashes are running or waiting on this server (``hash_gate``)."""
+
+    def __init__(self, retry_after_seconds: int, message: str | None = None) -> None:
+        super().__init__(
+            retry_after_seconds,
+            message or "the server is busy checking other passwords; try again in a moment",
+        )
+        self.field = "password"
+
+
 class CalculationTimeout(Busy):
     """A calculation ran past its deadline and was stopped (its worker was killed)."""
 

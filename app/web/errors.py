@@ -35,6 +35,7 @@ from app.services.errors import (
     InvalidField,
     NotAuthenticated,
     NotFound,
+    PasswordsBusy,
     QuotaExceeded,
     RateLimited,
     StaleVersion,
@@ -398,6 +399,8 @@ ERROR_ANSWERS: dict[type[Exception], _Handler] = {
     ),
     # the calculation pool is full, or a calculation ran past its deadline
     Busy: _Refusal(503, "Calculators busy", headers=_retry_after),
+    # too many password hashes running or waiting (``hash_gate``)
+    PasswordsBusy: _Refusal(503, "Server busy", field="password", headers=_retry_after),
     RateLimited: _Refusal(429, "Slow down", headers=_retry_after),
     CsrfError: _csrf,
     NotAuthenticated: _anonymous,

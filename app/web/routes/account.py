@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from app.db.models import User
 from app.services import account_deletion, accounts, sessions
-from app.services.errors import InvalidField, TooManyAttempts
+from app.services.errors import InvalidField, PasswordsBusy, TooManyAttempts
 from app.web.deps import CurrentUser, FormDep, LoginDep, SessionDep, SessionRoute, client_address
 from app.web.forms import validate_form
 from app.web.htmx import redirect
@@ -103,9 +103,10 @@ def account_delete(
             )
         except InvalidField as exc:
             errors = {exc.field: exc.reason}
-        except TooManyAttempts as exc:
+        except (TooManyAttempts, PasswordsBusy) as exc:
+            status = 429 if isinstance(exc, TooManyAttempts) else 503
             response = _deletion_page(
-                request, session, user, errors={exc.field: str(exc)}, status_code=429
+                request, session, user, errors={exc.field: str(exc)}, status_code=status
             )
             response.headers["Retry-After"] = str(exc.retry_after_seconds)
             return response
@@ -157,10 +158,11 @@ def password_change(
             )
         except InvalidField as exc:
             errors = {exc.field: exc.reason}
-        except TooManyAttempts as exc:
+        except (TooManyAttempts, PasswordsBusy) as exc:
             errors = {exc.field: str(exc)}
+            status = 429 if isinstance(exc, TooManyAttempts) else 503
             response = _page(
-                request, session, user, block="password", errors=errors, status_code=429
+                request, session, user, block="password", errors=errors, status_code=status
             )
             response.headers["Retry-After"] = str(exc.retry_after_seconds)
             return response

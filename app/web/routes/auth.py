@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import User
 from app.services import accounts, clubs, sessions
-from app.services.errors import InvalidField, NotFound, TooManyAttempts
+from app.services.errors import InvalidField, NotFound, PasswordsBusy, TooManyAttempts
 from app.services.sessions import ActiveSession
 from app.web.csrf import SESSION_KEY
 from app.web.deps import FormDep, OptionalUser, SessionDep, SessionRoute, client_address
@@ -148,6 +148,9 @@ def register(request: Request, session: SessionDep, form: FormDep) -> Response:
         except TooManyAttempts as exc:
             error, status = "Too many sign-ups from your address; try again later", 429
             headers = {"Retry-After": str(exc.retry_after_seconds)}
+        except PasswordsBusy as busy:
+            error, status = str(busy), 503
+            headers = {"Retry-After": str(busy.retry_after_seconds)}
         else:
             start_session(request, session, user)
             flash(request, f"Welcome to BrikForge, {user.display_name}!", "success")
@@ -203,8 +206,8 @@ def login(request: Request, session: SessionDep, form: FormDep) -> Response:
             return _go_on(request, session, result.user, next_url)
         # (the failure is already recorded, committed apart: it throttles the next tries)
         error, status = str(result.error), 401
-        if isinstance(result.error, TooManyAttempts):
-            status = 429
+        if isinstance(result.error, TooManyAttempts | PasswordsBusy):
+            status = 429 if isinstance(result.error, TooManyAttempts) else 503
             headers = {"Retry-After": str(result.error.retry_after_seconds)}
     return render(
         request,
