@@ -23,7 +23,8 @@ _REASONS = {
     409: "Changed elsewhere since you loaded it (current_version, latest_change), or a limit",
     422: "Invalid input: each entry names the field and the reason",
     429: "Too many requests or the calculators are busy; see Retry-After",
-    503: "The database is unavailable or the calculation pool is full; see Retry-After",
+    503: "The database is unavailable, the calculation pool is full, or too many passwords "
+    "are being checked (field: password); see Retry-After",
 }
 _PUBLIC_STATUSES = (422, 429, 503)
 _PRIVATE_STATUSES = (401, 403, 404, 409, 422, 429, 503)
