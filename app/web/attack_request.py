@@ -164,6 +164,9 @@ def _bonus_die_reason(ruleset: Ruleset, value: str | None) -> str | None:
     return f"must be one of {', '.join(choices)}" if choices else "is not a house rule here"
 
 
+NOT_A_FLAG = "must be true or false"
+
+
 def _target_values(
     ruleset: Ruleset, raw: Mapping[str, Any]
 ) -> tuple[tuple[Any, ...], dict[str, str]]:
@@ -197,13 +200,19 @@ def _situation(ruleset: Ruleset, data: Mapping[str, Any], door: Door) -> tuple[A
 
 
 def _battle_followers(
-    ruleset: Ruleset, rows: Sequence[Mapping[str, Any]]
+    ruleset: Ruleset, rows: Sequence[Mapping[str, Any]], *, json: bool = False
 ) -> tuple[list[Follower], list[Problem]]:
     """Further targets of a battle (``unit_id`` and the target fields), each read by the
-    ruleset's fields; the first refused one's problems (loc ``followers.<i>.<field>``)."""
+    ruleset's fields; the first refused one's problems (loc ``followers.<i>.<field>``).
+    ``json``: the rows are a JSON body's, whose on/off fields take ``true`` and ``false``
+    only (a form's ticked box is text)."""
     out: list[Follower] = []
+    flags = [f.name for f in ruleset.target_fields if f.kind == "flag"] if json else []
     for i, row in enumerate(rows):
         values, errors = _target_values(ruleset, {k: v for k, v in row.items() if k != "unit_id"})
+        for name in flags:
+            if row.get(name) is not None and not isinstance(row[name], bool):
+                errors[name] = NOT_A_FLAG
         if errors:
             return [], [
                 {"loc": ("followers", i, k), "msg": r, "type": "value_error"}
@@ -259,7 +268,7 @@ def read_json(
             raise _refused([{"loc": (BONUS_DIE,), "msg": reason, "type": "value_error"}])
     else:
         values, problems = _situation(ruleset, situation, door)
-        read, more = _battle_followers(ruleset, followers)
+        read, more = _battle_followers(ruleset, followers, json=True)
         if problems or more:
             raise _refused(problems + more)
     return AttackRequest(

@@ -26,7 +26,7 @@ from app.web.attack_request import (
     read_json,
     situation_in,
 )
-from app.web.inputs import MAX_WEAPON_INDEX, Id, NoBool, Seed
+from app.web.inputs import MAX_WEAPON_INDEX, Flag, Id, NoBool, Seed
 from app.web.schemas import Name, StrictModel
 from app.web.situation_schema import SituationModel
 
@@ -62,7 +62,7 @@ class AttackIn(StrictModel):
         default={}, description="the battle's ruleset's situation fields (unset: defaults)"
     )
     followers: list[FollowerIn] = Field(default=[], max_length=MAX_FURTHER_TARGETS)
-    moved: bool = Field(
+    moved: Flag = Field(
         default=False, description="weapon or target moved since the last attack (no Homing In)"
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
+from starlette.routing import BaseRoute, Match
 
 from app.rules.errors import InvalidFields, InvalidInput, RulesError, TooMuchWork
 from app.services import sessions
@@ -328,8 +329,34 @@ async def _anonymous(request: Request, exc: NotAuthenticated) -> Response:
     return Response(status_code=303, headers={"Location": login})
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method the request's path takes, whichever of its routes declares it: Starlette's
+    405 names only the methods of the first route whose path matched (``GET, HEAD`` where
+    another route of the same path takes ``POST``)."""
+    methods: set[str] = set()
+    for route in _routes(request.app.router.routes):
+        declared = getattr(route, "methods", None)
+        if declared and route.matches(request.scope)[0] is not Match.NONE:
+            methods |= declared
+    return sorted(methods)
+
+
+def _routes(routes: Sequence[BaseRoute]) -> Iterator[BaseRoute]:
+    """Every route, those of included routers too (FastAPI keeps an included router as one
+    entry, its routes as ``effective_candidates``)."""
+    for route in routes:
+        candidates = getattr(route, "effective_candidates", None)
+        if callable(candidates):
+            yield from _routes(candidates())
+        else:
+            yield route
+
+
 async def _http(request: Request, exc: StarletteHTTPException) -> Response:
     await _note_user(request)
+    if exc.status_code == 405 and (methods := allowed_methods(request)):
+        headers = {**(exc.headers or {}), "Allow": ", ".join(methods)}
+        exc = StarletteHTTPException(405, exc.detail, headers=headers)
     refusal = _HTTP_ERRORS.get(exc.status_code) or _Refusal(
         exc.status_code,
         "Error",

@@ -2,6 +2,9 @@
 
 * **Numbers are never booleans**: ``true`` is not 1 (pydantic would take it so in lax mode).
   Numeric strings stay accepted ("3", "1.5"): the page forms send nothing else.
+* **Booleans are only booleans** (``Flag``): ``true`` and ``false``, never 0, 1, "yes" or "on"
+  (a 422 naming the field). The page forms send text; their own readers turn a ticked box
+  into ``True`` before any model sees it (``app.web.forms``, ``attack_request.from_form``).
 * **Ids fit every database**: 1 to 2**31-1 (PostgreSQL's ``integer``); a larger or negative id
   is a 422 on the API and a 404 on a page, never a database error.
 * **Text has no control characters** (``app.rules.text``): single-line text refuses all of
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field, Strict
 from pydantic_core import PydanticCustomError
 
 from app.rules.errors import InvalidInput
@@ -45,6 +48,9 @@ def _multi_line(value: str) -> str:
 
 
 NoBool = BeforeValidator(_not_bool)
+Flag = Annotated[bool, Strict()]
+"""A JSON ``true`` or ``false`` and nothing else (pydantic's lax mode would take 0, 1, "yes",
+"on" and "1")."""
 Int = Annotated[int, NoBool]
 """A whole number (a JSON number or a numeric string), never a boolean. Give its bounds in the
 field's ``Field(default, ge=..., le=...)``, or as ``Annotated[int, Field(...), NoBool]``: bounds

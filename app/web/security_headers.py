@@ -5,12 +5,24 @@ attribute: the templates are kept that way, and htmx's own indicator style is of
 in its config), and no page may be framed: a framed, same-site page could be
 clicked through ("clickjacking" a Delete button). ``/docs`` is held to the same
 policy: Swagger UI is served from the app's own files and started by a script file.
+
+**Caching.** Every API answer, and every answer to a browser that is logged in (its login
+cookie sent, or any cookie being set), pages and htmx fragments alike, is
+``Cache-Control: no-store``: a player's armies, battles and sessions stay in no cache, the
+browser's own or a proxy's, once they are shown (a shared computer's next user cannot go
+Back to them after logging out). A route's own ``Cache-Control`` wins; the static files keep
+their caching. A visitor's pages (no login cookie) are the same for every visitor and are
+left cacheable, except the pages a share token in the address opens (``/shared/...``,
+``/battles/shared/...``): a link can be revoked, so those are ``private, no-cache`` (only the
+browser keeps them, and asks again before showing them).
 """
 
 from __future__ import annotations
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.web.session_cookie import COOKIE
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -26,6 +38,30 @@ HEADERS = {
 # A page that shows what a token in its address opens (an invitation): kept in no cache, and
 # its address told to no other page, ours included.
 PRIVATE_PAGE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
+NO_STORE = "no-store"
+SHARED_PAGE = "private, no-cache"  # a visitor's page opened by a (revocable) share token
+_API = "/api/"
+_STATIC = "/static/"
+_SHARED = ("/shared/", "/battles/shared/")
+_LOGIN_COOKIE = f"{COOKIE}=".encode()
+
+
+def _logged_in(scope: Scope) -> bool:
+    """Whether the request carries the login cookie (valid or not: no-store either way)."""
+    return any(name == b"cookie" and _LOGIN_COOKIE in value for name, value in scope["headers"])
+
+
+def cache_control(scope: Scope, headers: MutableHeaders) -> str | None:
+    """The ``Cache-Control`` an answer gets (None: none added); see the module's doc."""
+    path: str = scope["path"]
+    if "cache-control" in headers or path.startswith(_STATIC):
+        return None
+    if path.startswith(_API) or _logged_in(scope) or "set-cookie" in headers:
+        return NO_STORE
+    if path.startswith(_SHARED):
+        return SHARED_PAGE
+    return None
 
 
 class SecurityHeadersMiddleware:
@@ -45,6 +81,8 @@ class SecurityHeadersMiddleware:
                 headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
                 for name, value in HEADERS.items():
                     headers.setdefault(name, value)
+                if (caching := cache_control(scope, headers)) is not None:
+                    headers["Cache-Control"] = caching
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -18,7 +18,7 @@ from app.rules.errors import InvalidInput
 from app.rules.fields import FieldValue, InputField, json_value, parse_field
 from app.rules.ruleset import Ruleset, read_situation
 from app.services.army_rows import MAX_COUNT
-from app.web.inputs import Id, Inches, NoBool, SingleLine
+from app.web.inputs import Flag, Id, Inches, NoBool, SingleLine
 from app.web.schemas import StrictModel
 
 INCHES_BOUNDS = (0, 1000)  # those of ``Inches``
@@ -52,7 +52,7 @@ def field_definition(field: InputField) -> tuple[Any, Any]:
         # is anyOf [the bounded integer, null], and the bounds belong in the first
         annotation = Annotated[int, Field(ge=field.low, le=field.high), NoBool]
     elif kind == "flag":
-        annotation = bool
+        annotation = Flag
     elif kind == "choice":
         annotation = Literal[field.choice_values]
     else:

@@ -41,7 +41,7 @@ from app.services import brikwars_jobs, compute
 from app.services.brikwars_jobs import ExplosionOut, OddsOut
 from app.web.api.builder_schemas import WeaponStatsIn, WeaponStatsOut
 from app.web.deps import SessionRoute
-from app.web.inputs import Line, NoBool, Seed
+from app.web.inputs import Flag, Line, NoBool, Seed
 from app.web.ratelimit import calculator_rate_limit
 
 router = APIRouter(tags=["attacks"])
@@ -86,7 +86,7 @@ class DamageIn(_In):
     sides: DieSides
     modifier: Modifier = 0
     per_die_modifier: Modifier = 0
-    fire: bool = False
+    fire: Flag = False
 
 
 class ArmourIn(_In):
@@ -128,7 +128,7 @@ class ExplosionIn(_In):
     variant: Line | None = Field(
         None, description="incendiary, armor_piercing, concussion or phased (replaces sides)"
     )
-    over_the_top: bool = False
+    over_the_top: Flag = False
     damage_modifier: Modifier = 0
     armor: ArmourIn
     deflection: Annotated[int, Field(ge=0, le=100), NoBool] = 0

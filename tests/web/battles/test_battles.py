@@ -280,3 +280,36 @@ def test_cover_and_aiming_reach_the_engine(member: Member, battle: dict[str, int
         f"/battles/{battle['id']}/odds", params=_form(battle, small="2x2", visible_size="1")
     )
     assert '<option value="2x2" selected>' in page.text
+
+
+@pytest.mark.parametrize("door", ["odds", "rolls"])
+def test_the_api_takes_only_true_and_false_as_booleans(
+    member: Member, battle: dict[str, int], door: str
+) -> None:
+    url = f"/api/v1/battles/{battle['id']}/{door}"
+    body = {
+        "attacker_id": battle["tank"],
+        "weapons": [0],
+        "target_id": battle["walker"],
+        "situation": {"distance": 2},
+    }
+    for bad in (0, 1, "yes", "true", "on", None):
+        r = api(member, "POST", url, json=body | {"moved": bad})
+        assert r.status_code == 422, (bad, r.text)
+        assert r.json()["detail"][0]["field"] == "moved", bad
+        r = api(member, "POST", url, json=body | {"situation": {"distance": 2, "charge": bad}})
+        assert r.status_code == 422, (bad, r.text)
+        assert r.json()["detail"][0]["field"] == "situation.charge", bad
+    for good in (True, False):
+        r = api(member, "POST", url, json=body | {"moved": good})
+        assert r.status_code in (200, 201), (good, r.text)
+        situation = {"distance": 2, "charge": good}
+        assert api(member, "POST", url, json=body | {"situation": situation}).status_code < 300
+
+
+def test_the_attack_forms_still_take_a_ticked_box(member: Member, battle: dict[str, int]) -> None:
+    # a form's ticked box is text ("on"): read by the form's own reader, not the JSON models
+    r = member.htmx(
+        f"/battles/{battle['id']}/rolls", _form(battle, seed="7", moved="on", charge="on")
+    )
+    assert r.status_code == 200, r.text

@@ -91,6 +91,10 @@ def test_roll_is_replayable_from_its_seed(client: TestClient) -> None:
         ("odds", {"damage": {"dice": 100, "sides": 6}}, "damage.dice"),
         ("roll", {}, "seed"),
         ("explosion-odds", {"dice": 0}, "dice"),
+        # booleans are true or false only (pydantic's lax mode took 0, 1 and "yes")
+        ("explosion-odds", {"over_the_top": 1}, "over_the_top"),
+        ("explosion-odds", {"over_the_top": "yes"}, "over_the_top"),
+        ("odds", {"damage": {"dice": 1, "sides": 6, "fire": 0}}, "damage.fire"),
     ],
 )
 def test_bad_input_is_a_422_naming_the_field(

@@ -414,6 +414,9 @@ def test_refused_attacks_are_422s_by_the_api_and_shown_on_the_page(
         ({"modifier": 21}, "situation.modifier"),
         ({"objects": "x"}, "situation.objects"),
         ({"height": -3}, "situation.height"),
+        ({"cover": 1}, "situation.cover"),  # on/off fields take true or false only
+        ({"shaken": "yes"}, "situation.shaken"),
+        ({"mode": "explosion", "cover": 0}, "situation.cover"),
     ],
 )
 def test_bad_situations_are_422s_naming_the_field(
@@ -444,3 +447,26 @@ def test_the_page_gives_the_odds_of_defusing(app: Any, member: Member) -> None:
     # Dexterity 5 + 1D20 > DL 15 (the Hurricane-type charge's Power): 11-20
     assert 'data-name="defused" data-p="0.500000000"' in text
     assert "Dexterity 5 + 1D20 > DL 15" in text
+
+
+def test_a_further_targets_on_off_field_takes_true_or_false_only(app: Any, member: Member) -> None:
+    units = _army(app, member)
+    sapper, weapons = units["Sapper"]
+    body = {
+        "attacker": {"unit_id": sapper, "weapon_ids": weapons[:1]},
+        "target": {"unit_id": units["Chronos"][0]},
+        "situation": {"mode": "explosion"},
+    }
+    headers = {"X-CSRF-Token": member.csrf}
+    for cover in (1, "on"):
+        follower = {"unit_id": units["Chronos B"][0], "cover": cover}
+        r = member.client.post(
+            "/api/v1/calculator/odds", json=body | {"followers": [follower]}, headers=headers
+        )
+        assert r.status_code == 422, (cover, r.text)
+        assert r.json()["detail"][0]["field"] == "followers.0.cover", cover
+    follower = {"unit_id": units["Chronos B"][0], "cover": True}
+    r = member.client.post(
+        "/api/v1/calculator/odds", json=body | {"followers": [follower]}, headers=headers
+    )
+    assert r.status_code == 200, r.text

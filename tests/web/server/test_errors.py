@@ -54,7 +54,29 @@ def test_a_405_names_the_allowed_methods(app) -> None:  # type: ignore[no-untype
     assert r.status_code == 405 and r.headers["allow"] == "POST"
     assert ErrorBody.model_validate(r.json()).detail[0].field == "method"
     page = TestClient(app).put("/login")
-    assert page.status_code == 405 and "GET" in page.headers["allow"]
+    assert page.status_code == 405 and page.headers["allow"] == "GET, POST"
+
+
+def test_a_405_names_every_method_of_the_path_whichever_route_declares_it(
+    app, member: Member
+) -> None:  # type: ignore[no-untyped-def]
+    # GET and POST /armies are two routes each (a page, the API): Starlette's own 405 named
+    # the methods of the first route whose path matched only (GET)
+    csrf = {"X-CSRF-Token": member.csrf}
+    for url in ("/api/v1/armies", "/armies"):
+        for method in ("DELETE", "PATCH", "PUT"):
+            r = member.client.request(method, url, headers=csrf)
+            assert r.status_code == 405, (method, url)
+            assert r.headers["allow"] == "GET, POST", (method, url)
+    army = member.client.post(
+        "/api/v1/armies", json={"name": "A", "budget": 100}, headers=csrf
+    ).json()["id"]
+    r = member.client.put(f"/api/v1/armies/{army}", headers=csrf)  # PATCH and DELETE: two routes
+    assert r.status_code == 405
+    allowed = set(r.headers["allow"].split(", "))
+    assert {"PATCH", "DELETE"} <= allowed and "PUT" not in allowed
+    r = TestClient(app).put("/static/css/app.css")  # a mount: no routes of methods to name
+    assert r.status_code == 405 and "PUT" not in r.headers.get("allow", "")
 
 
 def test_every_api_error_has_the_documented_shape(app, member: Member) -> None:  # type: ignore[no-untyped-def]
