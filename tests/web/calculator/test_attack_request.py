@@ -197,3 +197,18 @@ def test_a_situation_the_ruleset_refuses_whole_leaves_the_query_on_defaults() ->
     request, errors = from_query({"objects": "many", "distance": "12"}, D20)
     assert list(errors) == ["objects"]
     assert request.situation == from_query({}, D20)[0].situation
+
+
+@pytest.mark.parametrize("cover", [1, 0, "on", "yes", "true"])
+def test_a_battle_bodys_further_target_takes_true_or_false_only(cover: object) -> None:
+    body = {"attacker_id": 3, "weapons": [0], "target_id": 4}
+    follower = {"unit_id": 5, "cover": cover}
+    with pytest.raises(RequestValidationError) as refused:
+        AttackIn.model_validate(body | {"followers": [follower]}).request(D20)
+    assert [e["field"] for e in field_errors(refused.value.errors())] == ["followers.0.cover"]
+    for flag in (True, False):
+        request = AttackIn.model_validate(
+            body | {"followers": [{"unit_id": 5, "cover": flag}]}
+        ).request(D20)
+        cover_at = [f.name for f in D20.target_fields].index("cover")
+        assert request.followers[0].values[cover_at] is flag
