@@ -367,17 +367,10 @@ def _action_refused(
     values = default_values(view, sent)
     fields = {name for a in view.ruleset.unit_actions for name in (f.name for f in a.fields)}
     errors = {k: v for k, v in exc.reasons().items() if k in fields}
-    if not is_htmx(request):
-        return battle_page(
-            request,
-            session,
-            user,
-            battle_id,
-            values=values,
-            errors=errors,
-            status_code=422,
-            errors_title="Not done",
-        )
+    # htmx swaps the units (and the attack form's fields out of band); a plain form, the page
+    swap: dict[str, Any] = (
+        {"block": "units", "oob": ("attack_form",) if errors else ()} if is_htmx(request) else {}
+    )
     return battle_page(
         request,
         session,
@@ -385,10 +378,9 @@ def _action_refused(
         battle_id,
         values=values,
         errors=errors,
-        block="units",
-        oob=("attack_form",) if errors else (),
         status_code=422,
         errors_title="Not done",
+        **swap,
     )
 
 
