@@ -12,18 +12,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import settled, sign_up
+from tests.web.calculator.test_further_targets import _d20, _degrees
 
 SHOTS = Path("/tmp/shots")  # noqa: S108  (the lead looks at them there, outside the repo)
-
-
-def _d20(name: str, weapons: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
-    stats = {"shot": 10, "hth": 6, "pd": 18, "evasion": 1, "dexterity": 5, "cp": 2}
-    return {"name": name, "kind": "figurine", **stats, **more, "weapons": weapons}
-
-
-def _degrees(name: str, weapons: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
-    stats = {"degree": 2, "armour": 1, "back_armour": 0, "hp": 2, "ap": 3, "op": 0}
-    return {"name": name, "kind": "personnel", **stats, **more, "weapons": weapons}
 
 
 # The attacker, the target and a squad of 3 (the further target); the situation as a query;
