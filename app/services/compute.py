@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -149,27 +150,36 @@ class ComputePool:
 
     def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a worker (both must pickle), within the deadline."""
+        arrived = time.monotonic()
         self.admit()
         try:
-            return self.run_admitted(fn, *args)
+            return self.run_admitted(fn, *args, arrived=arrived)
         finally:
             self.release()
 
-    def run_admitted(self, fn: Callable[..., T], *args: Any) -> T:
+    def run_admitted(self, fn: Callable[..., T], *args: Any, arrived: float | None = None) -> T:
+        """``fn(*args)`` once admitted; the deadline counts from ``arrived`` (when the job
+        was admitted, by default), so a job's wait in the queue is part of it."""
         # Waiting for a worker and its answer is not this process's work: the request's
         # work slot goes to the next in line meanwhile.
         with work_slots.set_aside():
-            return self._run_admitted(fn, *args)
+            return self._run_admitted(fn, args, time.monotonic() if arrived is None else arrived)
 
-    def _run_admitted(self, fn: Callable[..., T], *args: Any) -> T:
-        worker = self._take()
+    def _left(self, arrived: float) -> float:
+        """Seconds of the deadline left to a job that arrived at ``arrived``."""
+        return self.deadline - (time.monotonic() - arrived)
+
+    def _run_admitted(self, fn: Callable[..., T], args: tuple[Any, ...], arrived: float) -> T:
+        worker = self._take(self._left(arrived))
         self.last_worker = worker
         status: str
         value: Any  # the result, or the exception the worker raised
         try:
-            worker.wait_ready()
+            importing = time.monotonic()
+            worker.wait_ready()  # a fresh worker's imports are not the job's time
+            arrived += time.monotonic() - importing
             worker.conn.send((fn, args))
-            done = worker.conn.poll(self.deadline)
+            done = worker.conn.poll(max(0.0, self._left(arrived)))
             status, value = worker.conn.recv() if done else ("late", None)
         except (EOFError, OSError):  # the worker died (killed, out of memory)
             status, value = "late", None
@@ -182,7 +192,9 @@ class ComputePool:
         result: T = value
         return result
 
-    def _take(self) -> _Worker:
+    def _take(self, wait: float) -> _Worker:
+        """An idle worker, waiting at most ``wait`` seconds (what is left of the job's
+        deadline) when every worker is busy."""
         try:
             return self._idle.get_nowait()
         except queue.Empty:
@@ -192,8 +204,10 @@ class ComputePool:
                 worker = _Worker()
                 self._live.append(worker)
                 return worker
+        if wait <= 0:
+            raise Busy(self.retry_after)
         try:  # every worker busy: this job is one of the queued ones
-            return self._idle.get(timeout=self.deadline)
+            return self._idle.get(timeout=wait)
         except queue.Empty:
             raise Busy(self.retry_after) from None
 
@@ -262,10 +276,11 @@ async def run_async(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` in the calculation pool, from async routes: refused at once when full,
     waited for in a thread of the pool's own limiter."""
     pool = get_pool()
+    arrived = time.monotonic()  # the deadline counts from here: waits in line are part of it
     pool.admit()
     try:
         return await anyio.to_thread.run_sync(
-            lambda: pool.run_admitted(fn, *args), limiter=pool.limiter
+            lambda: pool.run_admitted(fn, *args, arrived=arrived), limiter=pool.limiter
         )
     finally:
         pool.release()

@@ -3,6 +3,7 @@ processes with a deadline, refused when the workers are full, rate-limited per a
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
@@ -11,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.services import compute, rate_limits
-from app.services.errors import CalculationTimeout, RateLimited
+from app.services.errors import Busy, CalculationTimeout, RateLimited
 from app.settings import get_settings
 from app.web.ratelimit import SharedLimit
 from tests.conftest import run_coroutine
@@ -109,6 +110,25 @@ def test_a_job_past_its_deadline_is_stopped() -> None:
         worker = pool.last_worker
         assert worker is not None and not worker.process.is_alive()  # killed, not left running
         assert pool.run(sum, [1, 2]) == 3  # a fresh worker takes the next job
+    finally:
+        pool.close()
+
+
+def test_a_job_s_deadline_counts_its_wait_in_line() -> None:
+    """Issue 30 F7: the deadline counts from arrival. With one worker busy for 0.8 s, a job of
+    0.6 s queued behind it has 0.2 s of its 1 s left when it starts, and is stopped (before,
+    its 1 s began when it reached the worker, and it answered after 1.4 s)."""
+    pool = compute.ComputePool(1, 1, 1.0)
+    try:
+        pool.start()
+        pool.wait_ready()
+        first = threading.Thread(target=pool.run, args=(time.sleep, 0.8))
+        first.start()
+        time.sleep(0.05)  # the first job holds the worker
+        with pytest.raises((CalculationTimeout, Busy)):
+            pool.run(time.sleep, 0.6)
+        first.join()
+        assert pool.run(sum, [1, 2]) == 3  # the pool serves on
     finally:
         pool.close()
 
