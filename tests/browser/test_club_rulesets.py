@@ -62,7 +62,7 @@ def test_a_d20_club_searches_in_pts_and_pins_d20_house_rules(page: Page, shot) -
     rules = page.locator("#club-hr-d20")
     expect(page.locator("#club-hr-brikwars")).to_be_hidden()  # BrikWars': under "another"
     cover = rules.get_by_label(re.compile("Cover against explosions"))
-    expect(cover).to_have_attribute("type", "number")
+    expect(cover).to_have_attribute("type", "text")  # a whole number: a numeric keypad
     expect(cover).to_have_attribute("inputmode", "numeric")
     cover.fill("40")
     rules.get_by_role("button", name="Pin D20 Power/Reach house rules").click()
