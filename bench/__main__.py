@@ -18,6 +18,7 @@ from bench import (
     degrees,
     degrees_builder,
     history,
+    inline,
     limits,
 )
 from bench.common import Row
@@ -33,6 +34,7 @@ SUITES = {
     "d20": d20.run,
     "calculator": calculator.run,
     "limits": limits.run,
+    "inline": inline.run,
     "history": history.run,
     "bigdata": bigdata.run,
 }

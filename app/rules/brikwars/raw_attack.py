@@ -22,7 +22,6 @@ from typing import Any
 
 from app.rules.brikwars import attacks as atk
 from app.rules.brikwars.attacks.single import INLINE_DICE as INLINE_DICE
-from app.rules.brikwars.attacks.single import INLINE_WORK as INLINE_WORK
 from app.rules.brikwars.catalogue import DamageExpr
 from app.rules.brikwars.options import BrikWarsOptions
 from app.rules.brikwars.shapes import ON_FIRE, outcomes, rolled_die, words

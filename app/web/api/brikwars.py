@@ -27,15 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from app.rules import brikwars as bw
 from app.rules.brikwars import attacks as atk
 from app.rules.brikwars.building import stats_json
-from app.rules.brikwars.raw_attack import (
-    INLINE_DICE,
-    INLINE_WORK,
-    RAW_FIELDS,
-    RawAttack,
-    raw_attack,
-)
-from app.rules.dice import Pool
-from app.rules.dice.exact import work_bound
+from app.rules.brikwars.raw_attack import RAW_FIELDS, RawAttack, raw_attack
 from app.rules.errors import InvalidInput, TooMuchWork
 from app.services import brikwars_jobs, compute
 from app.services.brikwars_jobs import ExplosionOut, OddsOut
@@ -57,12 +49,6 @@ async def _compute(fn: Callable[[], T], cheap: bool, fields: dict[str, str]) -> 
         return fn() if cheap else await compute.run_async(fn)
     except TooMuchWork as exc:
         raise exc.renamed(fields) from None
-
-
-def _cheap(pools: list[tuple[Pool, int]]) -> bool:
-    if sum(pool.dice_count for pool, _ in pools) > INLINE_DICE:
-        return False  # not even worth estimating on the event loop
-    return sum(work_bound(pool, layers) for pool, layers in pools) < INLINE_WORK
 
 
 DieSides = Literal[4, 6, 8, 10, 12, 20]
@@ -203,9 +189,8 @@ def roll_out(result: atk.AttackRoll, seed: int) -> RollOut:
     )
 
 
-@router.post("/brikwars/explosion-odds", response_model=ExplosionOut, dependencies=RATE_LIMITED)
-async def explosion_odds(body: ExplosionIn) -> Response:
-    """Every 2" ring of an explosion against one object: outcomes and KnockBack."""
+def explosion_of(body: ExplosionIn) -> tuple[atk.Explosion, atk.Target]:
+    """The engine's explosion and object of an ``explosion-odds`` body."""
     options = bw.BrikWarsOptions.from_dict(body.options)
     armour = body.armor.to_engine()
     target = atk.Target(
@@ -217,9 +202,14 @@ async def explosion_odds(body: ExplosionIn) -> Response:
     else:
         damage = bw.explosive_variant(body.variant).damage(body.dice)
     explosion = atk.Explosion(damage, body.damage_modifier, body.over_the_top, options)
-    # Rings drop dice (every K at once): only the smallest explosions stay on the event loop
-    armour_pool = [(Pool.of(armour.dice, armour.sides), 0)] if armour.dice else []
-    cheap = body.dice <= 3 and _cheap([(explosion.pool(), 0), *armour_pool])
+    return explosion, target
+
+
+@router.post("/brikwars/explosion-odds", response_model=ExplosionOut, dependencies=RATE_LIMITED)
+async def explosion_odds(body: ExplosionIn) -> Response:
+    """Every 2" ring of an explosion against one object: outcomes and KnockBack."""
+    explosion, target = explosion_of(body)
+    cheap = explosion.inline(target)  # its counted work (app.rules.work)
     job = functools.partial(brikwars_jobs.explosion_json, explosion, target)
     text = await _compute(job, cheap, EXPLOSION_FIELDS)
     return Response(text, media_type="application/json")

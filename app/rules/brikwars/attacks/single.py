@@ -40,6 +40,7 @@ from app.rules.dice import (
 )
 from app.rules.dice.exact import work_bound
 from app.rules.errors import InvalidInput, TooMuchWork
+from app.rules.work import MULTIPLY_ADDS_PER_UNIT, inline_work
 
 MAX_COMBINED = 6
 """Most participants of one Combined Attack (3^n hit patterns are enumerated exactly)."""
@@ -702,16 +703,21 @@ class CombinedAttack:
         )
 
 
-INLINE_WORK = 2e5
-"""Attacks whose estimated work (``work_bound``: multiply-adds) is below this are computed
-where the request is handled: well under a millisecond, less than a hand-off costs."""
 INLINE_DICE = 30
+"""Attacks of more dice than this are not even estimated where the request is handled."""
+
+
+def work_units(attacks: Sequence[Attack]) -> float:
+    """These attacks' odds' counted work (``app.rules.work`` units), from the pools' sizes
+    alone (nothing is summed): the dice core's multiply-adds (``work_bound``)."""
+    pools = [p for attack in attacks for p in attack.work_pools()]
+    return sum(work_bound(pool, layers) for pool, layers in pools) / MULTIPLY_ADDS_PER_UNIT
 
 
 def cheap(attacks: Sequence[Attack]) -> bool:
-    """Whether these attacks' odds together are small enough to compute inline (estimated
-    from the pools' sizes alone: nothing is summed)."""
+    """Whether these attacks' odds together are small enough to compute inline: their
+    counted work (``work_units``) under ``INLINE_WORK_UNITS``."""
     pools = [p for attack in attacks for p in attack.work_pools()]
     if sum(pool.dice_count for pool, _ in pools) > INLINE_DICE:
         return False  # not even worth estimating where the request is handled
-    return sum(work_bound(pool, layers) for pool, layers in pools) < INLINE_WORK
+    return inline_work(work_units(attacks))
