@@ -65,6 +65,15 @@ class Settings(BaseSettings):
     max_api_tokens_per_user: int = 20
     max_share_links_per_army: int = 20
     max_open_invitations_per_club: int = 50
+    # Rows one account may hold, over all its armies and battles (kept as counters, issue 30
+    # F5). 20,000 units: twenty armies at the 1,000-unit cap an army has, far beyond any
+    # table's collection. 100,000 weapons: five a unit on average at that (a gunship carries
+    # 12, a minifig one or none). 100,000 log entries: 500 for each of the 200 battles allowed,
+    # a long game having a few hundred. At about 1 kB a row that bounds an account near
+    # 0.2 GB, where one account wrote 516,000 weapon rows in 20 s before.
+    max_units_per_user: int = 20_000
+    max_weapons_per_user: int = 100_000
+    max_log_entries_per_user: int = 100_000
     # Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses or networks,
     # comma-separated, "*" for any); none by default: the peer's own address counts.
     trusted_proxies: str = ""

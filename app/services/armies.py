@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Army, Club, User
+from app.db.models import Army, Club, Unit, User, Weapon
 from app.rules.registry import get_ruleset
 from app.services import clubs, history, merge, quotas
+from app.services.army_rows import lock_army
 from app.services.errors import InvalidField, StaleVersion
 from app.services.permissions import Access, army_for, club_role, readable_armies
 
@@ -123,5 +125,13 @@ def delete_army(session: Session, *, user: User, army_id: int) -> str:
     """Delete an army; returns its name for the confirmation message."""
     army = army_for(session, user=user, army_id=army_id, access=Access.DELETE)
     name = army.name
+    # Its units and weapons go back to the owner's account: counted under the army's lock
+    # (racing adds wait, and the account's row is locked after it, as an add locks them).
+    lock_army(session, army.id)
+    units = session.scalar(select(func.count(Unit.id)).where(Unit.army_id == army.id))
+    weapons = session.scalar(
+        select(func.count(Weapon.id)).join(Unit).where(Unit.army_id == army.id)
+    )
+    quotas.rows(session, owner_id=army.owner_id, units=-(units or 0), weapons=-(weapons or 0))
     session.delete(army)
     return name

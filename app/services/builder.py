@@ -411,6 +411,7 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     name, kind, fields, weapons = _split_unit(rules, spec)
     lock_army(session, army.id)
     quotas.units(session, army_id=army.id)
+    quotas.rows(session, owner_id=army.owner_id, units=1, weapons=len(weapons))
     last = session.scalar(select(func.max(Unit.position)).where(Unit.army_id == army.id))
     unit = Unit(
         army_id=army.id,
@@ -561,8 +562,10 @@ def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> 
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     rules = get_ruleset(army.ruleset_id)
     cost = unit.count * rules.unit_cost(rules.decode_unit(_row_dict(unit)), options_of(army))
+    weapons = len(unit.weapons)
     session.delete(unit)
     session.flush()
+    quotas.rows(session, owner_id=army.owner_id, units=-1, weapons=-weapons)
     _shift_units(session, army.id, unit.position, -1)
     history.record(
         session,
@@ -575,8 +578,9 @@ def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> 
 def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> Unit:
     """A copy of the unit with its weapons, placed right after it."""
     army, original = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
-    _shift_units(session, army.id, original.position, 1)
     quotas.units(session, army_id=army.id)
+    quotas.rows(session, owner_id=army.owner_id, units=1, weapons=len(original.weapons))
+    _shift_units(session, army.id, original.position, 1)
     copy = Unit(
         army_id=army.id,
         name=f"{original.name} (copy)"[:120],
@@ -645,6 +649,7 @@ def add_weapon(
         rules, {**current, "weapons": [*current["weapons"], _clean(data)]}, weapon_index=index
     )
     _, _, _, weapons = _split_unit(rules, spec)
+    quotas.rows(session, owner_id=army.owner_id, weapons=1)
     weapon = _weapon_row(unit, weapons[index], index)
     session.add(weapon)
     # Every figure of the unit carries the weapon.
@@ -783,6 +788,7 @@ def delete_weapon(
     cost = unit.count * rules.weapon_cost(spec, index, options_of(army))  # on every figure
     session.delete(weapon)
     session.flush()
+    quotas.rows(session, owner_id=army.owner_id, weapons=-1)
     _shift(session, Weapon, Weapon.unit_id == unit.id, weapon.position, -1)
     history.record(
         session,

@@ -37,9 +37,10 @@ class InvalidField(ServiceError):
 class QuotaExceeded(InvalidField):
     """The account already has as many of something as one account may have."""
 
-    def __init__(self, field: str, what: str, limit: int) -> None:
+    def __init__(self, field: str, what: str, limit: int, *, reason: str | None = None) -> None:
         super().__init__(
-            field, f"you already have {limit} {what}, the most allowed; delete one first"
+            field,
+            reason or f"you already have {limit} {what}, the most allowed; delete one first",
         )
         self.limit = limit
 

@@ -27,6 +27,7 @@ from app.db.models.army import new_rows_stamp
 from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
+from app.services import quotas
 from app.services.army_document import (
     add_units,
     doc_parts,
@@ -299,9 +300,17 @@ def replace_contents(session: Session, *, army: Army, head: str, units: list[str
     if any(row.position != place for place, row in enumerate(rows)):
         now = []  # gaps in the positions: write every unit again, from 0
     places = [p for p in range(len(units)) if p >= len(now) or units[p] != now[p]]
-    gone = [
-        row.id for p, row in enumerate(rows) if p >= len(units) or not now or units[p] != now[p]
-    ]
+    kept = [p < len(units) and bool(now) and units[p] == now[p] for p in range(len(rows))]
+    gone = [row.id for row, keep in zip(rows, kept, strict=True) if not keep]
+    added = [json.loads(units[p]) for p in places]
+    # The account's counters move by the difference, checked before any row is written.
+    quotas.rows(
+        session,
+        owner_id=army.owner_id,
+        units=len(added) - len(gone),
+        weapons=sum(len(u.get("weapons", [])) for u in added)
+        - sum(len(row.weapons) for row, keep in zip(rows, kept, strict=True) if not keep),
+    )
     if gone:
         session.execute(
             delete(Unit).where(Unit.id.in_(gone)).execution_options(synchronize_session=False)
@@ -309,7 +318,7 @@ def replace_contents(session: Session, *, army: Army, head: str, units: list[str
     add_units(
         session,
         army_id=army.id,
-        units=[json.loads(units[p]) for p in places],
+        units=added,
         positions=places,
     )
 

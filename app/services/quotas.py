@@ -1,11 +1,15 @@
 """How much one account may create: armies, battles, clubs, API tokens, links, invitations,
-units in an army.
+units in an army, and the rows it may hold (units, weapons, battle log entries).
 
 Each create use case asks ``ensure_room`` first; past the limit it raises
 ``QuotaExceeded`` (a 422 naming the limit, shown in place like any field error).
 The limits are settings (``MAX_*``). The count and the insert after it are one step: the
 owner's row (the account, the army, the club) is locked first, so two requests racing for the
 last place (through two app servers, say) queue, and the second sees the first's row.
+
+Rows are too many to count at each insert: the account keeps them as counters
+(``User.held_*``), which ``rows`` checks and moves in the same transaction as the insert or
+delete it is called for, under the same lock on the account's row.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from app.db.models import (
     Unit,
     User,
 )
-from app.services.army_rows import MAX_UNITS
+from app.services.army_rows import KEEPS_ROWS, MAX_UNITS
 from app.services.errors import QuotaExceeded
 from app.settings import get_settings
 
@@ -141,3 +145,57 @@ def units(session: Session, *, army_id: int) -> None:
         field="units",
         what="units in this army",
     )
+
+
+def rows(
+    session: Session, *, owner_id: int, units: int = 0, weapons: int = 0, entries: int = 0
+) -> None:
+    """Count rows in (positive) or out (negative) of account ``owner_id``'s counters: the owner
+    of the army the units and weapons are in, of the battle the log entries are in.
+
+    Call it before writing the rows: past a limit it raises QuotaExceeded naming the quota
+    (``units``, ``weapons``, ``entries``) and nothing has moved. The account's row stays
+    locked to the end of the transaction, so racing writers queue.
+    """
+    if not (units or weapons or entries):
+        return
+    if units > 0 or weapons > 0 or entries > 0:
+        held = _locked_counters(session, owner_id)
+        settings = get_settings()
+        for field, what, have, more, limit in (
+            ("units", "units", held[0], units, settings.max_units_per_user),
+            ("weapons", "weapons", held[1], weapons, settings.max_weapons_per_user),
+            ("entries", "battle log entries", held[2], entries, settings.max_log_entries_per_user),
+        ):
+            if more > 0 and have + more > limit:
+                reason = f"an account may hold at most {limit} {what}; it holds {have}"
+                if more > 1:
+                    reason += f" and this would add {more}"
+                raise QuotaExceeded(field, what, limit, reason=reason)
+    table = User.metadata.tables[User.__tablename__]
+    moved = {
+        table.c[name]: table.c[name] + delta
+        for name, delta in (
+            ("held_units", units),
+            ("held_weapons", weapons),
+            ("held_entries", entries),
+        )
+        if delta
+    }
+    # Its own timestamps left as they are: no one changed the account.
+    moved.update({c: c for c in table.c if c.onupdate is not None})
+    session.execute(
+        update(table).where(table.c.id == owner_id).values(moved).execution_options(**KEEPS_ROWS)
+    )
+
+
+def _locked_counters(session: Session, owner_id: int) -> tuple[int, int, int]:
+    counters = select(User.held_units, User.held_weapons, User.held_entries).where(
+        User.id == owner_id
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        found = session.execute(counters.with_for_update(key_share=True)).one()
+    else:
+        _lock(session, User.id, owner_id)
+        found = session.execute(counters).one()
+    return found[0], found[1], found[2]

@@ -111,6 +111,9 @@ def linked_view(session: Session, *, token: str) -> builder.ArmyView:
 def fork(session: Session, *, user: User, source: Army) -> Army:
     """A private copy of an army the user may read, owned by them."""
     quotas.armies(session, user=user)
+    rows = builder.load_rows(session, source.id)
+    weapons = sum(len(row.weapons) for row in rows)
+    quotas.rows(session, owner_id=user.id, units=len(rows), weapons=weapons)
     copy = Army(
         owner_id=user.id,
         name=f"{source.name} (fork)"[:120],
@@ -121,7 +124,7 @@ def fork(session: Session, *, user: User, source: Army) -> Army:
     )
     session.add(copy)
     session.flush()
-    for row in builder.load_rows(session, source.id):
+    for row in rows:
         unit = Unit(
             army_id=copy.id,
             name=row.name,

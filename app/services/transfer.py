@@ -272,7 +272,14 @@ def create_from_document(
     session: Session, *, user: User, doc: dict[str, Any], summary: str = "imported"
 ) -> Army:
     """Create the army of a checked document (``check_document``), its units in order; the
-    history's first entry is ``summary`` and the number of units."""
+    history's first entry is ``summary`` and the number of units. Its units and weapons
+    count against the user's (QuotaExceeded past them, before anything is written)."""
+    quotas.rows(
+        session,
+        owner_id=user.id,
+        units=len(doc["units"]),
+        weapons=sum(len(unit.get("weapons", [])) for unit in doc["units"]),
+    )
     army = Army(
         owner_id=user.id,
         name=_free_name(session, user=user, name=doc["name"].strip()),

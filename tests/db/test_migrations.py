@@ -527,3 +527,54 @@ def test_unit_notes_migration_gives_existing_units_empty_notes() -> None:
     with engine.begin() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM weapon")).scalar_one() == 1
     engine.dispose()
+
+
+def test_held_rows_migration_counts_what_each_account_already_holds() -> None:
+    """Existing accounts' counters start at what they hold: units and weapons of the armies
+    they own, log entries of the battles they own (not of the battles they only wrote in)."""
+    import sqlalchemy as sa
+
+    url = another_database_url()
+    cfg = alembic_config(url)
+    command.upgrade(cfg, "7d1f3b5c9e20")  # the revision before the counters
+    engine = make_engine(url)
+    stamps = {"created_at": NOW, "updated_at": NOW}
+    with engine.begin() as conn:
+        army, unit = _army_with_a_gunner(conn, "a@example.com", count=1, notes="")
+        _insert(conn, "weapon", unit_id=unit, position=1, type="gun", spec={}, version=1, **stamps)
+        owner = conn.execute(sa.text("SELECT owner_id FROM army WHERE id = :a"), {"a": army})
+        holder = owner.scalar_one()
+        _army_with_a_gunner(conn, "b@example.com", count=1, notes="")
+        other = conn.execute(
+            sa.text("SELECT id FROM user_account WHERE email = 'b@example.com'")
+        ).scalar_one()
+        battle = _insert(
+            conn, "battle", owner_id=holder, name="Ford", ruleset_id="brikwars", version=1,
+            **stamps,
+        )  # fmt: skip
+        for seq in (1, 2, 3):
+            _insert(
+                conn, "battle_entry", battle_id=battle, seq=seq, created_at=NOW, actor_id=other,
+                kind="attack", summary="x", request_json="{}", odds_json="null",
+                dice_json="[]", changes_json="{}",
+            )  # fmt: skip
+        empty = _insert(conn, "user_account", email="c@example.com", display_name="C",
+                        password_hash="x", **stamps)  # fmt: skip
+    engine.dispose()
+
+    command.upgrade(cfg, "head")
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        held = {
+            row[0]: tuple(row[1:])
+            for row in conn.execute(
+                sa.text("SELECT id, held_units, held_weapons, held_entries FROM user_account")
+            )
+        }
+    assert held == {holder: (1, 2, 3), other: (1, 1, 0), empty: (0, 0, 0)}
+    engine.dispose()
+    command.downgrade(cfg, "7d1f3b5c9e20")
+    engine = make_engine(url)
+    columns = {c["name"] for c in inspect(engine).get_columns("user_account")}
+    assert not columns & {"held_units", "held_weapons", "held_entries"}
+    engine.dispose()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.db.base import Base, TimestampMixin, UTCDateTime, utcnow
@@ -22,6 +22,12 @@ class User(TimestampMixin, Base):
     email: Mapped[str] = mapped_column(String(254), unique=True)
     display_name: Mapped[str] = mapped_column(String(120))
     password_hash: Mapped[str] = mapped_column(String(255))
+    # The rows the account holds, kept by ``quotas.rows`` in the same transaction as each
+    # insert and delete (no COUNT over the account's armies): its armies' units and their
+    # weapons, and its battles' log entries (whoever wrote them).
+    held_units: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    held_weapons: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    held_entries: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     armies: Mapped[list[Army]] = relationship(
         back_populates="owner", lazy="raise", cascade="all, delete-orphan", passive_deletes=True

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from app.db.models import BattleEntry, User
 from app.rules.errors import InvalidInput
 from app.rules.registry import get_ruleset
+from app.services import quotas
 from app.services.battles.log import (
     END_KIND,
     ENDED,
@@ -153,4 +154,5 @@ def undo_last(session: Session, *, user: User, battle_id: int) -> BattleEntry:
         battle.status = str(status.get("before", OPEN))
     session.delete(last)
     session.flush()
+    quotas.rows(session, owner_id=battle.owner_id, entries=-1)
     return last

@@ -8,6 +8,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, BattleUnit, User
+from app.services import quotas
+from app.services.battles.log import lock
 from app.services.permissions import battle_for
 
 
@@ -34,8 +36,13 @@ def battle_contents(session: Session, *, user: User, battle_id: int) -> BattleCo
 
 def delete_battle(session: Session, *, user: User, battle_id: int) -> str:
     """Delete a battle of the user's with its units and log (others': NotFound); its name."""
-    battle = battle_for(session, user=user, battle_id=battle_id)
+    # Locked first, as an action locks it: no entry is added between the count and the delete
+    # (and the account's row is locked after the battle's, in the order an action takes them).
+    battle = lock(session, user=user, battle_id=battle_id)
     name = battle.name
+    entries = session.scalar(
+        select(func.count(BattleEntry.id)).where(BattleEntry.battle_id == battle.id)
+    )
     for table in (BattleEntry, BattleUnit):
         session.execute(
             delete(table)
@@ -44,4 +51,5 @@ def delete_battle(session: Session, *, user: User, battle_id: int) -> str:
         )
     session.delete(battle)  # its units are gone already (``passive_deletes``: none loaded)
     session.flush()
+    quotas.rows(session, owner_id=battle.owner_id, entries=-(entries or 0))
     return name

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, User
 from app.rules.errors import InvalidInput
+from app.services import quotas
 from app.services.battles.views import UnitInBattle, store_state
 from app.services.permissions import battle_for
 
@@ -48,7 +49,9 @@ def lock(session: Session, *, user: User, battle_id: int) -> Battle:
 
 
 def append(session: Session, battle: Battle, entry: BattleEntry) -> BattleEntry:
-    """Add the entry with the next number; a clash on (battle, seq) is retried."""
+    """Add the entry with the next number; a clash on (battle, seq) is retried. It counts
+    against the battle owner's log entries (QuotaExceeded past them, before it is written)."""
+    quotas.rows(session, owner_id=battle.owner_id, entries=1)
     for attempt in range(SEQ_ATTEMPTS):
         last = session.scalar(
             select(func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)

@@ -155,3 +155,32 @@ def test_sign_up_is_throttled_per_address(app, limits) -> None:  # type: ignore[
     assert _sign_up(TestClient(app, client=("10.3.3.4", 1)), 4).status_code == 303
     with app.state.sessionmaker() as s:
         assert len(s.scalars(select(User)).all()) == 4
+
+
+def test_rows_an_account_holds_are_capped_with_a_422_naming_the_quota(  # type: ignore[no-untyped-def]
+    member: Member, limits
+) -> None:
+    limits(max_units_per_user=2, max_weapons_per_user=2)
+    army = _api(member, "/api/v1/armies", {"name": "Red", "budget": 900}).json()
+    units = f"/api/v1/armies/{army['id']}/units"
+    trooper = {"name": "Trooper", "kind": "minifig", "weapons": [{"type": "hand_weapon"}]}
+    assert _api(member, units, trooper).status_code == 201
+    tank = {
+        "name": "Tank",
+        "size": 4,
+        "structure_level": 2,
+        "weapons": [{"type": "gun", "size": 3}, {"type": "machinegun", "size": 2}],
+    }
+    r = _api(member, units, tank)
+    assert r.status_code == 422, r.text
+    (problem,) = r.json()["detail"]
+    assert problem["field"] == "weapons"
+    assert problem["reason"].startswith("an account may hold at most 2 weapons; it holds 1")
+    assert _api(member, units, trooper).status_code == 201
+    r = _api(member, units, {"name": "Bare", "kind": "minifig"})
+    assert r.status_code == 422, r.text
+    (problem,) = r.json()["detail"]
+    assert problem == {**problem, "field": "units"}
+    assert problem["reason"] == "an account may hold at most 2 units; it holds 2"
+    doc = member.client.get(f"/api/v1/armies/{army['id']}/export").json()
+    assert [u["name"] for u in doc["units"]] == ["Trooper", "Trooper"]
