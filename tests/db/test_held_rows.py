@@ -5,6 +5,7 @@ refused naming the quota, before anything is written."""
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterator
 from fractions import Fraction
 
@@ -227,3 +228,51 @@ def test_weapons_and_log_entries_past_their_limits_are_refused(
     assert refused.value.field == "entries"
     assert "at most 1 battle log entries" in refused.value.reason
     assert _agree(s, user) == (2, 4, 1)
+
+
+def test_racing_adds_queue_on_the_account_and_none_passes_the_limit(  # type: ignore[no-untyped-def]
+    app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four units added at once to four armies of one account (no army lock in common), each
+    in its own session and thread, with room for one: exactly one lands, the others are
+    refused, and the counters still match."""
+    _limit(monkeypatch, max_units_per_user=3)
+    make = app.state.sessionmaker
+    workers = 4
+    with make() as s:
+        user = _user(s)
+        army_ids = [
+            armies.create_army(s, user=user, name=f"A{n}", ruleset_id="brikwars", budget=900).id
+            for n in range(workers)
+        ]
+        for _ in range(2):
+            builder.add_unit(s, user=user, army_id=army_ids[0], data=TROOPER)
+        s.commit()
+        user_id = user.id
+    barrier = threading.Barrier(workers)
+    outcomes: list[str] = []
+
+    def add_one(army_id: int) -> None:
+        try:
+            with make() as s:
+                user = s.get(User, user_id)
+                assert user is not None
+                barrier.wait()
+                builder.add_unit(s, user=user, army_id=army_id, data=TROOPER)
+                s.commit()
+            outcomes.append("landed")
+        except QuotaExceeded as exc:
+            outcomes.append(exc.field)
+        except BaseException as exc:
+            outcomes.append(repr(exc))
+
+    threads = [threading.Thread(target=add_one, args=(army_id,)) for army_id in army_ids]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert sorted(outcomes) == ["landed", "units", "units", "units"]
+    with make() as s:
+        user = s.get(User, user_id)
+        assert user is not None
+        assert _agree(s, user) == (3, 3, 0)
