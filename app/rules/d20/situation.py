@@ -42,7 +42,9 @@ EXPLOSIVES = ("grenade", "mine", "charge")
 GRENADES = tuple(e.id for e in EQUIPMENT.values() if e.category == "grenade")
 
 # when a situation field applies (``InputField.when``)
-AIMED = (("mode", ("shot", "automatic", "explosion")),)
+# the distance is to a gun's target or a grenade's blast point: a mine or a charge has none
+RANGED = tuple(e.id for e in EQUIPMENT.values() if e.category in ("gun", "grenade"))
+AIMED = (("mode", ("shot", "automatic", "explosion")), (WEAPON_TYPE, RANGED))
 STRIKING = (("mode", ("shot", "blow", "automatic", "explosion")),)
 DODGEABLE = (("mode", ("shot", "blow", "automatic")),)  # against PD + Evasion
 EXPLOSION = (("mode", ("explosion",)),)

@@ -78,6 +78,25 @@ def test_d20_asks_by_the_mode(client: TestClient) -> None:
     assert defuse == {"mode", "dl"}
 
 
+def test_d20_asks_a_distance_of_a_gun_or_a_grenade_not_of_a_mine_or_charge(
+    client: TestClient,
+) -> None:
+    # "Reach" is a gun's and a thrown grenade's; a mine or a charge goes off where it lies
+    def asks(weapon: str, mode: str) -> set[str]:
+        gun = "&a.weapons.0.name=Rifle&a.weapons.0.reach=60&a.weapons.0.power=6"
+        query = (
+            f"{OPEN}?rules=d20&a.name=Sapper&a.kind=su&a.weapons.0.type={weapon}"
+            + (gun if weapon == "gun" else "")
+            + f"&t.name=Chronos&t.kind=figurine&weapons=1&mode={mode}"
+        )
+        return _situation(client.get(query).text)
+
+    assert "distance" in asks("gun", "shot")
+    assert "distance" in asks("defensive_grenade", "explosion")
+    assert "distance" not in asks("hypersensor_mine", "explosion")
+    assert "distance" not in asks("hurricane_charge", "explosion")
+
+
 BRIKWARS_EVERY = {
     "distance",
     "height",
