@@ -18,7 +18,7 @@ to apply to the next deflectable group (ruling A17).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -223,7 +223,13 @@ def _all_ones_damage(kinds: list[tuple[Kind, int]], ring: int, layers: int) -> i
         ((max(0, 1 + k[1]), order, k) for order, (k, n) in enumerate(kinds) for _ in range(n)),
         key=lambda x: (-x[0], x[1]),
     )
-    kept = ranked[ring:]
+    return deflected_sum(ranked[ring:], layers)
+
+
+def deflected_sum(kept: Sequence[tuple[int, object, Kind]], layers: int) -> int:
+    """The sum of the dice ``kept`` (value, rank, kind; highest first) after ``layers`` of
+    Deflection, each piercing die kept cancelling one layer, each layer left taking the
+    highest deflectable die."""
     left = max(0, layers - sum(1 for _, _, k in kept if k[4]))
     damage = 0
     for value, _, k in kept:

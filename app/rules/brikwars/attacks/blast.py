@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app.rules.brikwars.attacks.common import Target
+from app.rules.brikwars.plated import deflected_sum
 from app.rules.dice import TotalDistribution, total_distribution
 from app.rules.dice.groups import chain_depth, group_table
 from app.rules.dice.spec import Dice
@@ -332,13 +333,5 @@ def _dud_sums(
     )
     out = []
     for (ring, layers), cap in zip(classes, caps, strict=True):
-        kept = ranked[ring:]
-        left = max(0, layers - sum(1 for _, _, k in kept if k[4]))
-        total = 0
-        for value, _, k in kept:
-            if left and k[3]:
-                left -= 1
-                continue
-            total += value
-        out.append(min(cap, total))
+        out.append(min(cap, deflected_sum(ranked[ring:], layers)))
     return tuple(out)
