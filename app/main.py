@@ -27,6 +27,7 @@ from app.web.api import open_calculator as api_open_calculator
 from app.web.api import rulesets as api_rulesets
 from app.web.csrf import csrf_protect, page_csrf_protect
 from app.web.errors import install_error_handlers
+from app.web.heavy import HeavyTurnsMiddleware
 from app.web.openapi import build_openapi
 from app.web.reading_slots import ReadingSlotsMiddleware
 from app.web.routes import (
@@ -157,6 +158,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         https_only=settings.secure_cookies,
     )
     app.add_middleware(SecurityHeadersMiddleware)
+    # Heavy turns are given back once the whole answer is sent (``app.web.heavy``).
+    app.add_middleware(HeavyTurnsMiddleware)
     # Outside the session and login handling: a queued read has done no work yet.
     app.add_middleware(ReadingSlotsMiddleware, slots=settings.reading_slots)
     if settings.trusted_proxy_list:

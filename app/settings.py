@@ -96,6 +96,24 @@ class Settings(BaseSettings):
     # workers, 32 connections, alternating runs of 12 s: the calculator fragment's p99 was
     # 75-117 ms with 4, against 92-187 ms with no limit; the army page's 60-87 against 78-101.
     reading_slots: int = Field(default=4, ge=0, le=1000)
+    # Work whose cost grows with an army's size (issue 30 F2, F3; ``app.services.heavy_gate``):
+    # the exports, printable sheet, history and page of an army of at least HEAVY_ARMY_ROWS
+    # rows (units plus weapons: a 1,000-gunship army of 12 weapons each has 13,000; the
+    # largest example army 40), and an import of at least HEAVY_IMPORT_BYTES, together with
+    # their API twins. A server process works on at most HEAVY_SLOTS of them at once, apart
+    # from the reading slots (a heavy GET gives its reading slot back before it waits), at
+    # most HEAVY_SLOTS_PER_ACCOUNT for one account (or one address, for a shared link). Past
+    # that a request waits its turn, at most HEAVY_WAIT_SECONDS; at most HEAVY_QUEUE wait
+    # in all, HEAVY_QUEUE_PER_ACCOUNT for one account: the next is a 503 with Retry-After.
+    heavy_slots: int = Field(default=3, ge=1, le=1000)
+    heavy_slots_per_account: int = Field(default=2, ge=1, le=1000)
+    heavy_wait_seconds: float = Field(default=10.0, ge=0, le=600)
+    heavy_queue: int = Field(default=16, ge=0, le=10_000)
+    heavy_queue_per_account: int = Field(default=2, ge=0, le=1000)
+    heavy_army_rows: int = Field(default=1000, ge=0, le=10_000_000)
+    heavy_import_bytes: int = Field(default=100_000, ge=0, le=10_000_000)
+    # The army page shows this many units a page (every total still counts them all).
+    army_page_units: int = Field(default=50, ge=1, le=1000)
     # Public calculators: a token bucket per client address, in the database (one limit
     # across every server and worker).
     calc_rate_per_minute: int = 120

@@ -130,6 +130,19 @@ class PasswordsBusy(Busy):
         self.field = "password"
 
 
+class HeavyBusy(Busy):
+    """Too many large exports, imports or army pages are running or waiting (``heavy_gate``):
+    the account's own, or the server's."""
+
+    def __init__(self, retry_after_seconds: int, message: str | None = None) -> None:
+        super().__init__(
+            retry_after_seconds,
+            message
+            or "the server is busy with other large armies' exports, imports and pages; "
+            "try again in a moment",
+        )
+
+
 class CalculationTimeout(Busy):
     """A calculation ran past its deadline and was stopped (its worker was killed)."""
 

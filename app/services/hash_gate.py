@@ -19,95 +19,31 @@ event loop): a waiter blocks its own thread only.
 
 from __future__ import annotations
 
-import math
-import threading
-from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from app.services.errors import PasswordsBusy
+from app.services.keyed_gate import KeyedGate
 from app.settings import get_settings
 
 
-@dataclass(eq=False)
-class _Waiter:
-    address: str | None
-    granted: bool = False
-    ready: threading.Event = field(default_factory=threading.Event)
+def _busy(retry_after: int, reason: str | None) -> PasswordsBusy:
+    return PasswordsBusy(retry_after, reason)
 
 
-class HashGate:
+class HashGate(KeyedGate):
     """``permits`` hashes at once; up to ``queue`` more wait in order, each at most
-    ``wait_seconds``, one a client address."""
+    ``wait_seconds``, one a client address (``KeyedGate`` with no bound on what an address
+    holds: a hash is short, the line is what one address must not fill)."""
 
     def __init__(self, permits: int, wait_seconds: float, queue: int) -> None:
-        if permits < 1:
-            raise ValueError("at least one permit")
-        self.permits = permits
-        self.wait_seconds = max(0.0, wait_seconds)
-        self.queue = max(0, queue)
-        self._lock = threading.Lock()
-        self._free = permits
-        self._waiting: deque[_Waiter] = deque()
-        self._waiting_addresses: set[str] = set()
-
-    @property
-    def retry_after(self) -> int:
-        """Seconds a refused client is told to wait (``Retry-After``)."""
-        return max(1, math.ceil(self.wait_seconds))
-
-    @contextmanager
-    def turn(self, address: str | None) -> Iterator[None]:
-        """Hold one permit while the block runs (it is given back however the block ends);
-        raise ``PasswordsBusy`` when none comes in time. ``address=None`` (scripts): only
-        the shared line applies."""
-        self._enter(address)
-        try:
-            yield
-        finally:
-            self._leave()
-
-    def _enter(self, address: str | None) -> None:
-        with self._lock:
-            if self._free > 0 and not self._waiting:
-                self._free -= 1
-                return
-            if address is not None and address in self._waiting_addresses:
-                raise PasswordsBusy(self.retry_after, "one of your log-ins is already waiting")
-            if len(self._waiting) >= self.queue:
-                raise PasswordsBusy(self.retry_after)
-            waiter = _Waiter(address)
-            self._waiting.append(waiter)
-            if address is not None:
-                self._waiting_addresses.add(address)
-        waiter.ready.wait(self.wait_seconds)
-        with self._lock:
-            if waiter.granted:  # (maybe just after the wait ran out: the permit is ours)
-                return
-            self._waiting.remove(waiter)
-            self._forget(waiter)
-        raise PasswordsBusy(self.retry_after)
-
-    def _leave(self) -> None:
-        with self._lock:
-            if not self._waiting:
-                self._free += 1
-                return
-            waiter = self._waiting.popleft()  # the permit goes straight to the first in line
-            self._forget(waiter)
-            waiter.granted = True
-        waiter.ready.set()
-
-    def _forget(self, waiter: _Waiter) -> None:
-        if waiter.address is not None:
-            self._waiting_addresses.discard(waiter.address)
-
-    def state(self) -> tuple[int, int]:
-        """(permits free, hashes waiting), for the tests."""
-        with self._lock:
-            return self._free, len(self._waiting)
+        super().__init__(
+            permits,
+            wait_seconds,
+            queue,
+            busy=_busy,
+            key_queue=1,
+            own_line_reason="one of your log-ins is already waiting",
+        )
 
 
 @lru_cache

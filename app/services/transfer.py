@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import select
@@ -21,7 +22,7 @@ from app.rules.registry import RULESETS, get_ruleset
 from app.rules.ruleset import Ruleset
 from app.rules.text import control_character_reason
 from app.services import army_rows, builder, history, quotas
-from app.services.army_document import FORMAT, READS, VERSION, add_units
+from app.services.army_document import FORMAT, READS, VERSION, add_units, doc_parts
 
 # The export document lives in army_document; its names stay importable from here.
 from app.services.army_document import export_doc as export_doc
@@ -42,8 +43,19 @@ class ImportProblems(ServiceError):
         self.problems = problems
 
 
+# Units a chunk of a streamed export: a chunk is a few tens of kB, and the exports of a
+# 1,000-unit army come in 20 trips to the thread pool.
+CHUNK_UNITS = 50
+
+
 def export_text(view: builder.ArmyView) -> str:
     """The army as plain text for a forum post."""
+    return "".join(export_text_chunks(view))
+
+
+def export_text_chunks(view: builder.ArmyView) -> Iterator[str]:
+    """``export_text`` in pieces of ``CHUNK_UNITS`` units, each made when asked for (a
+    streamed answer holds one piece at a time, and runs each in the thread pool)."""
     army = view.army
     rules = get_ruleset(army.ruleset_id)
     total = rules.format_cost(view.total_cost)
@@ -59,8 +71,30 @@ def export_text(view: builder.ArmyView) -> str:
         if uv.row.notes:  # the player's own words, each line indented under the unit
             first, *more = uv.row.notes.split("\n")
             lines += [f"   Notes: {first}", *(f"   {line}".rstrip() for line in more)]
+        if number % CHUNK_UNITS == 0:
+            yield "\n".join(lines) + "\n"
+            lines = []
     lines += ["", f"Total: {total}"]
-    return "\n".join(lines) + "\n"
+    yield "\n".join(lines) + "\n"
+
+
+def export_json_chunks(army: Army, rows: list[army_rows.UnitRow]) -> Iterator[bytes]:
+    """The export document as the JSON answer writes it (``JSONResponse`` of ``export_doc``:
+    compact, UTF-8), in pieces of ``CHUNK_UNITS`` units, each made when asked for."""
+    head, units = doc_parts(army, rows)
+    members = _compact(json.loads(head))[:-1]  # (it ends with its closing brace)
+    yield (members + ',"units":[').encode()
+    for start in range(0, len(units), CHUNK_UNITS):
+        piece = ",".join(_compact(json.loads(unit)) for unit in units[start : start + CHUNK_UNITS])
+        yield (("," if start else "") + piece).encode()
+    yield b"]}"
+
+
+def _compact(value: object) -> str:
+    # As starlette's JSONResponse renders its content.
+    return json.dumps(
+        value, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    )
 
 
 def export_filename(army: Army, extension: str) -> str:

@@ -122,3 +122,11 @@ def _on_loop(slot: Slot) -> bool:
         return asyncio.get_running_loop() is slot._loop
     except RuntimeError:
         return False
+
+
+def step_out() -> None:
+    """Give the current request's slot back for good: its work is heavy and takes its turn
+    elsewhere (``heavy_gate``), never holding a place that light pages need."""
+    slot = _CURRENT.get()
+    if slot is not None:
+        slot.lend()

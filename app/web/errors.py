@@ -32,6 +32,7 @@ from app.services.errors import (
     Busy,
     EditConflict,
     Forbidden,
+    HeavyBusy,
     InvalidCredentials,
     InvalidField,
     NotAuthenticated,
@@ -428,6 +429,8 @@ ERROR_ANSWERS: dict[type[Exception], _Handler] = {
     Busy: _Refusal(503, "Calculators busy", headers=_retry_after),
     # too many password hashes running or waiting (``hash_gate``)
     PasswordsBusy: _Refusal(503, "Server busy", field="password", headers=_retry_after),
+    # too many large exports, imports or army pages running or waiting (``heavy_gate``)
+    HeavyBusy: _Refusal(503, "Server busy", headers=_retry_after),
     RateLimited: _Refusal(429, "Slow down", headers=_retry_after),
     CsrfError: _csrf,
     NotAuthenticated: _anonymous,

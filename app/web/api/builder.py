@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -25,6 +25,7 @@ from app.web.api.builder_schemas import (
     WeaponPreviewOut,
 )
 from app.web.deps import ApiUser, SessionDep, SessionRoute
+from app.web.heavy import army_turn
 from app.web.inputs import Id
 
 router = APIRouter(route_class=SessionRoute, tags=["builder"])
@@ -96,8 +97,9 @@ def _body(model: BaseModel) -> dict[str, Any]:
 
 
 @router.get("/armies/{army_id:int}")
-def army_get(session: SessionDep, user: ApiUser, army_id: Id) -> ArmyDetailOut:
+def army_get(request: Request, session: SessionDep, user: ApiUser, army_id: Id) -> ArmyDetailOut:
     """An army with its total cost, findings and units with every derived figure."""
+    army_turn(request, session, user, army_id)
     return army_out(builder.army_view(session, user=user, army_id=army_id))
 
 

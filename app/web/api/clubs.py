@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
 
 from app.rules.registry import get_ruleset
@@ -15,9 +15,11 @@ from app.services.permissions import club_for
 from app.web.api.builder import army_out
 from app.web.api.builder_schemas import ArmyDetailOut
 from app.web.deps import ApiUser, SessionDep, SessionRoute
+from app.web.heavy import army_turn, import_turn
 from app.web.htmx import invite_url, share_url
 from app.web.inputs import Float, Id, Line
 from app.web.schemas import ClubCreate
+from app.web.streams import json_stream, text_stream
 
 router = APIRouter(route_class=SessionRoute, tags=["clubs and sharing"])
 
@@ -354,8 +356,11 @@ def army_fork(session: SessionDep, user: ApiUser, army_id: Id) -> ArmyDetailOut:
 
 
 @router.get("/armies/{army_id:int}/history")
-def history_list(session: SessionDep, user: ApiUser, army_id: Id) -> list[RevisionOut]:
+def history_list(
+    request: Request, session: SessionDep, user: ApiUser, army_id: Id
+) -> list[RevisionOut]:
     """Every saved change, newest first."""
+    army_turn(request, session, user, army_id)
     return [
         RevisionOut(id=r.id, created_at=r.created_at, by=who, summary=r.summary)
         for r, who in history.revisions(session, user=user, army_id=army_id)
@@ -364,9 +369,10 @@ def history_list(session: SessionDep, user: ApiUser, army_id: Id) -> list[Revisi
 
 @router.get("/armies/{army_id:int}/history/{revision_id:int}")
 def history_get(
-    session: SessionDep, user: ApiUser, army_id: Id, revision_id: Id
+    request: Request, session: SessionDep, user: ApiUser, army_id: Id, revision_id: Id
 ) -> RevisionDetailOut:
     """One revision with the army as it then stood."""
+    army_turn(request, session, user, army_id)
     rev = history.revision(session, user=user, army_id=army_id, revision_id=revision_id)
     return RevisionDetailOut(
         id=rev.id, created_at=rev.created_at, by="", summary=rev.summary, snapshot=rev.snapshot
@@ -395,24 +401,31 @@ EXPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 @router.get("/armies/{army_id:int}/export", response_model=None, responses=EXPORT_RESPONSES)
 def army_export(
-    session: SessionDep, user: ApiUser, army_id: Id, format: Literal["json", "text"] = "json"
+    request: Request,
+    session: SessionDep,
+    user: ApiUser,
+    army_id: Id,
+    format: Literal["json", "text"] = "json",
 ) -> Response:
-    """The army as a versioned JSON document, or as forum text (``?format=text``)."""
+    """The army as a versioned JSON document, or as forum text (``?format=text``); streamed."""
+    army_turn(request, session, user, army_id)
     view = builder.army_view(session, user=user, army_id=army_id)
     if format == "text":
-        return PlainTextResponse(transfer.export_text(view))
-    return JSONResponse(transfer.export_doc(view.army, builder.load_rows(session, army_id)))
+        return text_stream(transfer.export_text_chunks(view))
+    return json_stream(view.army, builder.load_rows(session, army_id))
 
 
 @router.get("/shared/{token}/export", response_model=None, responses=EXPORT_RESPONSES)
 def shared_export(
-    session: SessionDep, token: Line, format: Literal["json", "text"] = "json"
+    request: Request, session: SessionDep, token: Line, format: Literal["json", "text"] = "json"
 ) -> Response:
-    """A linked army as a versioned JSON document, or as forum text (``?format=text``)."""
-    if format == "text":
-        return PlainTextResponse(transfer.export_text(sharing.linked_view(session, token=token)))
+    """A linked army as a versioned JSON document, or as forum text (``?format=text``);
+    streamed."""
     army = sharing.army_for_link(session, token=token)
-    return JSONResponse(transfer.export_doc(army, builder.load_rows(session, army.id)))
+    army_turn(request, session, None, army.id)
+    if format == "text":
+        return text_stream(transfer.export_text_chunks(sharing.linked_view(session, token=token)))
+    return json_stream(army, builder.load_rows(session, army.id))
 
 
 async def _body_limited(request: Request) -> bytes:
@@ -430,10 +443,14 @@ async def _body_limited(request: Request) -> bytes:
 
 @router.post("/armies/import", status_code=201, response_model=None)
 def army_import(
-    session: SessionDep, user: ApiUser, raw: Annotated[bytes, Depends(_body_limited)]
+    request: Request,
+    session: SessionDep,
+    user: ApiUser,
+    raw: Annotated[bytes, Depends(_body_limited)],
 ) -> Response:
     """Create an army from an export document: all of it or nothing; 422 lists every problem
     as ``{"field": "units[3].weapons[0].size", "reason": ...}``."""
+    import_turn(request, session, user, len(raw))
     try:
         army = transfer.import_army(session, user=user, raw=raw)
     except transfer.ImportProblems as exc:

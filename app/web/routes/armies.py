@@ -20,6 +20,7 @@ from app.services.permissions import Access
 from app.web.builder_forms import RESOLVE, form_base, resolved
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.forms import validate_form
+from app.web.heavy import army_turn
 from app.web.htmx import is_htmx, redirect
 from app.web.inputs import Id
 from app.web.routes.builder import army_page_key, builder_page
@@ -133,6 +134,7 @@ def _army_page(
 @router.get("/armies/{army_id:int}")
 def army_detail(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """The army builder."""
+    army_turn(request, session, user, army_id)
     return _army_page(request, session, user, army_id)
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import Response
 
 from app.services import builder, history, transfer
 from app.web.deps import CurrentUser, SessionDep, SessionRoute
+from app.web.heavy import army_turn, import_turn
 from app.web.htmx import redirect
 from app.web.inputs import Id
+from app.web.streams import json_download, text_stream
 from app.web.templating import flash, render
 
 router = APIRouter(route_class=SessionRoute)
@@ -40,6 +42,7 @@ def import_army(
     request: Request, session: SessionDep, user: CurrentUser, raw: ImportBytes
 ) -> Response:
     """Create an army from a document: entirely, or nothing, with every problem listed."""
+    import_turn(request, session, user, len(raw))
     try:
         army = transfer.import_army(session, user=user, raw=raw)
     except transfer.ImportProblems as exc:
@@ -57,6 +60,7 @@ def import_army(
 @router.get("/armies/{army_id:int}/history")
 def history_page(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
     """Every saved change, newest first."""
+    army_turn(request, session, user, army_id)
     view = builder.army_view(session, user=user, army_id=army_id)
     return render(
         request,
@@ -74,6 +78,7 @@ def revision_page(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, revision_id: Id
 ) -> Response:
     """The army as it stood at one revision."""
+    army_turn(request, session, user, army_id)
     view = builder.army_view(session, user=user, army_id=army_id)
     rev = history.revision(session, user=user, army_id=army_id, revision_id=revision_id)
     names = history.weapon_names(view.army.ruleset_id, rev.snapshot)
@@ -99,24 +104,23 @@ def print_sheet(
     request: Request, session: SessionDep, user: CurrentUser, army_id: Id, cards: bool = False
 ) -> Response:
     """A roster sheet for A4 paper (with one stat card per unit if asked)."""
+    army_turn(request, session, user, army_id)
     view = builder.army_view(session, user=user, army_id=army_id)
     return render(request, "armies/print.html", {"army": view.army, "view": view, "cards": cards})
 
 
 @router.get("/armies/{army_id:int}/export.txt")
-def export_text(session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
-    """The army as plain text for a forum post."""
+def export_text(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
+    """The army as plain text for a forum post (streamed)."""
+    army_turn(request, session, user, army_id)
     view = builder.army_view(session, user=user, army_id=army_id)
-    return PlainTextResponse(transfer.export_text(view))
+    return text_stream(transfer.export_text_chunks(view))
 
 
 @router.get("/armies/{army_id:int}/export.json")
-def export_json(session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
-    """The army as a versioned JSON document (a download)."""
+def export_json(request: Request, session: SessionDep, user: CurrentUser, army_id: Id) -> Response:
+    """The army as a versioned JSON document (a download, streamed)."""
+    army_turn(request, session, user, army_id)
     view = builder.army_view(session, user=user, army_id=army_id)
     rows = builder.load_rows(session, view.army.id)
-    filename = transfer.export_filename(view.army, "json")
-    return JSONResponse(
-        transfer.export_doc(view.army, rows),
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
+    return json_download(view.army, rows)

@@ -5,15 +5,17 @@ from __future__ import annotations
 import functools
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import Response
 
 from app.services import builder, clubs, open_calculator, sharing, transfer
 from app.services.errors import InvalidField
 from app.services.permissions import Access, army_for
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
+from app.web.heavy import army_turn
 from app.web.htmx import redirect, share_url
 from app.web.inputs import Id, Line, parse_id
 from app.web.routes.builder import FormState
+from app.web.streams import json_download, text_stream
 from app.web.templating import flash, render
 
 router = APIRouter(route_class=SessionRoute)
@@ -99,6 +101,7 @@ def army_fork(request: Request, session: SessionDep, user: CurrentUser, army_id:
 @router.get("/shared/{token}")
 def shared_page(request: Request, session: SessionDep, user: OptionalUser, token: Line) -> Response:
     """An army opened by its read-only link (no account needed)."""
+    army_turn(request, session, user, sharing.army_for_link(session, token=token).id)
     view = sharing.linked_view(session, token=token)
     return render(
         request,
@@ -122,29 +125,32 @@ def shared_page(request: Request, session: SessionDep, user: OptionalUser, token
 
 @router.get("/shared/{token}/print")
 def shared_print(
-    request: Request, session: SessionDep, token: Line, cards: bool = False
+    request: Request, session: SessionDep, user: OptionalUser, token: Line, cards: bool = False
 ) -> Response:
     """The roster sheet of a linked army (no account needed)."""
+    army_turn(request, session, user, sharing.army_for_link(session, token=token).id)
     view = sharing.linked_view(session, token=token)
     context = {"army": view.army, "view": view, "cards": cards, "back_url": f"/shared/{token}"}
     return render(request, "armies/print.html", context)
 
 
 @router.get("/shared/{token}/export.txt")
-def shared_export_text(session: SessionDep, token: Line) -> Response:
-    """A linked army as plain text for a forum post."""
-    return PlainTextResponse(transfer.export_text(sharing.linked_view(session, token=token)))
+def shared_export_text(
+    request: Request, session: SessionDep, user: OptionalUser, token: Line
+) -> Response:
+    """A linked army as plain text for a forum post (streamed)."""
+    army_turn(request, session, user, sharing.army_for_link(session, token=token).id)
+    return text_stream(transfer.export_text_chunks(sharing.linked_view(session, token=token)))
 
 
 @router.get("/shared/{token}/export.json")
-def shared_export_json(session: SessionDep, token: Line) -> Response:
-    """A linked army as a versioned JSON document (a download, to import or keep)."""
+def shared_export_json(
+    request: Request, session: SessionDep, user: OptionalUser, token: Line
+) -> Response:
+    """A linked army as a versioned JSON document (a download to import or keep, streamed)."""
     army = sharing.army_for_link(session, token=token)
-    filename = transfer.export_filename(army, "json")
-    return JSONResponse(
-        transfer.export_doc(army, builder.load_rows(session, army.id)),
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
+    army_turn(request, session, user, army.id)
+    return json_download(army, builder.load_rows(session, army.id))
 
 
 @router.post("/shared/{token}/fork")

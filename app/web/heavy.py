@@ -1,0 +1,73 @@
+"""Heavy requests (``app.services.heavy_gate``) hold their turn until their answer is sent.
+
+``HeavyTurnsMiddleware`` gives each request a place to keep the turns it takes; a route
+that finds its work heavy calls ``army_turn`` or ``import_turn``, which (if heavy) ends the
+request's database transaction (a waiter holds no pooled connection), gives its reading slot
+back and takes a turn, or raises ``HeavyBusy``. The middleware gives the turns back once the
+whole answer is sent (a streamed export's last chunk included) or the request fails.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+from fastapi import Request
+from sqlalchemy.orm import Session
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.db.models import User
+from app.services import heavy_gate, work_slots
+from app.services.keyed_gate import KeyedGate
+from app.web.deps import client_address
+
+_TURNS: ContextVar[list[tuple[KeyedGate, str]] | None] = ContextVar("heavy_turns", default=None)
+
+
+class HeavyTurnsMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        turns: list[tuple[KeyedGate, str]] = []
+        token = _TURNS.set(turns)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _TURNS.reset(token)
+            for gate, key in turns:
+                gate.leave(key)
+
+
+def key_of(request: Request, user: User | None) -> str:
+    """Whose turn: the account's, or (a shared link's anonymous viewer) the address's."""
+    return f"account:{user.id}" if user is not None else f"address:{client_address(request)}"
+
+
+def take_turn(request: Request, session: Session, user: User | None) -> None:
+    """Wait for a heavy turn (``HeavyBusy`` if none comes), held until the answer is sent.
+    Called from the route's thread, never on the event loop."""
+    turns = _TURNS.get()
+    if turns is None or turns:  # (outside the middleware, or held already)
+        return
+    key = key_of(request, user)
+    if session.in_transaction():
+        session.commit()  # nothing written yet: the waiter gives its connection back
+    work_slots.step_out()
+    gate = heavy_gate.gate()
+    gate.enter(key)
+    turns.append((gate, key))
+
+
+def army_turn(request: Request, session: Session, user: User | None, army_id: int) -> None:
+    """Take a heavy turn if the army is large (``Settings.heavy_army_rows``)."""
+    if heavy_gate.is_heavy_army(session, army_id):
+        take_turn(request, session, user)
+
+
+def import_turn(request: Request, session: Session, user: User, size: int) -> None:
+    """Take a heavy turn if the import document is large (``Settings.heavy_import_bytes``)."""
+    if heavy_gate.is_heavy_import(size):
+        take_turn(request, session, user)
