@@ -22,6 +22,7 @@ from app.web.builder_forms import form_base, form_version, house_rules, nested, 
 from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
 from app.web.htmx import is_htmx
 from app.web.inputs import Id
+from app.web.paging import paging_for
 from app.web.templating import flash, render
 
 router = APIRouter(route_class=SessionRoute)
@@ -74,6 +75,9 @@ def builder_page(
     if block == "unit" and unit_id is not None:
         context["uv"] = view.unit(unit_id)
         oob = (*oob, "totals", "findings")
+    paging = context["paging"] = paging_for(request, view, f"/armies/{view.army.id}")
+    if content_key is not None:  # (each page of the units is a content of its own)
+        content_key = (content_key, paging.number)
     return render(
         request,
         ARMY_PAGE,

@@ -14,6 +14,7 @@ from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, Session
 from app.web.heavy import army_turn
 from app.web.htmx import redirect, share_url
 from app.web.inputs import Id, Line, parse_id
+from app.web.paging import paging_for
 from app.web.routes.builder import FormState
 from app.web.streams import json_download, text_stream
 from app.web.templating import flash, render
@@ -115,6 +116,7 @@ def shared_page(request: Request, session: SessionDep, user: OptionalUser, token
             "errors": {},
             "conflict": None,
             "shared_token": token,
+            "paging": paging_for(request, view, f"/shared/{token}"),
             # each unit opens in the open calculator (no account, no saved army needed)
             "open_calculator_url": functools.partial(
                 open_calculator.open_calculator_url, view.army.ruleset_id
