@@ -26,8 +26,8 @@ from app.services.keyed_gate import KeyedGate
 from app.settings import get_settings
 
 OWN_LINE_REASON = (
-    "your account already has large exports, imports or army pages waiting; "
-    "try again once they are done"
+    "your account already has as many large exports, imports or army pages under way as "
+    "it may; try again once they are done"
 )
 
 

@@ -430,7 +430,12 @@ ERROR_ANSWERS: dict[type[Exception], _Handler] = {
     # too many password hashes running or waiting (``hash_gate``)
     PasswordsBusy: _Refusal(503, "Server busy", field="password", headers=_retry_after),
     # too many large exports, imports or army pages running or waiting (``heavy_gate``)
-    HeavyBusy: _Refusal(503, "Server busy", headers=_retry_after),
+    HeavyBusy: _Refusal(
+        503,
+        "Server busy",
+        message=lambda exc: str(exc)[:1].upper() + str(exc)[1:],
+        headers=_retry_after,
+    ),
     RateLimited: _Refusal(429, "Slow down", headers=_retry_after),
     CsrfError: _csrf,
     NotAuthenticated: _anonymous,

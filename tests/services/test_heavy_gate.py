@@ -63,16 +63,16 @@ class Requests:
             thread.join(PATIENT)
 
 
-def _gate(**kw: object) -> KeyedGate:
-    shape: dict[str, object] = {"permits": 3, "per_key": 2, "wait_seconds": PATIENT}
-    shape |= {"queue": 16, "key_queue": 2} | kw
-    return heavy_gate._gate.__wrapped__(  # type: ignore[attr-defined]
-        shape["permits"],
-        shape["per_key"],
-        shape["wait_seconds"],
-        shape["queue"],
-        shape["key_queue"],
-    )
+def _gate(
+    permits: int = 3,
+    per_key: int = 2,
+    wait_seconds: float = PATIENT,
+    queue: int = 16,
+    key_queue: int = 2,
+) -> KeyedGate:
+    """A gate as ``heavy_gate.gate()`` makes it (its settings' defaults), fresh for a test."""
+    make = heavy_gate._gate.__wrapped__  # (the uncached maker)
+    return make(permits, per_key, wait_seconds, queue, key_queue)  # type: ignore[no-any-return]
 
 
 @pytest.fixture
