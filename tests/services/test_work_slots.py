@@ -123,3 +123,44 @@ def test_setting_aside_without_a_slot_or_on_the_event_loop_does_nothing() -> Non
 def test_no_slots_is_refused() -> None:
     with pytest.raises(ValueError):
         work_slots.Slots(0)
+
+
+def test_heavy_work_steps_out_for_good_and_the_next_reader_gets_in() -> None:
+    """``step_out`` (a heavy request, ruling G10): its slot goes to the next in line at once
+    and is never taken back; the request's final give_back frees nothing twice."""
+    slots = work_slots.Slots(1)
+    order: list[str] = []
+
+    async def heavy(stepped: asyncio.Event, go: threading.Event) -> None:
+        loop = asyncio.get_running_loop()
+        slot = await slots.take()
+        token = work_slots.hold(slot)
+
+        def work() -> None:
+            work_slots.step_out()
+            loop.call_soon_threadsafe(stepped.set)
+            go.wait(30)
+
+        try:
+            await asyncio.to_thread(work)
+            order.append("heavy done")
+        finally:
+            slot.give_back()
+            work_slots.release(token)
+
+    async def light() -> None:
+        slot = await slots.take()
+        order.append("light")
+        slot.give_back()
+
+    async def main() -> int:
+        stepped, go = asyncio.Event(), threading.Event()
+        task = asyncio.create_task(heavy(stepped, go))
+        await stepped.wait()
+        await light()  # gets in while the heavy request still works
+        go.set()
+        await task
+        return slots.free()
+
+    assert run_coroutine(main()) == 1
+    assert order == ["light", "heavy done"]
