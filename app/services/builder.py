@@ -271,6 +271,16 @@ def stored_view(
     return _view(army, rules, options, units, rows_key, can_edit=can_edit, is_owner=is_owner)
 
 
+def kept_row_count(session: Session, army: Army) -> int | None:
+    """The army's units plus weapons if this server keeps its units (``_KEPT_UNITS``), else
+    None: known without a query."""
+    if army.ruleset_id not in RULESETS or not only_read(session):
+        return None
+    options = get_ruleset(army.ruleset_id).decode_options(army.house_rules)
+    units = _KEPT_UNITS.get(("stamp", army.id, army.rows_stamp, army.ruleset_id, options))
+    return None if units is None else sum(1 + len(u.weapons) for u in units.views)
+
+
 @dataclass(frozen=True)
 class ArmyTotal:
     """An army's current cost (in its ruleset's numbers), unit count and figure count

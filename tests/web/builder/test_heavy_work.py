@@ -260,3 +260,19 @@ def test_a_large_import_takes_a_turn_refused_when_the_account_has_none(
         "/api/v1/armies/import", content=large, headers={"X-CSRF-Token": member.csrf}
     )
     assert api.status_code == 201 and gate.state() == (3, 0)
+
+
+def test_an_armys_rows_are_counted_alike_from_the_database_and_from_the_kept_units(
+    app: Any, member: Member
+) -> None:
+    army_id = _import(member, _troopers(6) + _gunships(2))  # 6 + 6 + 2 + 24 rows
+    builder._KEPT_UNITS.cache_clear()
+    with app.state.read_sessionmaker() as session:
+        army = session.get(Army, army_id)
+        assert army is not None and builder.kept_row_count(session, army) is None
+        assert heavy_gate.army_rows(session, army_id) == 38
+    assert member.client.get(f"/armies/{army_id}").status_code == 200  # keeps its units
+    with app.state.read_sessionmaker() as session:
+        army = session.get(Army, army_id)
+        assert army is not None and builder.kept_row_count(session, army) == 38
+        assert heavy_gate.army_rows(session, army_id) == 38
