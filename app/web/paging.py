@@ -64,7 +64,7 @@ def requested_page(request: Request) -> int:
     raw = request.query_params.get("page")
     if raw is None and request.headers.get("HX-Request") == "true":
         current = request.headers.get("HX-Current-URL", "")
-        raw = (parse_qs(urlsplit(current).query).get("page") or [None])[0]
+        raw = next(iter(parse_qs(urlsplit(current).query).get("page", [])), None)
     if raw is None or not raw.isascii() or not raw.isdigit() or len(raw) > 6:
         return 1
     return max(1, int(raw))
