@@ -18,6 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.db.models import User
 from app.services import heavy_gate, work_slots
 from app.services.keyed_gate import KeyedGate
+from app.services.permissions import Access, army_for
 from app.web.deps import client_address
 
 _TURNS: ContextVar[list[tuple[KeyedGate, str]] | None] = ContextVar("heavy_turns", default=None)
@@ -61,8 +62,14 @@ def take_turn(request: Request, session: Session, user: User | None) -> None:
     turns.append((gate, key))
 
 
-def army_turn(request: Request, session: Session, user: User | None, army_id: int) -> None:
-    """Take a heavy turn if the army is large (``Settings.heavy_army_rows``)."""
+def army_turn(
+    request: Request, session: Session, user: User | None, army_id: int, *, linked: bool = False
+) -> None:
+    """Take a heavy turn if the army is large (``Settings.heavy_army_rows``). Unless it was
+    reached by its read-only link (``linked``), the user's right to read it is checked first:
+    a stranger gets the same 404 for a large army as for a small one, never a turn or a 503."""
+    if not linked and user is not None:
+        army_for(session, user=user, army_id=army_id, access=Access.READ)
     if heavy_gate.is_heavy_army(session, army_id):
         take_turn(request, session, user)
 

@@ -102,7 +102,7 @@ def army_fork(request: Request, session: SessionDep, user: CurrentUser, army_id:
 @router.get("/shared/{token}")
 def shared_page(request: Request, session: SessionDep, user: OptionalUser, token: Line) -> Response:
     """An army opened by its read-only link (no account needed)."""
-    army_turn(request, session, user, sharing.army_for_link(session, token=token).id)
+    army_turn(request, session, user, sharing.army_for_link(session, token=token).id, linked=True)
     view = sharing.linked_view(session, token=token)
     return render(
         request,
@@ -130,7 +130,7 @@ def shared_print(
     request: Request, session: SessionDep, user: OptionalUser, token: Line, cards: bool = False
 ) -> Response:
     """The roster sheet of a linked army (no account needed)."""
-    army_turn(request, session, user, sharing.army_for_link(session, token=token).id)
+    army_turn(request, session, user, sharing.army_for_link(session, token=token).id, linked=True)
     view = sharing.linked_view(session, token=token)
     context = {"army": view.army, "view": view, "cards": cards, "back_url": f"/shared/{token}"}
     return render(request, "armies/print.html", context)
@@ -141,7 +141,7 @@ def shared_export_text(
     request: Request, session: SessionDep, user: OptionalUser, token: Line
 ) -> Response:
     """A linked army as plain text for a forum post (streamed)."""
-    army_turn(request, session, user, sharing.army_for_link(session, token=token).id)
+    army_turn(request, session, user, sharing.army_for_link(session, token=token).id, linked=True)
     return text_stream(transfer.export_text_chunks(sharing.linked_view(session, token=token)))
 
 
@@ -151,7 +151,7 @@ def shared_export_json(
 ) -> Response:
     """A linked army as a versioned JSON document (a download to import or keep, streamed)."""
     army = sharing.army_for_link(session, token=token)
-    army_turn(request, session, user, army.id)
+    army_turn(request, session, user, army.id, linked=True)
     return json_download(army, builder.load_rows(session, army.id))
 
 

@@ -232,6 +232,25 @@ def test_past_an_accounts_bound_a_heavy_request_is_a_503_while_others_get_throug
     assert gate.state() == (3, 0)
 
 
+def test_a_stranger_gets_the_same_404_for_a_large_army_with_no_turns_left(
+    app: Any, member: Member, stranger: Member, gate: KeyedGate, settings: _Setter
+) -> None:
+    """Access is checked before the army is weighed: a stranger with no heavy turns left
+    gets a 404 for another's large army (never a 503 that would tell it is there)."""
+    settings(heavy_army_rows=10)
+    large = _import(member, _troopers(6))
+    key = f"account:{_user_id(app, stranger.email)}"
+    gate.enter(key)
+    gate.enter(key)
+    try:
+        for url in (f"/armies/{large}", f"/armies/{large}/export.txt", f"/armies/{large}/print"):
+            assert stranger.client.get(url).status_code == 404, url
+        assert stranger.client.get(f"/api/v1/armies/{large}/export").status_code == 404
+    finally:
+        gate.leave(key)
+        gate.leave(key)
+
+
 def test_a_large_import_takes_a_turn_refused_when_the_account_has_none(
     app: Any, member: Member, gate: KeyedGate, settings: _Setter
 ) -> None:
