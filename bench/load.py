@@ -70,6 +70,7 @@ PHASES = {
     "yardstick": {"hello-world": 1},  # bench.hello's app, served the same way: the machine
 }
 APP_PHASES = ("army", "calculator", "odds", "mix")  # on the app (the yardstick: its own server)
+ORDER = (*APP_PHASES, "abuse", "yardstick")  # abuse: bench.abuse, a server of its own
 ODDS_BODY = json.dumps(
     {
         "action": {"die": 6, "use": 4, "modifier": 0},
@@ -498,8 +499,9 @@ class Traffic:
         return _request("POST", f"/battles/{self.battle.id}/undo", self.form)
 
 
-async def _answer(reader: asyncio.StreamReader) -> tuple[int, bool, bytes]:
-    """Read one response; (status, whether the server closes the connection, the body)."""
+async def _answer(reader: asyncio.StreamReader) -> tuple[int, bool, bytes, bytes]:
+    """Read one response; (status, whether the server closes the connection, the body, the
+    head)."""
     head = await reader.readuntil(b"\r\n\r\n")
     status = int(head[9:12])
     lower = head.lower()
@@ -517,7 +519,7 @@ async def _answer(reader: asyncio.StreamReader) -> tuple[int, bool, bytes]:
             if size == 0:
                 break
         body = b"".join(parts)
-    return status, close, body
+    return status, close, body, head
 
 
 def _why(status: int, body: bytes) -> str:
@@ -555,7 +557,7 @@ async def _connection(
             start = time.perf_counter()
             try:
                 writer.write(request)
-                status, close, body = await asyncio.wait_for(_answer(reader), 30)
+                status, close, body, _ = await asyncio.wait_for(_answer(reader), 30)
             except (OSError, asyncio.IncompleteReadError, TimeoutError) as exc:
                 tally.add(route, (time.perf_counter() - start) * 1000, False, repr(exc))
                 writer.close()
@@ -743,18 +745,23 @@ def write_section(text: str, heading: str = SECTION) -> None:
 
 
 def main(argv: list[str]) -> int:
+    from bench import abuse  # it builds on this module
+
     parser = argparse.ArgumentParser(prog="python -m bench.load", description="make load")
     parser.add_argument("--seconds", type=float, default=12, help="per phase (at most 60)")
     parser.add_argument("--max-requests", type=int, default=40_000, help="per phase")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=4, help="uvicorn workers")
     parser.add_argument("--processes", type=int, default=2, help="load generator processes")
-    parser.add_argument("--phases", default=",".join(PHASES))
+    parser.add_argument("--phases", default=",".join(ORDER))
+    parser.add_argument(
+        "--attacks", default="", help="the abuse phase's attacks, e.g. F4,F3 (default: all)"
+    )
     parser.add_argument("--database-url", default=os.environ.get("LOAD_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
     phases = [p for p in args.phases.split(",") if p]
-    if unknown := set(phases) - set(PHASES):
+    if unknown := set(phases) - set(ORDER):
         parser.error(f"unknown phases: {sorted(unknown)}")
     seconds = min(args.seconds, 60.0)
     load_before = os.getloadavg()[0]
@@ -768,35 +775,50 @@ def main(argv: list[str]) -> int:
         get_settings.cache_clear()
         started = time.monotonic()
         players = seed(url)
+        setup = abuse.seed(url) if "abuse" in phases else None  # the attacker, its big army
         print(
             f"seeded {len(players)} players in {time.monotonic() - started:.0f} s", file=sys.stderr
         )
-        with production_server(env, args.workers) as (port, pid):
-            browsers = log_in(port, players, args.connections)
-            meter = CpuMeter(pid, url)
-            # Warm every worker before measuring: its templates, and each army's page and unit
-            # views, which a worker renders once for each version of the army (a cold start:
-            # measured cold, the army page's p99 was 896 ms, then 450 to 486 ms in the three
-            # runs after it). Then every route of the phases to measure.
-            on_app = [p for p in phases if p in APP_PHASES]
-            for warm in ("mix", *(p for p in on_app if p != "mix")):
-                run_phase(
-                    warm, port, browsers, seconds=3, max_requests=2000, processes=args.processes
-                )
-            done: list[Phase] = []
-            for name in on_app:
-                print(f"phase {name}…", file=sys.stderr)
-                done.append(
+        on_app = [p for p in APP_PHASES if p in phases]
+        done: list[Phase] = []
+        # the yardstick's connections (a hello-world app reads no cookie)
+        browsers = [Browser("", "", players[k % len(players)]) for k in range(args.connections)]
+        if on_app:
+            with production_server(env, args.workers) as (port, pid):
+                browsers = log_in(port, players, args.connections)
+                meter = CpuMeter(pid, url)
+                # Warm every worker before measuring: its templates, and each army's page and unit
+                # views, which a worker renders once for each version of the army (a cold start:
+                # measured cold, the army page's p99 was 896 ms, then 450 to 486 ms in the three
+                # runs after it). Then every route of the phases to measure.
+                for warm in ("mix", *(p for p in on_app if p != "mix")):
                     run_phase(
-                        name,
-                        port,
-                        browsers,
-                        seconds=seconds,
-                        max_requests=args.max_requests,
-                        processes=args.processes,
-                        meter=meter,
+                        warm, port, browsers, seconds=3, max_requests=2000, processes=args.processes
                     )
-                )
+                for name in on_app:
+                    print(f"phase {name}…", file=sys.stderr)
+                    done.append(
+                        run_phase(
+                            name,
+                            port,
+                            browsers,
+                            seconds=seconds,
+                            max_requests=args.max_requests,
+                            processes=args.processes,
+                            meter=meter,
+                        )
+                    )
+        outcomes: list[abuse.Outcome] = []
+        if setup is not None:
+            outcomes = abuse.run(
+                env,
+                players,
+                setup,
+                seconds=seconds,
+                max_requests=args.max_requests,
+                workers=args.workers,
+                attacks=abuse.chosen(args.attacks),
+            )
         if "yardstick" in phases:
             # The machine's speed moves (the same server's CPU a request went from 4.2 to 7.2
             # ms between runs minutes apart): a hello-world app, served and driven the same
@@ -859,15 +881,21 @@ def main(argv: list[str]) -> int:
             )
             + "."
         )
-    text = section(done, notes)
-    print(text)
-    if not args.no_write:
-        write_section(text)
+    if done:
+        text = section(done, notes)
+        print(text)
+        if not args.no_write:
+            write_section(text)
+    if outcomes:
+        text = abuse.report(outcomes, seconds, yardstick, args.workers)
+        print(text)
+        if not args.no_write:
+            write_section(text, abuse.HEADING)
     rows = [r for p in done for r in p.rows]
     missed = [r for r in rows if r.errors] + [
         r for r in rows if (t := TARGETS.get((r.phase, r.route))) and not t[1](r)
     ]
-    return 1 if missed else 0
+    return 1 if missed or not all(o.passed for o in outcomes) else 0
 
 
 if __name__ == "__main__":
