@@ -757,9 +757,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--attacks", default="", help="the abuse phase's attacks, e.g. F4,F3 (default: all)"
     )
+    parser.add_argument(
+        "--compare-old",
+        metavar="REV",
+        help="only the mix at a fixed rate, on REV's code and this tree's, alternately",
+    )
+    parser.add_argument("--rate", type=float, help="--compare-old's offered requests a second")
+    parser.add_argument("--rounds", type=int, default=2, help="--compare-old's old-new rounds")
     parser.add_argument("--database-url", default=os.environ.get("LOAD_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
+    if args.compare_old:
+        from bench import openmix
+
+        return openmix.run(args)
     phases = [p for p in args.phases.split(",") if p]
     if unknown := set(phases) - set(ORDER):
         parser.error(f"unknown phases: {sorted(unknown)}")
