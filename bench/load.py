@@ -10,13 +10,21 @@ callers then drive it in short phases, each bounded in seconds and in requests:
 - ``odds``: the public ``/api/v1/brikwars/odds`` alone (anonymous);
 - ``mix``: builder pages, unit edits, calculator fragments, battle rolls (each followed by
   its undo, so no unit dies for good) and public odds together.
+- ``abuse`` (``bench.abuse``, a server of its own): issue 30's attacks, each beside normal
+  pages, in the section "Load under attack (issue 30)";
+- ``yardstick``: a hello-world app served the same way (how fast the machine was).
+
+``--compare-old REV`` runs only the mix at a fixed offered rate, on REV's code and this
+tree's alternately (``bench.openmix``), in its own section.
 
 The load generator is an asyncio HTTP/1.1 keep-alive client on raw sockets in a few
 processes (its own CPU time is reported: it shares the machine with the server). Every
 figure is written as the ``## Load`` section of bench/results.md (``make bench`` keeps it),
 and the database is dropped afterwards. Loopback only: other hosts are refused.
 
-    python -m bench.load [--seconds 12] [--max-requests 40000] [--phases army,calculator,odds,mix]
+    python -m bench.load [--seconds 12] [--max-requests 40000]
+                         [--phases army,calculator,odds,mix,abuse,yardstick] [--attacks F4,F3]
+    python -m bench.load --compare-old REV [--rate 60] [--rounds 2] [--seconds 12]
 """
 
 from __future__ import annotations
