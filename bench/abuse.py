@@ -6,8 +6,9 @@ calculators' per-address rate limit as shipped, and ``TRUSTED_PROXIES=127.0.0.1`
 attacker's requests can come from many addresses (``X-Forwarded-For``: a botnet, which the
 per-address limits cannot stop). Normal traffic is other users' GET /login (anonymous),
 GET /api/v1/rulesets, the army page of a 20-unit army (logged in) and /healthz, over 16
-keep-alive connections, closed loop. For each attack, normal traffic runs alone (``without``),
-then beside the attack (``with``), each for the same seconds; the server's memory (the sum
+keep-alive connections, closed loop. For each attack, on a server started for it, normal
+traffic runs alone (``without``), then beside the attack (``with``), each for the same
+seconds; the server's memory (the sum
 of the RSS of its processes: uvicorn, its workers, their calculation workers) is sampled every
 100 ms. The attacks:
 
@@ -55,7 +56,6 @@ from bench.load import (
     _request,
     _why,
     production_server,
-    settle,
 )
 
 HEADING = "## Load under attack (issue 30)"
@@ -559,18 +559,18 @@ def run(
     workers: int,
     attacks: tuple[str, ...] = ATTACKS,
 ) -> list[Outcome]:
-    """Each attack's ``without`` and ``with`` phases on a server of its own."""
+    """Each attack's ``without`` and ``with`` phases, on a server started for it: an
+    attack's requests still at work past their client's time (20 imports held every
+    database connection of a worker for over a minute on a loaded machine) would otherwise
+    weigh on the next attack's ``without``, and its memory stay in the next one's peak."""
     import sys
 
     out = []
-    with production_server(server_env(env), workers) as (port, pid):
-        site = Site(port, players, setup)
-        run_side(port, pid, site.normal(), [], seconds=3, max_requests=max_requests)  # warm
-        for name in attacks:
-            print(f"abuse: {name}…", file=sys.stderr)
-            # the last attack's requests still at work on the server (past their client's time)
-            waited = settle(pid, quiet=0.2, limit=60)
-            print(f"abuse: the server was idle again after {waited:.0f} s", file=sys.stderr)
+    for name in attacks:
+        print(f"abuse: {name}…", file=sys.stderr)
+        with production_server(server_env(env), workers) as (port, pid):
+            site = Site(port, players, setup)
+            run_side(port, pid, site.normal(), [], seconds=3, max_requests=max_requests)  # warm
             alone = run_side(
                 port, pid, site.normal(), [], seconds=seconds, max_requests=max_requests
             )
@@ -613,7 +613,8 @@ def report(outcomes: list[Outcome], seconds: float, yardstick: Any, workers: int
         "a trusted proxy). Each attack beside normal traffic "
         f"({NORMAL_CONNECTIONS} connections, closed loop: "
         "GET /login, /api/v1/rulesets, a 20-unit army page, /healthz), against the same "
-        f"traffic alone just before; {seconds:g} s each. Peak memory: the sum of the RSS of the "
+        f"traffic alone just before; {seconds:g} s each, after 3 s of warm-up, on a server "
+        "started for each attack. Peak memory: the sum of the RSS of the "
         "server's processes, sampled every 100 ms. Bounds: " + BOUNDS + "." + scale,
         "",
         "| attack | normal req/s without → with | ratio | normal p99 without → with | ratio "
