@@ -222,6 +222,8 @@ async def _connection(port: int, conn: Conn, stop: float, budget: list[int], tal
             if conn.pace:
                 await asyncio.sleep(max(0.0, due - time.monotonic()))
                 due += conn.pace
+                if time.monotonic() >= stop:
+                    break
             ask: Ask | None = conn.next()
             while ask is not None and budget[0] > 0:
                 budget[0] -= 1
