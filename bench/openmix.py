@@ -134,10 +134,10 @@ async def _arrival(
 
 
 async def _open_loop(
-    port: int, browsers: list[Browser], rate: float, seconds: float, seed: int
+    port: int, browsers: list[Browser], rate: float, seconds: float, seed: int, most: int
 ) -> tuple[Tally, float]:
-    """Poisson arrivals at ``rate`` a second for ``seconds`` (at most 60 s of them); returns
-    the tally and the arrivals a second actually scheduled."""
+    """Poisson arrivals at ``rate`` a second for ``seconds`` (at most 60 s and ``most``
+    arrivals); returns the tally and the arrivals a second actually scheduled."""
     pool: asyncio.Queue[Slot] = asyncio.Queue()
     for k, browser in enumerate(browsers):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -150,7 +150,7 @@ async def _open_loop(
     end = start + min(seconds, 60.0)
     while True:
         due += rng.expovariate(rate)
-        if due >= end:
+        if due >= end or len(tasks) >= most:
             break
         route = rng.choices(routes, weights)[0]
         await asyncio.sleep(max(0.0, due - time.monotonic()))
@@ -202,6 +202,7 @@ def compare(
     rate: float | None,
     connections: int,
     workers: int,
+    max_requests: int,
 ) -> tuple[list[Segment], float, float, float]:
     """The rounds of segments; the offered rate, the old code's closed-loop rate (0 if the
     rate was given) and the yardstick's req/s."""
@@ -231,7 +232,9 @@ def compare(
         segments = []
         for r in range(rounds):
             for code, port, browsers in sites:
-                tally, offered = asyncio.run(_open_loop(port, browsers, rate, seconds, seed=r))
+                tally, offered = asyncio.run(
+                    _open_loop(port, browsers, rate, seconds, seed=r, most=max_requests)
+                )
                 edits = asyncio.run(_one_at_a_time(port, browsers[0], ONE_AT_A_TIME))
                 segments.append(Segment(code, r, offered, tally, edits))
                 got = tally.latencies
@@ -333,6 +336,7 @@ def run(args: argparse.Namespace) -> int:
         rate=args.rate,
         connections=args.connections,
         workers=args.workers,
+        max_requests=args.max_requests,
     )
     text = section(segments, rate, closed, yardstick, seconds)
     print(text)
