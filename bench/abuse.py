@@ -234,7 +234,11 @@ async def _connection(port: int, conn: Conn, stop: float, budget: list[int], tal
                     status, close, body, head = await asyncio.wait_for(_answer(reader), left)
                 except (OSError, asyncio.IncompleteReadError, TimeoutError) as exc:
                     ms = (time.perf_counter() - start) * 1000
-                    tally.add(ask.route, ms, type(exc).__name__, False, repr(exc))
+                    late = isinstance(exc, TimeoutError)  # still at work when the time was up
+                    status = (
+                        f"unanswered {GRACE:g} s after the phase" if late else type(exc).__name__
+                    )
+                    tally.add(ask.route, ms, status, False, status if late else repr(exc))
                     writer.close()
                     if time.monotonic() >= stop:
                         return
