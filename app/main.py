@@ -40,6 +40,7 @@ from app.web.routes import (
     clubs,
     docs,
     home,
+    live,
     open_calculator,
     roster,
     sharing,
@@ -84,7 +85,8 @@ API_ROUTERS: tuple[APIRouter, ...] = (
 def served_routes() -> set[tuple[str, str]]:
     """Every (method, path) the app answers, for the authorisation table test."""
     out: set[tuple[str, str]] = set()
-    for prefix, routers in (("", PAGE_ROUTERS), (API_PREFIX, API_ROUTERS)):
+    pages, api = (*PAGE_ROUTERS, live.page_router), (*API_ROUTERS, live.api_router)
+    for prefix, routers in (("", pages), (API_PREFIX, api)):
         for router in routers:
             for route in router.routes:
                 if isinstance(route, APIRoute):
@@ -183,6 +185,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in API_ROUTERS:
         if router not in (api_brikwars.router, api_rulesets.router):
             app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(csrf_protect)])
+
+    # Live streams: safe GETs that open no request session (``app.web.routes.live``).
+    app.include_router(live.page_router, include_in_schema=False)
+    app.include_router(live.api_router, prefix=API_PREFIX)
 
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")

@@ -118,6 +118,20 @@ class Settings(BaseSettings):
     # across every server and worker).
     calc_rate_per_minute: int = 120
     calc_rate_burst: int = 30
+    # Live battles (``app.web.live``): Server-Sent Event streams open at once per user (a
+    # visitor on a read-only link: per client address) and per server process; past either a
+    # 503 with Retry-After. A stream sends a heartbeat this often, and ends after
+    # LIVE_STREAM_SECONDS (the browser reopens it from its last event: access is asked again).
+    live_streams_per_user: int = Field(default=8, ge=1, le=1000)
+    live_streams_per_process: int = Field(default=1000, ge=1, le=100_000)
+    live_heartbeat_seconds: float = Field(default=15.0, gt=0, le=300)
+    live_stream_seconds: float = Field(default=600.0, ge=0, le=86_400)
+    # PostgreSQL: the LISTEN connection's address (default DATABASE_URL). It must reach
+    # PostgreSQL directly or through a session-mode pooler: LISTEN does not survive
+    # PgBouncer's transaction mode.
+    live_database_url: str = ""
+    # SQLite: how often a process reads the newest log numbers of the battles it streams.
+    live_poll_seconds: float = Field(default=0.25, gt=0, le=10)
 
     @model_validator(mode="after")
     def _fill_secret_key(self) -> Settings:

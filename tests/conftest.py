@@ -69,6 +69,9 @@ os.environ["ARGON2_TIME_COST"] = "1"
 os.environ["CALC_RATE_PER_MINUTE"] = "1000000"
 os.environ["CALC_RATE_BURST"] = "1000000"
 os.environ["CALC_DEADLINE_SECONDS"] = "300"
+# A live stream in the suite's app ends once it has sent what it owes (TestClient reads an
+# answer whole); the tests that watch one stay open set their own.
+os.environ["LIVE_STREAM_SECONDS"] = "0"
 
 from app.settings import get_settings  # noqa: E402
 

@@ -15,7 +15,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.db.models import Army, Battle, Club, ClubMember, User
-from app.services import accounts
+from app.services import accounts, live
 from app.services.errors import InvalidField
 
 
@@ -91,5 +91,6 @@ def delete_account(session: Session, *, user: User, password: str, client_addres
     # The database cascades the rest: armies (units, weapons, history, links, editors),
     # battles, tokens, sessions and memberships; others' rows that named the user keep a null.
     session.execute(delete(User).where(User.id == user.id))
+    live.access_changed(session, user_id=user.id)  # its streams end (its battles are gone)
     if user in session:
         session.expunge(user)

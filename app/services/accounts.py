@@ -15,7 +15,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from app.db.base import utcnow
 from app.db.models import ApiToken, LoginFailure, SignupAttempt, User
 from app.db.session import bookkeeping_bind
-from app.services import hash_gate, quotas, sessions
+from app.services import hash_gate, live, quotas, sessions
 from app.services.errors import (
     InvalidCredentials,
     InvalidField,
@@ -290,6 +290,7 @@ def revoke_api_token(session: Session, *, user: User, token_id: int) -> None:
     if token is None:
         raise NotFound("token")
     session.delete(token)
+    live.access_changed(session, user_id=user.id)  # streams it opened end
 
 
 def token_for(session: Session, plain: str) -> ApiToken | None:

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, aliased
 
 from app.db.base import utcnow
 from app.db.models import Army, ArmyEditor, ClubMember, User, UserSession
+from app.services import live
 from app.services.errors import NotFound
 from app.services.permissions import READER_RIGHTS
 from app.settings import get_settings
@@ -181,11 +182,16 @@ def end(session: Session, *, user: User, session_id: int) -> None:
     )
     if not done.rowcount:  # type: ignore[attr-defined]
         raise NotFound("session")
+    live.access_changed(session, user_id=user.id)  # its live streams end
 
 
 def forget(session: Session, *, session_id: int) -> None:
     """End the session a browser is logged in with (log-out)."""
-    session.execute(delete(UserSession).where(UserSession.id == session_id))
+    user_id = session.execute(
+        delete(UserSession).where(UserSession.id == session_id).returning(UserSession.user_id)
+    ).scalar()
+    if user_id is not None:
+        live.access_changed(session, user_id=user_id)  # its live streams end
 
 
 def end_all(session: Session, *, user: User, keep: int | None = None) -> int:
@@ -193,4 +199,5 @@ def end_all(session: Session, *, user: User, keep: int | None = None) -> int:
     query = delete(UserSession).where(UserSession.user_id == user.id)
     if keep is not None:
         query = query.where(UserSession.id != keep)
+    live.access_changed(session, user_id=user.id)  # their live streams end
     return int(session.execute(query).rowcount)  # type: ignore[attr-defined]

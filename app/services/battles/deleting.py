@@ -8,7 +8,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, BattleUnit, User
-from app.services import quotas
+from app.services import live, quotas
 from app.services.battles.log import lock
 from app.services.permissions import battle_for
 
@@ -39,6 +39,7 @@ def delete_battle(session: Session, *, user: User, battle_id: int) -> str:
     # Locked first, as an action locks it: no entry is added between the count and the delete
     # (and the account's row is locked after the battle's, in the order an action takes them).
     battle = lock(session, user=user, battle_id=battle_id)
+    live.access_changed(session, battle_id=battle.id)  # its streams end
     name = battle.name
     entries = session.scalar(
         select(func.count(BattleEntry.id)).where(BattleEntry.battle_id == battle.id)

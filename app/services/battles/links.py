@@ -6,6 +6,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Battle, User
+from app.services import live
 from app.services.battles.views import LOG_WINDOW, BattleView, view_of
 from app.services.errors import NotFound
 from app.services.permissions import battle_for
@@ -17,6 +18,7 @@ def share_link(session: Session, *, user: User, battle_id: int) -> str:
     battle = battle_for(session, user=user, battle_id=battle_id)
     token, hashed = new_token()
     battle.share_token_hash = hashed
+    live.access_changed(session, battle_id=battle.id)  # the old link's streams end
     session.flush()
     return token
 
@@ -24,6 +26,7 @@ def share_link(session: Session, *, user: User, battle_id: int) -> str:
 def revoke_link(session: Session, *, user: User, battle_id: int) -> None:
     """The read-only link stops working at once."""
     battle_for(session, user=user, battle_id=battle_id).share_token_hash = None
+    live.access_changed(session, battle_id=battle_id)  # its streams end, on every server
     session.flush()
 
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Battle, BattleEntry, User
 from app.rules.errors import InvalidInput
-from app.services import quotas
+from app.services import live, quotas
 from app.services.battles.views import UnitInBattle, store_state
 from app.services.permissions import battle_for
 
@@ -45,6 +45,7 @@ def lock(session: Session, *, user: User, battle_id: int) -> Battle:
         .execution_options(synchronize_session=False)
     )
     session.refresh(battle)
+    live.battle_changed(session, battle.id)  # its live pages hear of it once this commits
     return battle
 
 

@@ -1,0 +1,602 @@
+"""Live battles: each new log entry sent to every open page of the battle as it happens.
+
+One ``Hub`` per server process (per event loop) keeps the open streams by battle. It hears
+that a battle changed from ``app.services.live``: on PostgreSQL through a ``LISTEN``
+connection of its own (psycopg, outside the request pool; every server hears every commit,
+in commit order), on SQLite by reading the newest log number of the battles it streams every
+``LIVE_POLL_SECONDS`` (the workers of one machine), and from its own process's commits at
+once. It then loads the new entries once, in a short session closed at once, renders the
+fragments they changed once per viewer role (``ROLES``: the log entry, the units it changed,
+the battle's state and the log's actions) and hands them to every stream of that role. A
+stream's events are numbered by the log's sequence numbers: one that reconnects names the
+last it saw and is sent what it missed, in order, once.
+
+A stream holds no database connection: it waits on its queue (a heartbeat comment every
+``LIVE_HEARTBEAT_SECONDS``). Database reads and rendering run in the hub's own two threads,
+never on the event loop. Who may still watch is asked again when someone's access changes
+(a log-out, a revoked link: ``a:``/``u:`` messages), on SQLite at every poll, and at every
+heartbeat anyway; a stream that lost it is sent ``ended`` and closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import Counter, OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from markupsafe import Markup
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.db.base import utcnow
+from app.db.models import ApiToken, Battle, BattleEntry, BattleUnit, User, UserSession
+from app.rules.registry import get_ruleset
+from app.services import live
+from app.services.battles.views import BattleView, LogEntry, unit_in_battle
+from app.settings import Settings
+from app.web.battle_schemas import entry_out, unit_out
+from app.web.csrf import FIELD
+
+log = logging.getLogger(__name__)
+
+MAX_REPLAY = 200  # a stream further behind than this many entries is told to reload instead
+CACHE_EVENTS = 64  # rendered events kept per battle, for streams that reconnect
+QUEUE_EVENTS = 512  # events waiting for one slow stream; past it the stream is ended
+RETRY_MS = 2000  # the browser's wait before it reopens a dropped stream
+RETRY_AFTER = 10  # seconds, on the 503 past a bound
+_CSRF_SLOT = "@@live-csrf-slot@@"
+PAGE = "battles/detail.html"
+
+
+class StreamsBusy(Exception):
+    """Past LIVE_STREAMS_PER_USER or LIVE_STREAMS_PER_PROCESS: a 503 with Retry-After."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+        self.retry_after = RETRY_AFTER
+
+
+# ------------------------------------------------------------------------------- roles
+
+
+@dataclass(frozen=True)
+class Role:
+    """How a viewer role sees a battle: ``read_only`` pages have no forms; ``sees_secrets``
+    decides, unit by unit, whether its state is shown whole or as ``public_state``."""
+
+    key: str
+    read_only: bool
+    sees_secrets: Callable[[BattleUnit], bool]
+
+
+def role(key: str) -> Role:
+    """A role key as ``Grant.role`` has it: "host" (the battle's owner), "spectator" (the
+    read-only link) or "side:<id>" (a side's player: its own units' secrets, nobody else's)."""
+    if key == "host":
+        return Role(key, read_only=False, sees_secrets=lambda _row: True)
+    if key == "spectator":
+        return Role(key, read_only=True, sees_secrets=lambda _row: False)
+    if key.startswith("side:"):
+        side = key.split(":", 1)[1]
+        # (the players' forms come with their sides' permissions)
+        return Role(
+            key,
+            read_only=True,
+            sees_secrets=lambda row: str(getattr(row, "side_id", None)) == side,
+        )
+    raise ValueError(f"no viewer role {key!r}")
+
+
+@dataclass(frozen=True)
+class Grant:
+    """Who a stream is for and by what right (asked again whenever access may have changed):
+    a login session or an API token of the user (``host``), or a link's digest (``spectator``)."""
+
+    battle_id: int
+    role: str
+    user_id: int | None = None
+    login_id: int | None = None
+    token_id: int | None = None
+    link_hash: str | None = None
+
+
+def granted(session: Session, grants: Iterable[Grant]) -> set[Grant]:
+    """The grants that still hold: their login session or token lives and their battle is
+    still the user's, or their link is still the battle's. (Three queries, however many.)"""
+    grants = list(grants)
+    now = utcnow()
+    logins = {g.login_id for g in grants if g.login_id is not None}
+    tokens = {g.token_id for g in grants if g.token_id is not None}
+    live_logins = dict(
+        session.execute(
+            select(UserSession.id, UserSession.user_id).where(
+                UserSession.id.in_(logins), UserSession.expires_at > now
+            )
+        ).all()
+        if logins
+        else ()
+    )
+    live_tokens = dict(
+        session.execute(select(ApiToken.id, ApiToken.user_id).where(ApiToken.id.in_(tokens))).all()
+        if tokens
+        else ()
+    )
+    battles = {
+        b: (owner, link)
+        for b, owner, link in session.execute(
+            select(Battle.id, Battle.owner_id, Battle.share_token_hash).where(
+                Battle.id.in_({g.battle_id for g in grants})
+            )
+        ).all()
+    }
+    out = set()
+    for g in grants:
+        battle = battles.get(g.battle_id)
+        if battle is None:
+            continue
+        owner, link = battle
+        if g.role == "spectator":
+            ok = g.link_hash is not None and link == g.link_hash
+        elif g.login_id is not None:
+            ok = live_logins.get(g.login_id) == g.user_id == owner
+        else:
+            ok = g.token_id is not None and live_tokens.get(g.token_id) == g.user_id == owner
+        if ok:
+            out.add(g)
+    return out
+
+
+# ------------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One event as a role sees it: htmx's out-of-band fragments (a host's forms with the
+    CSRF slot) and the JSON twin's data."""
+
+    html: str
+    data: str
+
+
+@dataclass
+class Loaded:
+    gone: bool = False
+    newest: int = 0
+    version: int = 0
+    events: dict[int, dict[str, Rendered]] = field(default_factory=dict)
+
+
+def _view(battle: Battle, rows: list[BattleUnit], who: Role, newest: int, count: int) -> BattleView:
+    ruleset = get_ruleset(battle.ruleset_id)
+    units = [unit_in_battle(row, ruleset, public=not who.sees_secrets(row)) for row in rows]
+    return BattleView(
+        battle, units, [], entry_count=count, last_seq=newest or None, public=who.read_only
+    )
+
+
+def _render(view: BattleView, who: Role, entry: LogEntry) -> Rendered:
+    from app.web.templating import env  # (the pages' templates and their globals)
+
+    page = env.get_template(PAGE)
+    changed = {int(k) for k in entry.row.changes}
+    ctx: dict[str, Any] = {
+        "view": view,
+        "read_only": who.read_only,
+        "oob": True,
+        "csrf_token": _CSRF_SLOT,
+        "csrf_input": Markup('<input type="hidden" name="{}" value="{}">').format(
+            FIELD, _CSRF_SLOT
+        ),
+        "before": None,
+    }
+    parts = [
+        env.get_template("battles/live_event.html").render(
+            ctx | {"e": entry, "changed": [u for u in view.units if u.row.id in changed]}
+        ),
+        "".join(page.blocks["battle_state"](page.new_context(ctx))),
+    ]
+    if not who.read_only:  # (a read-only page's log actions never change)
+        parts.append("".join(page.blocks["log_actions"](page.new_context(ctx))))
+    data = {
+        "seq": entry.row.seq,
+        "entry": entry_out(entry, view.ruleset).model_dump(mode="json"),
+        "units": [unit_out(u).model_dump(mode="json") for u in view.units if u.row.id in changed],
+        "status": view.battle.status,
+        "last_seq": view.last_seq,
+    }
+    html = "".join(parts).replace("\r\n", "\n").replace("\r", "\n")
+    return Rendered(html, json.dumps(data, separators=(",", ":")))
+
+
+def load_events(
+    make_session: sessionmaker[Session],
+    battle_id: int,
+    after: int,
+    roles: set[str],
+    have: dict[int, set[str]],
+) -> Loaded:
+    """The battle's newest number and version, and each entry numbered above ``after`` (the
+    newest ``MAX_REPLAY``) rendered for each of ``roles`` that ``have`` lacks."""
+    with make_session() as session:
+        battle = session.get(Battle, battle_id)
+        if battle is None:
+            return Loaded(gone=True)
+        count, newest = session.execute(
+            select(func.count(), func.max(BattleEntry.seq)).where(
+                BattleEntry.battle_id == battle_id
+            )
+        ).one()
+        newest = newest or 0
+        low = max(after, newest - MAX_REPLAY)
+        wanted = [s for s in range(low + 1, newest + 1) if not roles <= have.get(s, set())]
+        loaded = Loaded(newest=newest, version=battle.version)
+        if not wanted:
+            return loaded
+        rows = session.execute(
+            select(BattleEntry, User.display_name)
+            .outerjoin(User, User.id == BattleEntry.actor_id)
+            .where(BattleEntry.battle_id == battle_id, BattleEntry.seq.in_(wanted))
+            .order_by(BattleEntry.seq)
+        ).all()
+        units = list(
+            session.scalars(
+                select(BattleUnit)
+                .where(BattleUnit.battle_id == battle_id)
+                .order_by(BattleUnit.position, BattleUnit.id)
+            )
+        )
+        for key in roles:
+            who = role(key)
+            view = _view(battle, units, who, newest, count)
+            for entry, name in rows:
+                if key not in have.get(entry.seq, set()):
+                    rendered = _render(view, who, LogEntry(entry, name))
+                    loaded.events.setdefault(entry.seq, {})[key] = rendered
+        return loaded
+
+
+def survey(
+    make_session: sessionmaker[Session], battle_ids: set[int], grants: set[Grant]
+) -> tuple[dict[int, int], set[Grant]]:
+    """The newest number of each battle's log, and the grants that still hold."""
+    with make_session() as session:
+        newest = dict(
+            session.execute(
+                select(BattleEntry.battle_id, func.max(BattleEntry.seq))
+                .where(BattleEntry.battle_id.in_(battle_ids))
+                .group_by(BattleEntry.battle_id)
+            ).all()
+        )
+        return newest, granted(session, grants)
+
+
+def sse(seq: int, kind: str, data: str) -> str:
+    """One Server-Sent Event (a line break in ``data`` starts a new ``data:`` line)."""
+    lines = "".join(f"data: {line}\n" for line in data.split("\n"))
+    return f"id: {seq}\nevent: {kind}\n{lines}\n"
+
+
+# ------------------------------------------------------------------------------- streams
+
+
+class Stream:
+    """One open stream: what it is owed, by the hub, in order, through its queue."""
+
+    def __init__(self, grant: Grant, *, after: int, key: str, csrf: str, as_json: bool) -> None:
+        self.grant = grant
+        self.sent = after  # the newest number handed to the queue
+        self.key = key  # whose bound it counts against
+        self.csrf = csrf
+        self.as_json = as_json
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE_EVENTS)
+        self.ended = False
+
+    def push(self, seq: int, kind: str, rendered: Rendered | None) -> None:
+        if self.ended:
+            return
+        if rendered is None:
+            data = "reload"
+        elif self.as_json:
+            data = rendered.data
+        else:
+            data = rendered.html.replace(_CSRF_SLOT, self.csrf)
+        try:
+            self.queue.put_nowait(sse(seq, kind, data))
+        except asyncio.QueueFull:  # a client this far behind reconnects and catches up
+            self.end()
+            return
+        self.sent = seq
+
+    def end(self) -> None:
+        if not self.ended:
+            self.ended = True
+            with contextlib.suppress(asyncio.QueueFull):
+                self.queue.put_nowait(None)
+            if self.queue.full():  # (make room for the end)
+                self.queue.get_nowait()
+                self.queue.put_nowait(None)
+
+
+@dataclass
+class Watch:
+    """A battle's streams in this process, and its last events rendered."""
+
+    battle_id: int
+    streams: set[Stream] = field(default_factory=set)
+    cache: OrderedDict[int, dict[str, Rendered]] = field(default_factory=OrderedDict)
+    newest: int | None = None
+    version: int | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    again: bool = False
+
+
+class Hub:
+    """The process's streams by battle (see the module's doc)."""
+
+    def __init__(self, settings: Settings, make_session: sessionmaker[Session]) -> None:
+        self.settings = settings
+        self.make_session = make_session
+        self.loop = asyncio.get_running_loop()
+        self.watches: dict[int, Watch] = {}
+        self.counts: Counter[str] = Counter()
+        self.total = 0
+        self.pool = ThreadPoolExecutor(2, thread_name_prefix="live")
+        self.listening = asyncio.Event()
+        self.tasks: list[asyncio.Task[None]] = []
+        self.postgres = not settings.is_sqlite
+        live.listen(self._from_commit)
+        self.tasks.append(asyncio.create_task(self._survey_loop()))
+        if self.postgres:
+            self.tasks.append(asyncio.create_task(self._listen_loop()))
+        else:
+            self.listening.set()
+
+    def stop(self) -> None:
+        live.unlisten(self._from_commit)
+        for task in self.tasks:
+            task.cancel()
+        for watch in self.watches.values():
+            for stream in watch.streams:
+                stream.end()
+        self.pool.shutdown(wait=False)
+
+    # --------------------------------------------------------------- opening and closing
+
+    async def open(self, grant: Grant, *, after: int, key: str, csrf: str, as_json: bool) -> Stream:
+        """A stream of the battle's events numbered above ``after`` (what it missed first);
+        StreamsBusy past a bound."""
+        if self.total >= self.settings.live_streams_per_process:
+            raise StreamsBusy("live streams on this server")
+        if self.counts[key] >= self.settings.live_streams_per_user:
+            raise StreamsBusy("your live streams")
+        stream = Stream(grant, after=after, key=key, csrf=csrf, as_json=as_json)
+        self.total += 1
+        self.counts[key] += 1
+        self.watches.setdefault(grant.battle_id, Watch(grant.battle_id)).streams.add(stream)
+        try:
+            # Listening before the first read: an entry committed after it is heard of.
+            await asyncio.wait_for(self.listening.wait(), 10)
+        except TimeoutError:
+            log.warning("live: not listening yet; the survey catches up")
+        await self._sync(grant.battle_id)
+        return stream
+
+    def close(self, stream: Stream) -> None:
+        stream.end()
+        watch = self.watches.get(stream.grant.battle_id)
+        if watch is None or stream not in watch.streams:
+            return
+        watch.streams.discard(stream)
+        self.total -= 1
+        self.counts[stream.key] -= 1
+        if self.counts[stream.key] <= 0:
+            del self.counts[stream.key]
+        if not watch.streams:
+            del self.watches[stream.grant.battle_id]
+
+    # --------------------------------------------------------------- hearing of changes
+
+    def _from_commit(self, messages: list[str]) -> None:
+        """This process committed (any thread): hand the messages to the loop."""
+        with contextlib.suppress(RuntimeError):  # (the loop is closed: nobody to tell)
+            self.loop.call_soon_threadsafe(self.heard, messages)
+
+    def heard(self, messages: Iterable[str]) -> None:
+        users: set[int] = set()
+        battles: set[int] = set()
+        for message in messages:
+            parsed = live.parse(message)
+            if parsed is None:
+                continue
+            kind, ident, seq = parsed
+            watch = self.watches.get(ident) if kind != "u" else None
+            if kind == "b" and watch is not None and seq != watch.newest:
+                self._later(self._sync(ident))
+            elif kind == "a" and watch is not None:
+                battles.add(ident)
+            elif kind == "u":
+                users.add(ident)
+        if users or battles:
+            self._later(self._recheck(lambda g: g.battle_id in battles or g.user_id in users))
+
+    def _later(self, work: Any) -> None:
+        task = asyncio.create_task(work)
+        self.tasks.append(task)
+        task.add_done_callback(self.tasks.remove)
+
+    async def _recheck(self, which: Callable[[Grant], bool]) -> None:
+        streams = [s for w in self.watches.values() for s in w.streams if which(s.grant)]
+        if not streams:
+            return
+        grants = {s.grant for s in streams}
+        _, alive = await self.loop.run_in_executor(
+            self.pool, survey, self.make_session, set(), grants
+        )
+        self._end_unless(streams, alive)
+
+    def _end_unless(self, streams: Iterable[Stream], alive: set[Grant]) -> None:
+        for stream in streams:
+            if stream.grant not in alive:
+                self.close(stream)
+
+    async def _sync(self, battle_id: int) -> None:
+        """Bring every stream of the battle up to its newest entry (one at a time a battle;
+        a change heard meanwhile runs it again)."""
+        watch = self.watches.get(battle_id)
+        if watch is None:
+            return
+        watch.again = True
+        if watch.lock.locked():
+            return  # (the sync under way runs once more)
+        async with watch.lock:
+            while watch.again:
+                watch.again = False
+                streams = [s for s in watch.streams if not s.ended]
+                if not streams:
+                    return
+                roles = {s.grant.role for s in streams}
+                low = min(s.sent for s in streams)
+                have = {seq: set(by_role) for seq, by_role in watch.cache.items()}
+                loaded = await self.loop.run_in_executor(
+                    self.pool, load_events, self.make_session, battle_id, low, roles, have
+                )
+                self._deliver(watch, loaded, low, roles)
+
+    def _deliver(self, watch: Watch, loaded: Loaded, low: int, roles: set[str]) -> None:
+        if loaded.gone:
+            for stream in list(watch.streams):
+                self.close(stream)
+            return
+        newest = loaded.newest
+        # An entry removed (Undo removing the last entry) or a change without one: what the
+        # pages show is no longer a prefix of the log; they reload.
+        rewound = (
+            watch.newest is not None
+            and newest <= watch.newest
+            and watch.version is not None
+            and loaded.version != watch.version
+        )
+        if rewound or (watch.newest is not None and newest < watch.newest):
+            watch.cache.clear()
+            rewound = True
+        for seq, by_role in loaded.events.items():
+            watch.cache.setdefault(seq, {}).update(by_role)
+        watch.cache = OrderedDict(sorted(watch.cache.items()))
+        watch.newest, watch.version = newest, loaded.version
+        for stream in list(watch.streams):
+            if stream.sent < low or stream.grant.role not in roles:
+                watch.again = True  # (opened while this was loaded: its turn is next)
+                continue
+            if rewound or stream.sent > newest or newest - stream.sent > MAX_REPLAY:
+                if rewound or stream.sent != newest:
+                    stream.push(newest, "reload", None)
+                stream.sent = newest
+                continue
+            for seq, by_role in watch.cache.items():
+                if seq > stream.sent:
+                    stream.push(seq, "entry", by_role[stream.grant.role])
+            stream.sent = newest
+        while len(watch.cache) > CACHE_EVENTS:
+            watch.cache.popitem(last=False)
+
+    async def _survey_loop(self) -> None:
+        """SQLite: every poll, each streamed battle's newest number and who may still watch.
+        PostgreSQL: the same at every heartbeat, for what a lost notification missed (and
+        sessions that expired)."""
+        every = self.settings.live_heartbeat_seconds
+        if not self.postgres:
+            every = self.settings.live_poll_seconds
+        while True:
+            await asyncio.sleep(every)
+            if not self.watches:
+                continue
+            try:
+                newest, alive = await self.loop.run_in_executor(
+                    self.pool,
+                    survey,
+                    self.make_session,
+                    set(self.watches),
+                    {s.grant for w in self.watches.values() for s in w.streams},
+                )
+            except Exception:
+                log.exception("live: the survey failed")
+                continue
+            self._end_unless([s for w in self.watches.values() for s in w.streams], alive)
+            for battle_id, watch in list(self.watches.items()):
+                if newest.get(battle_id, 0) != watch.newest or self.postgres:
+                    self._later(self._sync(battle_id))
+
+    async def _listen_loop(self) -> None:
+        """PostgreSQL: LISTEN on a connection of the process's own; reconnect when it drops
+        (and catch every stream up: what was sent meanwhile was not heard)."""
+        import psycopg
+
+        url = self.settings.live_database_url or self.settings.database_url
+        url = url.replace("postgresql+psycopg://", "postgresql://", 1)
+        wait = 0.5
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
+                async with conn:
+                    await conn.execute(f"LISTEN {live.CHANNEL}")
+                    self.listening.set()
+                    wait = 0.5
+                    for battle_id in list(self.watches):
+                        self._later(self._sync(battle_id))
+                    async for note in conn.notifies():
+                        self.heard((note.payload,))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("live: the LISTEN connection failed; retrying in %.1f s", wait)
+            self.listening.clear()
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, 30.0)
+
+
+def hub_for(app: Any) -> Hub:
+    """The app's hub on the running event loop (made on first use)."""
+    hub: Hub | None = getattr(app.state, "live_hub", None)
+    if hub is None or hub.loop is not asyncio.get_running_loop():
+        if hub is not None:
+            hub.stop()
+        hub = Hub(app.state.settings, app.state.read_sessionmaker)
+        app.state.live_hub = hub
+    return hub
+
+
+async def events(hub: Hub, stream: Stream) -> AsyncIterator[str]:
+    """The stream's text: what it is owed as it comes, a heartbeat comment when nothing
+    does, until its time is up or the hub ends it (``ended``: its access is gone)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + hub.settings.live_stream_seconds
+    heartbeat = hub.settings.live_heartbeat_seconds
+    try:
+        yield f"retry: {RETRY_MS}\n\n"
+        while True:
+            if not stream.queue.empty():
+                item = stream.queue.get_nowait()
+            else:
+                wait = min(heartbeat, deadline - loop.time())
+                if wait <= 0:
+                    break
+                try:
+                    item = await asyncio.wait_for(stream.queue.get(), wait)
+                except TimeoutError:
+                    if loop.time() >= deadline:
+                        break
+                    yield ": heartbeat\n\n"
+                    continue
+            if item is None:
+                yield "event: ended\ndata: access ended\n\n"
+                break
+            yield item
+    finally:
+        hub.close(stream)

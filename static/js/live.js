@@ -1,0 +1,51 @@
+// A live battle page (#live, htmx's SSE extension): shows whether the stream is open, keeps
+// the newest log number the page shows, and skips an event it already has (its own roll came
+// back in the roll's answer first). When the extension opens a new stream after an error it
+// does not send Last-Event-ID (a new EventSource): the address then says ?after=<that number>,
+// so the server sends what the page missed, in order, once.
+(function () {
+  "use strict";
+  var last = 0;
+
+  function live() { return document.getElementById("live"); }
+  function say(text, state) {
+    var el = live();
+    if (el) { el.textContent = text; el.dataset.state = state; }
+  }
+  function seen(n) {
+    if (n > last) {
+      last = n;
+      var el = live();
+      if (el) { el.dataset.lastSeq = String(n); }
+    }
+  }
+
+  if (window.htmx && htmx.createEventSource) {
+    var make = htmx.createEventSource;
+    htmx.createEventSource = function (url) {
+      return make(last ? url.replace(/([?&])after=\d+/, "$1after=" + last) : url);
+    };
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var el = live();
+    if (el) { seen(parseInt(el.dataset.lastSeq, 10) || 0); say("Connecting…", "connecting"); }
+  });
+  document.addEventListener("htmx:sseOpen", function () { say("Live", "open"); });
+  document.addEventListener("htmx:sseError", function () { say("Reconnecting…", "reconnecting"); });
+  document.addEventListener("htmx:sseClose", function () {
+    say("Not live: reload the page for new entries", "closed");
+  });
+  document.addEventListener("htmx:sseBeforeMessage", function (evt) {
+    var message = evt.detail;
+    if (message.type === "reload") { window.location.reload(); evt.preventDefault(); return; }
+    var n = parseInt(message.lastEventId, 10) || 0;
+    if (n <= last) { evt.preventDefault(); return; }  // the page shows it already
+    seen(n);
+  });
+  // An answer of the page's own (a roll, an action) brings the log as it now is.
+  document.addEventListener("htmx:afterSettle", function () {
+    var log = document.getElementById("log");
+    if (log) { seen(parseInt(log.dataset.lastSeq, 10) || 0); }
+  });
+})();
