@@ -121,6 +121,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", "/battles", {}, USER),
     ("POST", "/battles", {"name": "B", "army.{army_id}": "on", "army.{army2_id}": "on"}, READ),
     ("GET", BT, {}, BATTLE),
+    ("GET", BT + "/events", {}, BATTLE),  # its live stream
     ("GET", BT + "/odds", ATTACK_FORM, BATTLE),
     ("POST", BT + "/rolls", ATTACK_FORM, BATTLE),
     ("POST", BT + "/undo", {}, BATTLE),
@@ -134,6 +135,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", BT + "/links", {}, BATTLE),
     ("POST", BT + "/links/revoke", {}, BATTLE),
     ("GET", "/battles/shared/{battle_token}", {}, PUBLIC),
+    ("GET", "/battles/shared/{battle_token}/events", {}, PUBLIC),
     ("GET", "/clubs", {}, USER),
     ("POST", "/clubs", {"name": "Another club"}, USER),
     ("GET", C, {}, READ),
@@ -255,6 +257,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", API + "/battles", {"name": "B", "army_ids": ["{army_id}", "{army2_id}"]}, READ),
     ("GET", API + "/battles/shared/{battle_token}", {}, PUBLIC),
     ("GET", API + BT, {}, BATTLE),
+    ("GET", API + BT + "/events", {}, BATTLE),
     ("POST", API + BT + "/odds", ATTACK, BATTLE),
     ("POST", API + BT + "/rolls", {**ATTACK, "seed": 4}, BATTLE),
     ("DELETE", API + BT + "/rolls/last", {}, BATTLE),
