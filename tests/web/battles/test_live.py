@@ -31,10 +31,10 @@ def events(text: str) -> list[tuple[int, str, str]]:
     return out
 
 
-def _rolls(member: Member, battle: dict[str, int], n: int) -> None:
+def _rolls(member: Member, fight: dict[str, int], n: int) -> None:
     for seed in range(1, n + 1):
         r = member.form(
-            f"/battles/{battle['id']}/rolls", _form(battle, seed=str(seed)), follow_redirects=False
+            f"/battles/{fight['id']}/rolls", _form(fight, seed=str(seed)), follow_redirects=False
         )
         assert r.status_code == 303, r.text
 
