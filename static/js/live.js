@@ -36,12 +36,31 @@
   document.addEventListener("htmx:sseClose", function () {
     say("Not live: reload the page for new entries", "closed");
   });
+  function logShows() {
+    var log = document.getElementById("log");
+    return log ? parseInt(log.dataset.lastSeq, 10) || 0 : 0;
+  }
+  // "reload": the log lost an entry (Undo) or changed otherwise. A page whose own request is
+  // under way waits for its answer (an Undo of its own brings the log as it now is); a page
+  // whose log already ends at that number has nothing to reload.
+  function reloadUnless(n) {
+    if (document.querySelector(".htmx-request")) {
+      document.addEventListener("htmx:afterSettle", function again() {
+        document.removeEventListener("htmx:afterSettle", again);
+        reloadUnless(n);
+      });
+      return;
+    }
+    if (logShows() !== n) { window.location.reload(); } else { last = n; }
+  }
   document.addEventListener("htmx:sseBeforeMessage", function (evt) {
     var message = evt.detail;
-    if (message.type === "reload") { window.location.reload(); evt.preventDefault(); return; }
     var n = parseInt(message.lastEventId, 10) || 0;
+    if (message.type === "reload") { evt.preventDefault(); reloadUnless(n); return; }
     if (n <= last) { evt.preventDefault(); return; }  // the page shows it already
     seen(n);
+    var log = document.getElementById("log");
+    if (log) { log.dataset.lastSeq = String(n); }
   });
   // An answer of the page's own (a roll, an action) brings the log as it now is.
   document.addEventListener("htmx:afterSettle", function () {

@@ -148,3 +148,15 @@ def test_a_spectator_never_receives_a_secret_countdown(game: Game) -> None:  # n
     spectator = events(game.client.get(f"/battles/shared/{token}/events").text)
     assert "secret countdown (0 turns counted)" in spectator[0][2]
     assert "2 turns left" not in spectator[0][2]
+
+
+def test_the_vendored_sse_extension_carries_its_licence_and_fits_our_htmx(client) -> None:  # type: ignore[no-untyped-def]
+    script = client.get("/static/vendor/htmx-ext-sse/sse.min.js")
+    assert script.status_code == 200 and 'htmx.defineExtension("sse"' in script.text
+    licence = client.get("/static/vendor/htmx-ext-sse/LICENSE")
+    assert licence.status_code == 200 and "BSD Zero Clause License" in licence.text
+    readme = client.get("/static/vendor/htmx-ext-sse/README.md").text
+    htmx = client.get("/static/vendor/htmx/README.md").text
+    # the extension is for htmx 2, and ours is the version its README names
+    version = re.search(r"htmx (2\.\d+\.\d+)", htmx)
+    assert version is not None and f"ours is htmx {version.group(1)}" in readme
