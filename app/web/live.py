@@ -190,6 +190,7 @@ def _render(view: BattleView, who: Role, entry: LogEntry) -> Rendered:
         "view": view,
         "read_only": who.read_only,
         "oob": True,
+        "live_oob": True,
         "csrf_token": _CSRF_SLOT,
         "csrf_input": Markup('<input type="hidden" name="{}" value="{}">').format(
             FIELD, _CSRF_SLOT
