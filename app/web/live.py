@@ -386,7 +386,7 @@ class Hub:
             await asyncio.wait_for(self.listening.wait(), 10)
         except TimeoutError:
             log.warning("live: not listening yet; the survey catches up")
-        await self._sync(grant.battle_id)
+        await self._sync(grant.battle_id, wait=True)
         return stream
 
     def close(self, stream: Stream) -> None:
@@ -447,14 +447,15 @@ class Hub:
             if stream.grant not in alive:
                 self.close(stream)
 
-    async def _sync(self, battle_id: int) -> None:
+    async def _sync(self, battle_id: int, *, wait: bool = False) -> None:
         """Bring every stream of the battle up to its newest entry (one at a time a battle;
-        a change heard meanwhile runs it again)."""
+        a change heard meanwhile runs it again). ``wait``: return only once that is done
+        (a stream being opened has what it missed queued before its first byte)."""
         watch = self.watches.get(battle_id)
         if watch is None:
             return
         watch.again = True
-        if watch.lock.locked():
+        if watch.lock.locked() and not wait:
             return  # (the sync under way runs once more)
         async with watch.lock:
             while watch.again:
