@@ -84,6 +84,17 @@ class EditConflict(StaleVersion):
         self.conflicts = conflicts
 
 
+class Conflict(ServiceError):
+    """An action from a page (or client) that is behind: a newer entry of the battle's log,
+    ``entry`` by ``by``, changed a unit the action acts on (a 409; ruling P25)."""
+
+    def __init__(self, message: str, *, entry: int, by: str | None, field: str = "seen") -> None:
+        super().__init__(message)
+        self.entry = entry
+        self.by = by
+        self.field = field
+
+
 class InvalidCredentials(ServiceError):
     """Unknown email or wrong password (never says which)."""
 

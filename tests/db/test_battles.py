@@ -184,13 +184,17 @@ def test_undo_restores_the_state_before_the_last_entry(world: World) -> None:
     _attack(world, seed=seed)
     _attack(world, seed=seed)  # the Walker at 2": Size Damage again, or not
     second = _view(world).unit(world.walker).state
-    battles.undo_last(world.session, user=world.user, battle_id=world.battle_id)
+    undo = battles.undo_last(world.session, user=world.user, battle_id=world.battle_id)
     walker = _view(world).unit(world.walker)
-    assert walker.state.size_damage == 1 and _entries(world) == 1
+    # the log only grows: the undo is entry #3, the second roll stays, marked undone by it
+    assert walker.state.size_damage == 1 and _entries(world) == 3
+    assert undo.kind == "undo" and undo.seq == 3 and undo.request == {"undoes": 2}
+    assert [e.undone_by for e in _view(world).entries] == [None, 3, None]
     assert second != walker.state or second.size_damage == 1
     battles.undo_last(world.session, user=world.user, battle_id=world.battle_id)
     assert _view(world).unit(world.walker).state.size_damage == 0
     assert _view(world).unit(world.tank).state.inoperative == frozenset()
+    assert [e.undone_by for e in _view(world).entries] == [4, 3, None, None]
     with pytest.raises(InvalidInput, match="nothing to undo"):
         battles.undo_last(world.session, user=world.user, battle_id=world.battle_id)
 
@@ -330,7 +334,7 @@ def test_burning_roll_is_seeded_and_logged(world: World) -> None:
         action="burning",
         seed=9,
     )
-    assert again.dice == first.dice and again.seq == 1
+    assert again.dice == first.dice and again.seq == 3  # (#2: the undo of #1)
 
 
 def test_another_users_battle_is_not_found(world: World) -> None:

@@ -59,8 +59,10 @@ def test_ending_closes_the_battle_and_undo_reopens_it(world: World) -> None:
             refused()
         assert err.value.field == "battle" and "ended" in err.value.reason
     assert _entries(w) == count
-    undone = battles.undo_last(w.session, user=w.user, battle_id=w.battle_id)
-    assert undone.kind == "end" and not _view(w).ended
+    undo = battles.undo_last(w.session, user=w.user, battle_id=w.battle_id)
+    assert undo.kind == "undo" and undo.request["undoes"] == entry.seq and not _view(w).ended
+    assert undo.request["status"] == {"before": "ended", "after": "open"}
+    assert _view(w).entries[-2].undone_by == undo.seq  # the End battle entry stays, undone
     assert w.session.get(Battle, w.battle_id).status == "open"  # type: ignore[union-attr]
     _attack(w, seed=4)  # open again
 

@@ -270,7 +270,10 @@ def test_ruleset_neutral_battles_migration_carries_battles_and_clubs_across() ->
             session, user=owner, battle_id=battle, attacker_id=tank_id, weapons=(0,),
             target_id=walker_id, situation=TurnSituation(distance=Fraction(2)), seed=1,
         )  # fmt: skip
-        assert entry.seq == 2 and entry.summary.startswith("Tank attacks Walker")
+        # the log only grows: #2 undid #1, #3 reloaded
+        assert entry.seq == 4 and entry.summary.startswith("Tank attacks Walker")
+        log = battles.battle_view(session, user=owner, battle_id=battle).entries
+        assert [e.undone_by for e in log] == [2, None, None, None]
         battles.undo_last(session, user=owner, battle_id=battle)
         battles.undo_last(session, user=owner, battle_id=battle)
         tank_state = session.get(BattleUnit, tank_id).state  # type: ignore[union-attr]
@@ -577,4 +580,43 @@ def test_held_rows_migration_counts_what_each_account_already_holds() -> None:
     engine = make_engine(url)
     columns = {c["name"] for c in inspect(engine).get_columns("user_account")}
     assert not columns & {"held_units", "held_weapons", "held_entries"}
+    engine.dispose()
+
+
+def test_log_grows_migration_keeps_every_entry_standing() -> None:
+    """Existing log entries stand (none was undone: Undo used to delete) and the battle plays
+    on; downgrade drops the mark and keeps the entries."""
+    import sqlalchemy as sa
+
+    url = another_database_url()
+    cfg = alembic_config(url)
+    command.upgrade(cfg, "9b2d4f6a8c31")  # the revision before the mark
+    engine = make_engine(url)
+    stamps = {"created_at": NOW, "updated_at": NOW}
+    with engine.begin() as conn:
+        army, _unit = _army_with_a_gunner(conn, "a@example.com", count=1, notes="")
+        owner = conn.execute(sa.text("SELECT owner_id FROM army WHERE id = :a"), {"a": army})
+        battle = _insert(
+            conn, "battle", owner_id=owner.scalar_one(), name="Ford", ruleset_id="brikwars",
+            version=1, **stamps,
+        )  # fmt: skip
+        for seq in (1, 2):
+            _insert(
+                conn, "battle_entry", battle_id=battle, seq=seq, created_at=NOW, actor_id=None,
+                kind="attack", summary="x", request_json="{}", odds_json="null",
+                dice_json="[]", changes_json="{}",
+            )  # fmt: skip
+    engine.dispose()
+
+    command.upgrade(cfg, "head")
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT seq, undone_by_seq FROM battle_entry ORDER BY seq"))
+        assert [tuple(r) for r in rows] == [(1, None), (2, None)]
+    engine.dispose()
+    command.downgrade(cfg, "9b2d4f6a8c31")
+    engine = make_engine(url)
+    assert "undone_by_seq" not in {c["name"] for c in inspect(engine).get_columns("battle_entry")}
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM battle_entry")).scalar_one() == 2
     engine.dispose()

@@ -3,7 +3,8 @@
 A battle keeps COPIES of its units (``spec_json``: the engine's ``unit_to_dict``) and of their
 armies' house rules, so editing a roster later never rewrites a battle's history. Each log
 entry keeps what was asked, the odds it had, every die, and the state of each unit it changed
-before and after, so Undo restores exactly.
+before and after, so Undo restores exactly; an Undo is an entry of its own, the entry it
+undid is kept and marked (``undone_by_seq``), so the log only grows.
 """
 
 from __future__ import annotations
@@ -109,6 +110,9 @@ class BattleEntry(Base):
     odds_json: Mapped[str] = mapped_column(Text, default="null")
     dice_json: Mapped[str] = mapped_column(Text, default="[]")
     changes_json: Mapped[str] = mapped_column(Text, default="{}")
+    # The number of the undo entry that took this one back (None: it stands). The log only
+    # grows: an undone entry stays, shown struck through (ruling P20).
+    undone_by_seq: Mapped[int | None] = mapped_column(Integer, default=None)
 
     @property
     def request(self) -> dict[str, Any]:

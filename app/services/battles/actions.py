@@ -15,20 +15,25 @@ from sqlalchemy.orm import Session
 from app.db.models import BattleEntry, User
 from app.rules.errors import InvalidInput
 from app.rules.registry import get_ruleset
-from app.services import quotas
 from app.services.battles.log import (
     END_KIND,
     ENDED,
+    FIXED_KINDS,
     OPEN,
+    UNDO_KIND,
+    actor_name,
     append,
     changes_json,
+    entry_units,
     lock,
     log_state_change,
+    may_undo,
     new_seed,
+    require_fresh,
     require_open,
 )
 from app.services.battles.views import load_units, store_state
-from app.services.errors import NotFound
+from app.services.errors import Conflict, NotFound
 
 
 def unit_action(
@@ -40,19 +45,22 @@ def unit_action(
     action: str,
     values: Mapping[str, Any] | None = None,
     seed: int | None = None,
+    seen: int | None = None,
 ) -> BattleEntry:
     """Take one of the ruleset's named actions for the unit, logged (an unknown action is
     NotFound; one the unit may not take now is refused with InvalidInput). Dice are
     seeded: the seed is logged when the action rolled any. The ruleset is given the
     battle's other units (``Fighter.others``); the state of every unit the action changed
     (``ActionResult.others``: an explosion's figurines) is kept and logged before and
-    after, so Undo restores them all."""
+    after, so Undo restores them all. ``seen``: the newest entry the caller's page showed;
+    a newer one that changed the unit refuses the action (Conflict, a 409: P25)."""
     battle = lock(session, user=user, battle_id=battle_id)
     require_open(battle)
     units = load_units(session, battle)
     unit = units.get(unit_id)
     if unit is None:
         raise NotFound("unit")
+    require_fresh(session, battle, seen, {unit_id: unit.row.name})
     named = next((a for a in unit.ruleset.unit_actions if a.name == action), None)
     if named is None:
         raise NotFound("action")
@@ -132,27 +140,111 @@ def end_battle(session: Session, *, user: User, battle_id: int) -> BattleEntry:
     return append(session, battle, entry)
 
 
-def undo_last(session: Session, *, user: User, battle_id: int) -> BattleEntry:
-    """Remove the last entry and restore every unit it changed as it was before (and the
-    battle's status, for an End battle entry: it reopens)."""
+def undo_last(
+    session: Session,
+    *,
+    user: User,
+    battle_id: int,
+    seq: int | None = None,
+    seen: int | None = None,
+) -> BattleEntry:
+    """Undo an entry by logging an undo entry (the log only grows, P20): every unit it
+    changed is restored as it was before (and the battle's status, for an End battle entry:
+    it reopens), and the entry is marked undone by the new one. Returns the undo entry.
+
+    ``seq``: the entry to undo (the page's "Undo #N"), else the newest that stands and is
+    of a kind Undo takes back (P21). Refused with InvalidInput (422, field ``seq``, or
+    ``battle`` when nothing is left): an undo, a join, an entry already undone (a Conflict,
+    409, when ``seen`` shows the page did not know), an entry a later standing entry changed
+    a unit of, an entry neither the user's nor undone by the host (P22), and in an ended
+    battle anything but its End battle entry. ``seen``: as for every action (P25)."""
     battle = lock(session, user=user, battle_id=battle_id)
-    last = session.scalar(
-        select(BattleEntry)
-        .where(BattleEntry.battle_id == battle.id)
-        .order_by(BattleEntry.seq.desc())
-        .limit(1)
-    )
-    if last is None:
-        raise InvalidInput("battle", "there is nothing to undo")
+    entries = BattleEntry.battle_id == battle.id
+    if seq is None:
+        target = session.scalar(
+            select(BattleEntry)
+            .where(entries, BattleEntry.undone_by_seq.is_(None))
+            .where(BattleEntry.kind.not_in(FIXED_KINDS))
+            .order_by(BattleEntry.seq.desc())
+            .limit(1)
+        )
+        if target is None:
+            raise InvalidInput("battle", "there is nothing to undo")
+    else:
+        target = session.scalar(select(BattleEntry).where(entries, BattleEntry.seq == seq))
+        if target is None:
+            raise InvalidInput("seq", f"there is no entry #{seq} in this battle's log")
+    field = "seq" if seq is not None else "battle"
+    if target.kind in FIXED_KINDS:
+        what = "an undo is not undone: roll again" if target.kind == UNDO_KIND else "a join"
+        raise InvalidInput(field, f"#{target.seq} cannot be undone ({what})")
+    if target.undone_by_seq is not None:
+        undo = session.scalar(
+            select(BattleEntry).where(entries, BattleEntry.seq == target.undone_by_seq)
+        )
+        by = actor_name(session, undo) if undo is not None else None
+        reason = f"#{target.seq} was already undone by #{target.undone_by_seq}"
+        if seen is not None and target.undone_by_seq > seen:
+            raise Conflict(
+                f"{by or 'Someone'} undid #{target.seq} with #{target.undone_by_seq} since you "
+                "loaded this page",
+                entry=target.undone_by_seq,
+                by=by,
+            )
+        raise InvalidInput(field, reason)
+    if battle.status == ENDED and target.kind != END_KIND:
+        raise InvalidInput(field, "the battle has ended: undo its End battle entry first")
+    if not may_undo(user, battle, target):
+        raise InvalidInput(
+            field, f"#{target.seq} is another player's: only they or the host may undo it"
+        )
     units = load_units(session, battle)
-    for key, change in last.changes.items():
-        unit = units.get(int(key))
-        if unit is not None:
-            store_state(unit, unit.ruleset.decode_state(change["before"]))
-    status = last.request.get("status")
-    if last.kind == END_KIND and isinstance(status, dict):
-        battle.status = str(status.get("before", OPEN))
-    session.delete(last)
+    touched = entry_units(target)
+    require_fresh(
+        session,
+        battle,
+        seen,
+        {uid: units[uid].row.name for uid in touched if uid in units},
+        again="check the new state before undoing",
+    )
+    later = session.scalars(
+        select(BattleEntry)
+        .where(entries, BattleEntry.seq > target.seq, BattleEntry.undone_by_seq.is_(None))
+        .where(BattleEntry.kind != UNDO_KIND)
+        .order_by(BattleEntry.seq)
+    )
+    for entry in later:
+        if entry_units(entry) & touched:
+            raise InvalidInput(
+                field,
+                f"#{entry.seq} changed the same units since #{target.seq}: undo #{entry.seq} first",
+            )
+    restored = {
+        int(key): units[int(key)].ruleset.decode_state(change["before"])
+        for key, change in target.changes.items()
+        if int(key) in units
+    }
+    changes = changes_json(units, restored)
+    for key, state in restored.items():
+        store_state(units[key], state)
+    request: dict[str, Any] = {"undoes": target.seq}
+    status = target.request.get("status")
+    if target.kind == END_KIND and isinstance(status, dict):
+        before = str(status.get("before", OPEN))
+        request["status"] = {"before": battle.status, "after": before}
+        battle.status = before
+    entry = BattleEntry(
+        battle_id=battle.id,
+        actor_id=user.id,
+        kind=UNDO_KIND,
+        seed=None,
+        summary=f"Undo #{target.seq}: {target.summary}"[:500],
+        request_json=json.dumps(request),
+        odds_json="null",
+        dice_json="[]",
+        changes_json=changes,
+    )
+    append(session, battle, entry)
+    target.undone_by_seq = entry.seq
     session.flush()
-    quotas.rows(session, owner_id=battle.owner_id, entries=-1)
-    return last
+    return entry

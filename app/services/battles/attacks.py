@@ -18,7 +18,15 @@ from app.rules.registry import get_ruleset
 from app.rules.ruleset import BattleAttack, Ruleset
 from app.services import compute
 from app.services.battles import codec, text
-from app.services.battles.log import append, changes_json, lock, new_seed, require_open
+from app.services.battles.log import (
+    append,
+    changes_json,
+    lock,
+    new_seed,
+    require_fresh,
+    require_open,
+    unit_names,
+)
 from app.services.battles.views import UnitInBattle, load_units, store_state
 from app.services.permissions import battle_for
 
@@ -183,11 +191,14 @@ def roll_attack(
     followers: Sequence[Follower] = (),
     seed: int | None = None,
     moved: bool = False,
+    seen: int | None = None,
 ) -> BattleEntry:
     """Roll an attack with its seeded roll, log it with its odds, apply its effects.
 
     The units stand as their state has them. ``moved``: the weapon or the target moved
     since the last attack (what the state kept for it, BrikWars's Homing In, starts over).
+    ``seen``: the newest entry the caller's page showed; a newer entry that changed the
+    attacker, a target or a further target refuses the roll (Conflict, a 409: P25).
     """
     ask: dict[str, Any] = {
         "attacker_id": attacker_id,
@@ -203,10 +214,16 @@ def roll_attack(
     # unit meanwhile changes the attack, and only then are the odds computed again.
     first = battle_for(session, user=user, battle_id=battle_id)
     require_open(first)  # (before the odds: an ended battle rolls nothing)
+    acting = [attacker_id, target_id, *(f[0] for f in followers if f and isinstance(f[0], int))]
+    again = "check the new odds and roll again"
+    # (also before the odds: a page that is behind hears so, not that a target is destroyed;
+    # the check that counts is the one under the lock)
+    require_fresh(session, first, seen, unit_names(session, first, acting), again=again)
     ahead = _prepare(session, first, **ask)
     odds = _odds(ahead.made)
     battle = lock(session, user=user, battle_id=battle_id)
     require_open(battle)
+    require_fresh(session, battle, seen, unit_names(session, battle, acting), again=again)
     prepared = _prepare(session, battle, **ask)
     made = prepared.made
     if made.attack != ahead.made.attack:

@@ -1,26 +1,46 @@
-"""Writing a battle's log: the lock every action takes first, the next numbered entry, and the
-before/after state of every unit an action changed (what Undo restores)."""
+"""Writing a battle's log: the lock every action takes first, the next numbered entry, the
+before/after state of every unit an action changed (what Undo restores), who may undo an
+entry, and the check that an action's page is not behind (``require_fresh``).
+
+The log only grows (ruling P20): numbers only go up, and Undo is an entry of its own."""
 
 from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.db.models import Battle, BattleEntry, User
+from app.db.models import Battle, BattleEntry, BattleUnit, User
 from app.rules.errors import InvalidInput
 from app.services import live, quotas
-from app.services.battles.views import UnitInBattle, store_state
+from app.services.battles.views import FIXED_KINDS, UnitInBattle, store_state
+from app.services.errors import Conflict
 from app.services.permissions import battle_for
 
 SEQ_ATTEMPTS = 3
 OPEN, ENDED = "open", "ended"  # a battle's status
 END_KIND = "end"  # the End battle entry's kind
+UNDO_KIND = "undo"  # an Undo's entry (in FIXED_KINDS); its ``request.undoes`` names the entry
+
+
+def is_host(user: User, battle: Battle) -> bool:
+    """The battle's host: who may undo anyone's entry (today its owner, the only player)."""
+    return battle.owner_id == user.id
+
+
+def may_undo(user: User, battle: Battle, entry: BattleEntry) -> bool:
+    """Whether the user may undo the entry (P22): its author, or the battle's host."""
+    return (entry.actor_id is not None and entry.actor_id == user.id) or is_host(user, battle)
+
+
+def undoable(entry: BattleEntry) -> bool:
+    """It stands and is of a kind Undo takes back (a roll, a unit action, End battle)."""
+    return entry.undone_by_seq is None and entry.kind not in FIXED_KINDS
 
 
 def require_open(battle: Battle) -> None:
@@ -68,6 +88,64 @@ def append(session: Session, battle: Battle, entry: BattleEntry) -> BattleEntry:
             continue
         return entry
     raise AssertionError("unreachable")
+
+
+def entry_units(entry: BattleEntry) -> set[int]:
+    """The units the entry changed (an undo's: those it restored)."""
+    return {int(key) for key in entry.changes}
+
+
+def actor_name(session: Session, entry: BattleEntry) -> str | None:
+    if entry.actor_id is None:
+        return None
+    return session.scalar(select(User.display_name).where(User.id == entry.actor_id))
+
+
+_DONE = {"attack": "rolled", END_KIND: "ended the battle with"}
+
+
+def unit_names(session: Session, battle: Battle, ids: Iterable[int]) -> dict[int, str]:
+    """The names of those of ``ids`` that are the battle's units (what a 409 names)."""
+    wanted = set(ids)
+    rows = session.execute(
+        select(BattleUnit.id, BattleUnit.name).where(
+            BattleUnit.battle_id == battle.id, BattleUnit.id.in_(wanted)
+        )
+    )
+    return {uid: name for uid, name in rows}
+
+
+def require_fresh(
+    session: Session,
+    battle: Battle,
+    seen: int | None,
+    units: Mapping[int, str],
+    *,
+    again: str = "check the new state and try again",
+) -> None:
+    """Refuse (Conflict, a 409) an action from a page that showed the log up to ``seen`` when
+    a newer entry changed any of ``units`` (their names by id): the first such entry is named
+    with who made it. ``seen`` None: the caller did not say, so the action applies (P25)."""
+    if seen is None:
+        return
+    newer: Iterable[BattleEntry] = session.scalars(
+        select(BattleEntry)
+        .where(BattleEntry.battle_id == battle.id, BattleEntry.seq > seen)
+        .order_by(BattleEntry.seq)
+    )
+    for entry in newer:
+        hit = [name for uid, name in units.items() if uid in entry_units(entry)]
+        if hit:
+            by = actor_name(session, entry)
+            if entry.kind == UNDO_KIND:
+                done = f"undid #{entry.request.get('undoes')} with #{entry.seq}"
+            else:
+                done = f"{_DONE.get(entry.kind, f'took {entry.kind}')} #{entry.seq}"
+            raise Conflict(
+                f"{by or 'Someone'} {done} on {', '.join(hit)} since you loaded this page: {again}",
+                entry=entry.seq,
+                by=by,
+            )
 
 
 def changes_json(units: Mapping[int, UnitInBattle], after: Mapping[int, Any]) -> str:

@@ -50,7 +50,11 @@ def entry_text(entry: LogEntry, rules: Ruleset) -> str:
     row = entry.row
     who = f" ({entry.actor_name})" if entry.actor_name else ""
     seed = f", seed {row.seed}" if row.seed is not None else ""
-    lines = [f"#{row.seq} {row.kind}{who}{seed}", row.summary]
+    header = f"#{row.seq} {row.kind}{who}{seed}"
+    if entry.undone_by is not None:
+        # kept in the log, struck through (BBCode, as forums read it) and said in words (P20)
+        header += f" (undone by #{entry.undone_by})"
+    lines = [header, row.summary]
     for line in entry.dice:
         if "dice" not in line:
             continue
@@ -64,6 +68,9 @@ def entry_text(entry: LogEntry, rules: Ruleset) -> str:
     if odds:
         lines.append("  odds before rolling:")
         lines += [f"    {text}" for text in rules.odds_words(odds)]
+    if entry.undone_by is not None:
+        body = "\n".join(lines[1:])
+        return f"{header}\n[s]{body}[/s]"
     return "\n".join(lines)
 
 

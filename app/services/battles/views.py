@@ -19,6 +19,9 @@ from app.rules.registry import get_ruleset
 from app.rules.ruleset import Fighter, Ruleset, Standing, UnitAction
 from app.services.errors import NotFound
 
+# Entries Undo never takes back (P21): an undo (no redo), and a player joining.
+FIXED_KINDS = frozenset({"undo", "join"})
+
 
 @dataclass(frozen=True)
 class WeaponInBattle:
@@ -131,6 +134,11 @@ class LogEntry:
     def odds(self) -> Any:
         return self.row.odds
 
+    @property
+    def undone_by(self) -> int | None:
+        """The number of the undo entry that took it back (None: it stands; P20)."""
+        return self.row.undone_by_seq
+
 
 # The log is shown a window at a time, newest first: a battle of 5,000 rolls stays one quick
 # page. ``before`` asks for the window of older entries (the JSON API's ``limit`` too).
@@ -144,7 +152,8 @@ class BattleView:
     units: list[UnitInBattle]
     entries: list[LogEntry]  # the window of the log shown, oldest first (all of it: export)
     entry_count: int = 0  # entries in the whole log
-    last_seq: int | None = None  # the newest entry's number (what Undo removes)
+    last_seq: int | None = None  # the newest entry's number (a page's ``seen``: P25)
+    undo_seq: int | None = None  # the entry Undo takes back: the newest standing one (P21)
     # The oldest shown entry's number when older ones exist: ``before`` of the next window.
     older_than: int | None = None
     # Seen through the read-only link: the units' state as the ruleset's ``public_state``
@@ -233,6 +242,13 @@ def view_of(
     count, last = session.execute(
         select(func.count(), func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
     ).one()
+    undo_seq = session.scalar(
+        select(func.max(BattleEntry.seq)).where(
+            BattleEntry.battle_id == battle.id,
+            BattleEntry.undone_by_seq.is_(None),
+            BattleEntry.kind.not_in(FIXED_KINDS),
+        )
+    )
     query = (
         select(BattleEntry, User.display_name)
         .outerjoin(User, User.id == BattleEntry.actor_id)
@@ -252,6 +268,7 @@ def view_of(
         shown,
         entry_count=count,
         last_seq=last,
+        undo_seq=undo_seq,
         older_than=shown[0].row.seq if older else None,
         public=public,
     )
