@@ -26,7 +26,7 @@ from app.web.attack_request import (
     read_json,
     situation_in,
 )
-from app.web.inputs import MAX_WEAPON_INDEX, Flag, Id, NoBool, Seed
+from app.web.inputs import MAX_ID, MAX_WEAPON_INDEX, Flag, Id, NoBool, Seed
 from app.web.schemas import Name, StrictModel
 from app.web.situation_schema import SituationModel
 
@@ -80,8 +80,17 @@ class AttackIn(StrictModel):
         )
 
 
+SEEN_DESCRIPTION = (
+    "the newest log entry's number your view showed (``last_seq``; 0: none): if a newer "
+    "entry changed a unit this acts on, it is refused with a 409 naming that entry and who "
+    "made it; omitted, it applies as things now stand"
+)
+Seen = Annotated[int, Field(ge=0, le=MAX_ID, description=SEEN_DESCRIPTION), NoBool]
+
+
 class RollIn(AttackIn):
     seed: Seed | None = Field(default=None, description="omit for a fresh random seed")
+    seen: Seen | None = None
 
     def request(self, ruleset: Ruleset) -> AttackRequest:
         return replace(super().request(ruleset), seed=self.seed)
@@ -103,6 +112,16 @@ class ActionIn(SeedIn):
     """A unit action's body: a seed for its dice, and its fields' values (if it has any)."""
 
     values: dict[str, Any] = Field(default={}, description="the action's fields")
+    seen: Seen | None = None
+
+
+class UndoIn(StrictModel):
+    """Which entry to undo (default: the newest that stands), and what the caller saw."""
+
+    seq: Id | None = Field(
+        default=None, description="the entry to undo (default: ``undo_seq``, the newest standing)"
+    )
+    seen: Seen | None = None
 
 
 # ------------------------------------------------------------------------------ out
@@ -156,6 +175,10 @@ class EntryOut(BaseModel):
     odds: dict[str, Any] | None
     dice: list[dict[str, Any]]
     changes: dict[str, Any]
+    undone_by: int | None = Field(
+        description="the number of the undo entry that took it back (null: it stands); the "
+        "log only grows, an undone entry stays"
+    )
 
 
 class BattleDetailOut(BattleOut):
@@ -166,7 +189,12 @@ class BattleDetailOut(BattleOut):
         f"{battles.MAX_LOG_WINDOW})"
     )
     log_count: int = Field(description="entries in the whole log")
-    last_seq: int | None = Field(description="the newest entry's number (what undo removes)")
+    last_seq: int | None = Field(
+        description="the newest entry's number: send it as ``seen`` with an action"
+    )
+    undo_seq: int | None = Field(
+        description="the entry undo takes back by default: the newest that stands (null: none)"
+    )
     older_before: int | None = Field(
         description="``before`` for the next window of older entries (null: none left)"
     )
@@ -226,6 +254,7 @@ def entry_out(entry: battles.LogEntry, ruleset: Ruleset) -> EntryOut:
         odds=entry.odds,
         dice=entry.dice,
         changes=changes,
+        undone_by=entry.undone_by,
     )
 
 
@@ -242,5 +271,6 @@ def detail_out(view: battles.BattleView) -> BattleDetailOut:
         log=[entry_out(e, view.ruleset) for e in view.entries],
         log_count=view.entry_count,
         last_seq=view.last_seq,
+        undo_seq=view.undo_seq,
         older_before=view.older_than,
     )

@@ -30,6 +30,7 @@ from app.rules.errors import InvalidFields, InvalidInput, RulesError, TooMuchWor
 from app.services import sessions
 from app.services.errors import (
     Busy,
+    Conflict,
     EditConflict,
     Forbidden,
     HeavyBusy,
@@ -305,6 +306,14 @@ async def _conflict(request: Request, exc: EditConflict) -> Response:
     return _page_error(request, 409, "Changed elsewhere", str(exc))
 
 
+async def _behind(request: Request, exc: Conflict) -> Response:
+    """An action from a page that is behind (the battle pages answer theirs in place)."""
+    if is_api(request):
+        detail = [{"field": exc.field, "reason": str(exc)}]
+        return error_json(409, detail, entry=exc.entry, by=exc.by)
+    return _page_error(request, 409, "Changed since you loaded the page", str(exc))
+
+
 async def _csrf(request: Request, exc: CsrfError) -> Response:
     # A refused request changes nothing, cookies included: rendering the page must
     # not mint a token into an empty state cookie and so send a Set-Cookie.
@@ -420,6 +429,7 @@ ERROR_ANSWERS: dict[type[Exception], _Handler] = {
     Forbidden: _Refusal(403, "Not yours to change", field="permission"),
     StaleVersion: _stale,
     EditConflict: _conflict,
+    Conflict: _behind,
     StaleDataError: _Refusal(409, "Changed elsewhere", field="version", reason=STALE_MESSAGE),
     InvalidCredentials: _Refusal(401, "Not logged in", field="password"),
     TooManyAttempts: _Refusal(

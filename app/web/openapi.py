@@ -20,7 +20,8 @@ _REASONS = {
     401: "Not authenticated (no valid session or bearer token)",
     403: "Visible to you but not yours to change, or the CSRF check failed",
     404: "Not found, or not visible to you",
-    409: "Changed elsewhere since you loaded it (current_version, latest_change), or a limit",
+    409: "Changed elsewhere since you loaded it (current_version, latest_change; a battle "
+    "action's ``seen``: the newer log entry and who made it, entry and by), or a limit",
     422: "Invalid input: each entry names the field and the reason",
     429: "Too many requests or the calculators are busy; see Retry-After",
     503: "The database is unavailable, the calculation pool is full, or too many passwords "
@@ -48,6 +49,10 @@ class ErrorBody(BaseModel):
     detail: list[ErrorItem]
     current_version: int | None = Field(None, description="409 only: the version that won")
     latest_change: str | None = Field(None, description="409 only: that change, in words")
+    entry: int | None = Field(
+        None, description="409 of a battle action: the newer log entry's number since ``seen``"
+    )
+    by: str | None = Field(None, description="409 of a battle action: who made that entry")
 
 
 def _error_response(status: int) -> dict[str, Any]:

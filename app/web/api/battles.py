@@ -20,6 +20,7 @@ from app.web.battle_schemas import (
     OddsPreviewOut,
     RollIn,
     ShareLinkOut,
+    UndoIn,
     detail_out,
     entry_out,
     odds_out,
@@ -33,9 +34,9 @@ B = "/battles/{battle_id:int}"
 
 
 def _logged(session: SessionDep, user: ApiUser, entry: BattleEntry) -> EntryOut:
-    """An entry the caller just wrote (or removed): battles are their owner's alone."""
+    """An entry the caller just wrote: battles are their owner's alone."""
     battle = session.get(Battle, entry.battle_id)
-    assert battle is not None  # the entry was just written or removed in it
+    assert battle is not None  # the entry was just written in it
     return entry_out(battles.LogEntry(entry, user.display_name), get_ruleset(battle.ruleset_id))
 
 
@@ -100,22 +101,46 @@ def battle_roll(session: SessionDep, user: ApiUser, battle_id: Id, body: RollIn)
     """Roll an attack (seeded), log it with its odds and every die, and apply its effects."""
     attack = body.request(battles.ruleset_of(session, user=user, battle_id=battle_id))
     entry = battles.roll_attack(
-        session, user=user, battle_id=battle_id, seed=attack.seed, **attack.battle_attack()
+        session,
+        user=user,
+        battle_id=battle_id,
+        seed=attack.seed,
+        seen=body.seen,
+        **attack.battle_attack(),
     )
     return _logged(session, user, entry)
 
 
-@router.delete(B + "/rolls/last")
-def battle_undo(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
-    """Undo the last entry: every unit it changed is restored; returns the removed entry."""
-    return _logged(session, user, battles.undo_last(session, user=user, battle_id=battle_id))
+@router.post(B + "/undo", status_code=201)
+def battle_undo(
+    session: SessionDep, user: ApiUser, battle_id: Id, body: UndoIn | None = None
+) -> EntryOut:
+    """Undo an entry (``seq``; default the newest that stands): every unit it changed is
+    restored and an undo entry is logged, which is returned; the undone entry stays in the
+    log with ``undone_by`` (the log only grows). Only its author or the battle's host undoes
+    an entry; an undo and a join are never undone (422)."""
+    body = body or UndoIn()
+    entry = battles.undo_last(session, user=user, battle_id=battle_id, seq=body.seq, seen=body.seen)
+    return _logged(session, user, entry)
+
+
+@router.delete(B + "/rolls/last", deprecated=True)
+def battle_undo_last(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
+    """The older form of ``POST .../undo`` (kept for existing clients): undo the newest
+    entry that stands; returns that entry, now marked ``undone_by`` the undo entry."""
+    undo = battles.undo_last(session, user=user, battle_id=battle_id)
+    undone = battles.battle_entry(
+        session, user=user, battle_id=battle_id, seq=int(undo.request["undoes"])
+    )
+    assert undone is not None  # (it was just undone, and entries are never removed)
+    return entry_out(undone, battles.ruleset_of(session, user=user, battle_id=battle_id))
 
 
 @router.post(B + "/end", status_code=201)
 def battle_end(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
     """End the battle: what its rules do at the end is applied (Degrees: restrained units
     taken into Thinny custody) and logged as a "Battle ended" entry; the battle then refuses
-    attacks and actions (422) until that entry is undone (``DELETE .../rolls/last``)."""
+    attacks and actions (422) until that entry is undone (``POST .../undo``)."""
     return _logged(session, user, battles.end_battle(session, user=user, battle_id=battle_id))
 
 
@@ -139,6 +164,7 @@ def unit_action(
         action=action,
         values=body.values,
         seed=body.seed,
+        seen=body.seen,
     )
     return _logged(session, user, entry)
 

@@ -18,11 +18,11 @@ from fastapi.responses import PlainTextResponse, Response
 
 from app.rules.errors import InvalidInput
 from app.services import battles
-from app.services.errors import InvalidField, QuotaExceeded
+from app.services.errors import Conflict, InvalidField, QuotaExceeded
 from app.web.attack_request import MAX_FOLLOWER_ROWS, from_form
 from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
 from app.web.htmx import battle_share_url, is_htmx, redirect
-from app.web.inputs import Id, parse_id, parse_index
+from app.web.inputs import MAX_ID, Id, parse_id, parse_index
 from app.web.templating import flash, render
 
 router = APIRouter(route_class=SessionRoute)
@@ -179,11 +179,17 @@ def battle_page(
     headers: Mapping[str, str] | None = None,
     odds: tuple[battles.OddsPreview | None, str | None] | None = None,
     before: int | None = None,
+    seen: str | None = None,
     **extra: Any,
 ) -> Response:
     """The battle page, or its blocks for htmx (``odds``: already computed for ``values``;
-    ``before``: the log's window is the entries older than that number, not the newest)."""
+    ``before``: the log's window is the entries older than that number, not the newest;
+    ``seen``: the attack form's, when only the form is swapped, else the newest entry's)."""
     view = battles.battle_view(session, user=user, battle_id=battle_id, before=before)
+    try:
+        shown = _seen({"seen": seen or ""})
+    except InvalidInput:
+        shown = None
     values = follow_state(view, values)
     preview, odds_error = odds or odds_for(session, user, battle_id, values)
     return render(
@@ -202,6 +208,7 @@ def battle_page(
             "log_url": f"/battles/{battle_id}",
             "live_url": f"/battles/{battle_id}/events",
             "before": before,
+            "seen": shown if shown is not None else (view.last_seq or 0),
             **extra,
         },
         block=block,
@@ -257,7 +264,16 @@ def battle_odds(
         view = battles.battle_view(session, user=user, battle_id=battle_id)
         values = {k: v for k, v in values.items() if not k.startswith("weapon.")}
         values = default_values(view, values)
-        return battle_page(request, session, user, battle_id, values=values, block="attack_form")
+        # the page's units are as it last loaded them: its ``seen`` stays (P25)
+        return battle_page(
+            request,
+            session,
+            user,
+            battle_id,
+            values=values,
+            block="attack_form",
+            seen=values.get("seen"),
+        )
     odds = odds_for(session, user, battle_id, values)
     return battle_page(
         request,
@@ -267,6 +283,45 @@ def battle_odds(
         values=values,
         block="odds",
         odds=odds,
+    )
+
+
+def _seen(form: Mapping[str, str]) -> int | None:
+    """The form's ``seen`` (the newest entry the page showed: P25), None when not sent."""
+    text = form.get("seen", "").strip()
+    if not text:
+        return None
+    if text.isascii() and text.isdigit() and len(text) <= 10 and int(text) <= MAX_ID:
+        return int(text)
+    raise InvalidInput("seen", f"must be a whole number from 0 to {MAX_ID}")
+
+
+def _behind(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    battle_id: Id,
+    form: Mapping[str, str],
+    exc: Conflict,
+) -> Response:
+    """An action from a page that is behind (P25): a 409 with the battle as it now stands
+    (its units and log) and the attack form with the player's inputs kept, saying which
+    entry came in between and who made it."""
+    values = {k: v for k, v in form.items() if k not in ("csrf_token", "seen", "seq")}
+    view = battles.battle_view(session, user=user, battle_id=battle_id)
+    if view.ended or not is_htmx(request):
+        flash(request, str(exc), "error")
+    return battle_page(
+        request,
+        session,
+        user,
+        battle_id,
+        values=default_values(view, values) if not values.get("attacker_id") else values,
+        block="attack_form",
+        oob=("units", "log", "result"),
+        status_code=409,
+        headers={"HX-Retarget": "#attack-form", "HX-Reswap": "outerHTML"},
+        stale=str(exc),
     )
 
 
@@ -288,6 +343,7 @@ def _refused(
         block="attack_form",
         status_code=422,
         headers={"HX-Retarget": "#attack-form", "HX-Reswap": "outerHTML"},
+        seen=form.get("seen"),  # (only the form is swapped: the page is as it was)
     )
 
 
@@ -302,10 +358,17 @@ def battle_roll(
         return _refused(request, session, user, battle_id, form, errors)
     try:
         entry = battles.roll_attack(
-            session, user=user, battle_id=battle_id, seed=attack.seed, **attack.battle_attack()
+            session,
+            user=user,
+            battle_id=battle_id,
+            seed=attack.seed,
+            seen=_seen(form),
+            **attack.battle_attack(),
         )
     except InvalidInput as exc:
         return _refused(request, session, user, battle_id, form, exc.reasons())
+    except Conflict as exc:
+        return _behind(request, session, user, battle_id, form, exc)
     if not is_htmx(request):
         query = {
             "attacker": attack.attacker.unit_id,
@@ -389,12 +452,23 @@ def _action_refused(
 def battle_undo(
     request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: Id
 ) -> Response:
-    """Undo the last entry: every unit it changed is as it was before."""
+    """Undo the entry the button names (``seq``; without it the newest that stands): every
+    unit it changed is as it was before, and the log gains an undo entry (P20, P21)."""
+    seq = form.get("seq", "").strip()
     try:
-        entry = battles.undo_last(session, user=user, battle_id=battle_id)
+        target = parse_id(seq) if seq else None
+        if seq and target is None:
+            raise InvalidInput("seq", "is not an entry's number")
+        entry = battles.undo_last(
+            session, user=user, battle_id=battle_id, seq=target, seen=_seen(form)
+        )
     except InvalidInput as exc:
         return _action_refused(request, session, user, battle_id, exc)
-    return _after_action(request, session, user, battle_id, form, f"Undone: #{entry.seq}.")
+    except Conflict as exc:
+        return _behind(request, session, user, battle_id, form, exc)
+    undone = entry.request["undoes"]
+    message = f"Undone: #{undone} (logged as #{entry.seq})."
+    return _after_action(request, session, user, battle_id, form, message)
 
 
 @router.post("/battles/{battle_id:int}/end")
@@ -427,10 +501,18 @@ def unit_action(
     (``/units/{unit}/reload``) are this route's, so nothing needs an alias."""
     try:
         entry = battles.unit_action(
-            session, user=user, battle_id=battle_id, unit_id=unit_id, action=action, values=form
+            session,
+            user=user,
+            battle_id=battle_id,
+            unit_id=unit_id,
+            action=action,
+            values=form,
+            seen=_seen(form),
         )
     except InvalidInput as exc:
         return _action_refused(request, session, user, battle_id, exc, form)
+    except Conflict as exc:
+        return _behind(request, session, user, battle_id, form, exc)
     return _after_action(request, session, user, battle_id, form, entry.summary)
 
 

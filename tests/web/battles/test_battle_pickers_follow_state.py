@@ -60,7 +60,7 @@ def test_undo_brings_the_unit_back_into_the_pickers(member: Member, battle) -> N
     html = _roll_until_destroyed(member, battle)
     last = max(int(n) for n in re.findall(r'data-seq="(\d+)"', html))
     undone = member.htmx(f"/battles/{battle['id']}/undo", _form(battle, target_id=""))
-    assert undone.status_code == 200 and f"Undone: #{last}." in undone.text
+    assert undone.status_code == 200 and f"Undone: #{last} (logged as #{last + 1})." in undone.text
     assert not _destroyed(undone.text, battle["walker"])
     assert f'<option value="{battle["walker"]}"' in _picker(undone.text, "target")
     # Chosen again, the Walker can be rolled at: the live odds enable Roll it!.

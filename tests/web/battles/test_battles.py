@@ -150,8 +150,10 @@ def test_undo_and_unit_actions_by_htmx(member: Member, battle: dict[str, int]) -
     member.htmx(f"{base}/rolls", _form(battle))
     r = member.htmx(f"{base}/undo", _form(battle))
     assert r.status_code == 200 and r.text.lstrip().startswith('<section id="units"')
-    assert "Undone: #1." in r.text and 'id="odds"' in r.text
-    assert "Nothing rolled yet." in r.text
+    assert "Undone: #1 (logged as #2)." in r.text and 'id="odds"' in r.text
+    # the log only grows: #1 stays, struck through, and the Undo button is gone
+    assert 'data-undone-by="2"' in r.text and "(undone by <a" in r.text
+    assert 'name="seq"' not in r.text  # (nothing stands to undo)
     again = member.htmx(f"{base}/undo")
     assert again.status_code == 422 and "nothing to undo" in again.text
     divert = member.htmx(f"{base}/units/{battle['tank']}/divert", _form(battle))
@@ -206,10 +208,12 @@ def test_api_roll_undo_and_state(member: Member, battle: dict[str, int]) -> None
     assert again["seq"] == 2 and again["dice"] != [] and again["odds"]["lines"]
     odds = api(member, "POST", f"{base}/odds", json={k: v for k, v in body.items() if k != "seed"})
     assert odds.status_code == 200 and odds.json()["odds"]["lines"][0]["targets"][0]["name"]
-    undone = api(member, "DELETE", f"{base}/rolls/last")
+    undone = api(member, "DELETE", f"{base}/rolls/last")  # (the older form of POST .../undo)
     assert undone.status_code == 200 and undone.json()["seq"] == 2
+    assert undone.json()["undone_by"] == 3
     detail = api(member, "GET", base).json()
-    assert [e["seq"] for e in detail["log"]] == [1]
+    assert [(e["seq"], e["undone_by"]) for e in detail["log"]] == [(1, None), (2, 3), (3, None)]
+    assert detail["last_seq"] == 3 and detail["undo_seq"] == 1
     walker = next(u for u in detail["units"] if u["id"] == battle["walker"])
     assert walker["state"] == first.json()["changes"][str(battle["walker"])]["after"] | {
         "size_damage": str(first.json()["changes"][str(battle["walker"])]["after"]["size_damage"])

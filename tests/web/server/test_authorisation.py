@@ -261,6 +261,7 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", API + BT + "/odds", ATTACK, BATTLE),
     ("POST", API + BT + "/rolls", {**ATTACK, "seed": 4}, BATTLE),
     ("DELETE", API + BT + "/rolls/last", {}, BATTLE),
+    ("POST", API + BT + "/undo", {}, BATTLE),
     ("POST", API + BT + "/end", {}, BATTLE),
     ("POST", API + BU + "/reload", {}, BATTLE),
     ("POST", API + BU + "/divert", {}, BATTLE),
