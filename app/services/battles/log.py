@@ -134,7 +134,7 @@ def require_fresh(
         .order_by(BattleEntry.seq)
     )
     for entry in newer:
-        hit = [name for uid, name in units.items() if uid in entry_units(entry)]
+        hit = [name for uid, name in sorted(units.items()) if uid in entry_units(entry)]
         if hit:
             by = actor_name(session, entry)
             if entry.kind == UNDO_KIND:
