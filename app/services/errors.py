@@ -86,7 +86,7 @@ class EditConflict(StaleVersion):
 
 class Conflict(ServiceError):
     """An action from a page (or client) that is behind: a newer entry of the battle's log,
-    ``entry`` by ``by``, changed a unit the action acts on (a 409; ruling P25)."""
+    ``entry`` by ``by``, changed a unit the action acts on (a 409; ruling P24)."""
 
     def __init__(self, message: str, *, entry: int, by: str | None, field: str = "seen") -> None:
         super().__init__(message)

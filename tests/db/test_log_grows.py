@@ -1,5 +1,5 @@
-"""Issue 31: a battle's log only grows (Undo is an entry of its own; rulings P20-P24) and an
-action from a page that is behind is refused when a newer entry changed its units (P25)."""
+"""Issue 31: a battle's log only grows (Undo is an entry of its own; rulings P20-P23) and an
+action from a page that is behind is refused when a newer entry changed its units (P24)."""
 
 from __future__ import annotations
 

@@ -53,7 +53,7 @@ def unit_action(
     battle's other units (``Fighter.others``); the state of every unit the action changed
     (``ActionResult.others``: an explosion's figurines) is kept and logged before and
     after, so Undo restores them all. ``seen``: the newest entry the caller's page showed;
-    a newer one that changed the unit refuses the action (Conflict, a 409: P25)."""
+    a newer one that changed the unit refuses the action (Conflict, a 409: P24)."""
     battle = lock(session, user=user, battle_id=battle_id)
     require_open(battle)
     units = load_units(session, battle)
@@ -157,7 +157,7 @@ def undo_last(
     ``battle`` when nothing is left): an undo, a join, an entry already undone (a Conflict,
     409, when ``seen`` shows the page did not know), an entry a later standing entry changed
     a unit of, an entry neither the user's nor undone by the host (P22), and in an ended
-    battle anything but its End battle entry. ``seen``: as for every action (P25)."""
+    battle anything but its End battle entry. ``seen``: as for every action (P24)."""
     battle = lock(session, user=user, battle_id=battle_id)
     entries = BattleEntry.battle_id == battle.id
     if seq is None:

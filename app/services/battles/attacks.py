@@ -198,7 +198,7 @@ def roll_attack(
     The units stand as their state has them. ``moved``: the weapon or the target moved
     since the last attack (what the state kept for it, BrikWars's Homing In, starts over).
     ``seen``: the newest entry the caller's page showed; a newer entry that changed the
-    attacker, a target or a further target refuses the roll (Conflict, a 409: P25).
+    attacker, a target or a further target refuses the roll (Conflict, a 409: P24).
     """
     ask: dict[str, Any] = {
         "attacker_id": attacker_id,

@@ -125,7 +125,7 @@ def require_fresh(
 ) -> None:
     """Refuse (Conflict, a 409) an action from a page that showed the log up to ``seen`` when
     a newer entry changed any of ``units`` (their names by id): the first such entry is named
-    with who made it. ``seen`` None: the caller did not say, so the action applies (P25)."""
+    with who made it. ``seen`` None: the caller did not say, so the action applies (P24)."""
     if seen is None:
         return
     newer: Iterable[BattleEntry] = session.scalars(

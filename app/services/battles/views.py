@@ -152,7 +152,7 @@ class BattleView:
     units: list[UnitInBattle]
     entries: list[LogEntry]  # the window of the log shown, oldest first (all of it: export)
     entry_count: int = 0  # entries in the whole log
-    last_seq: int | None = None  # the newest entry's number (a page's ``seen``: P25)
+    last_seq: int | None = None  # the newest entry's number (a page's ``seen``: P24)
     undo_seq: int | None = None  # the entry Undo takes back: the newest standing one (P21)
     # The oldest shown entry's number when older ones exist: ``before`` of the next window.
     older_than: int | None = None

@@ -264,7 +264,7 @@ def battle_odds(
         view = battles.battle_view(session, user=user, battle_id=battle_id)
         values = {k: v for k, v in values.items() if not k.startswith("weapon.")}
         values = default_values(view, values)
-        # the page's units are as it last loaded them: its ``seen`` stays (P25)
+        # the page's units are as it last loaded them: its ``seen`` stays (P24)
         return battle_page(
             request,
             session,
@@ -287,7 +287,7 @@ def battle_odds(
 
 
 def _seen(form: Mapping[str, str]) -> int | None:
-    """The form's ``seen`` (the newest entry the page showed: P25), None when not sent."""
+    """The form's ``seen`` (the newest entry the page showed: P24), None when not sent."""
     text = form.get("seen", "").strip()
     if not text:
         return None
@@ -304,7 +304,7 @@ def _behind(
     form: Mapping[str, str],
     exc: Conflict,
 ) -> Response:
-    """An action from a page that is behind (P25): a 409 with the battle as it now stands
+    """An action from a page that is behind (P24): a 409 with the battle as it now stands
     (its units and log) and the attack form with the player's inputs kept, saying which
     entry came in between and who made it."""
     values = {k: v for k, v in form.items() if k not in ("csrf_token", "seen", "seq")}

@@ -1,6 +1,6 @@
 """Issue 31 on the web: Undo is an entry of its own, shown struck through on the page, in the
-JSON and in the text (P20-P24), and an action from a page that is behind is a 409 naming the
-newer entry and who made it, the page keeping the player's inputs (P25)."""
+JSON and in the text (P20-P23), and an action from a page that is behind is a 409 naming the
+newer entry and who made it, the page keeping the player's inputs (P24)."""
 
 from __future__ import annotations
 
