@@ -90,7 +90,9 @@ def test_attack_with_this_live_odds_and_chart(page: Page, base_url: str, shot) -
     rex = page.locator("#units li", has_text="Rex")
 
     def size_lost_in_log() -> int:
-        summaries = [t for t in log.locator("summary").all_inner_texts()]
+        # the entries that stand: an undone entry and the undo stay in the log (P20)
+        standing = page.locator('#log .entry:not(.undone):not([data-kind="undo"])')
+        summaries = [t for t in standing.locator("summary").all_inner_texts()]
         return sum("Size Damage" in t for t in summaries)
 
     def effective_size() -> int:
@@ -101,6 +103,7 @@ def test_attack_with_this_live_odds_and_chart(page: Page, base_url: str, shot) -
         assert effective_size() == 3 - size_lost_in_log()
     shot(page, "battle-three-rolls")
     page.get_by_role("button", name="Undo #3").click()
-    expect(log).to_have_count(2)
+    expect(log).to_have_count(4)  # the log only grows: #3 struck through, #4 the undo
+    expect(page.locator("#entry-3")).to_have_class(re.compile(r"\bundone\b"))
     assert effective_size() == 3 - size_lost_in_log()  # two rolls cannot destroy a 3" Rex
     shot(page, "battle-undone")

@@ -78,7 +78,8 @@ def test_the_page_strikes_an_undone_entry_through(member: Member, battle: dict[s
     assert entry, page
     assert "<del>Tank attacks Walker" in entry.group(0)
     assert '(undone by <a href="#entry-2">#2</a>)' in entry.group(0)
-    assert 'id="entry-2" data-seq="2">' in page and "Undo #1: Tank attacks Walker" in page
+    assert 'id="entry-2" data-seq="2" data-kind="undo">' in page
+    assert "Undo #1: Tank attacks Walker" in page
     assert 'name="seen" id="seen" value="2"' in page
 
 
