@@ -38,7 +38,7 @@ from app.db.base import utcnow
 from app.db.models import ApiToken, Battle, BattleEntry, BattleUnit, User, UserSession
 from app.rules.registry import get_ruleset
 from app.services import live
-from app.services.battles.views import BattleView, LogEntry, unit_in_battle
+from app.services.battles.views import BattleView, LogEntry, undo_seq_of, unit_in_battle
 from app.settings import Settings
 from app.web.battle_schemas import entry_out, unit_out
 from app.web.csrf import FIELD
@@ -173,11 +173,19 @@ class Loaded:
     events: dict[int, dict[str, Rendered]] = field(default_factory=dict)
 
 
-def _view(battle: Battle, rows: list[BattleUnit], who: Role, newest: int, count: int) -> BattleView:
+def _view(
+    battle: Battle, rows: list[BattleUnit], who: Role, newest: int, count: int, undo: int | None
+) -> BattleView:
     ruleset = get_ruleset(battle.ruleset_id)
     units = [unit_in_battle(row, ruleset, public=not who.sees_secrets(row)) for row in rows]
     return BattleView(
-        battle, units, [], entry_count=count, last_seq=newest or None, public=who.read_only
+        battle,
+        units,
+        [],
+        entry_count=count,
+        last_seq=newest or None,
+        undo_seq=undo,
+        public=who.read_only,
     )
 
 
@@ -253,9 +261,10 @@ def load_events(
                 .order_by(BattleUnit.position, BattleUnit.id)
             )
         )
+        undo = undo_seq_of(session, battle_id)
         for key in roles:
             who = role(key)
-            view = _view(battle, units, who, newest, count)
+            view = _view(battle, units, who, newest, count, undo)
             for entry, name in rows:
                 if key not in have.get(entry.seq, set()):
                     rendered = _render(view, who, LogEntry(entry, name))

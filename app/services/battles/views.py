@@ -227,6 +227,17 @@ def load_units(
     return {row.id: unit_in_battle(row, ruleset, public=public) for row in rows}
 
 
+def undo_seq_of(session: Session, battle_id: int) -> int | None:
+    """The entry Undo takes back: the newest standing one that may be undone (P21)."""
+    return session.scalar(
+        select(func.max(BattleEntry.seq)).where(
+            BattleEntry.battle_id == battle_id,
+            BattleEntry.undone_by_seq.is_(None),
+            BattleEntry.kind.not_in(FIXED_KINDS),
+        )
+    )
+
+
 def view_of(
     session: Session,
     battle: Battle,
@@ -242,13 +253,7 @@ def view_of(
     count, last = session.execute(
         select(func.count(), func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
     ).one()
-    undo_seq = session.scalar(
-        select(func.max(BattleEntry.seq)).where(
-            BattleEntry.battle_id == battle.id,
-            BattleEntry.undone_by_seq.is_(None),
-            BattleEntry.kind.not_in(FIXED_KINDS),
-        )
-    )
+    undo_seq = undo_seq_of(session, battle.id)
     query = (
         select(BattleEntry, User.display_name)
         .outerjoin(User, User.id == BattleEntry.actor_id)
