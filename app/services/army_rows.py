@@ -7,7 +7,7 @@ start here.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -172,6 +172,71 @@ def load_rows_of(session: Session, army_ids: list[int]) -> dict[int, list[UnitRo
     return armies
 
 
+# One query for a few units and their weapons (a change's units, before and after it).
+_SOME_UNIT_ROWS = text(
+    "SELECT u.id, u.position, u.version, u.name, u.kind, CAST(u.spec AS TEXT), u.count, "
+    "u.notes, w.id, w.position, w.version, w.type, CAST(w.spec AS TEXT) "
+    "FROM unit u LEFT JOIN weapon w ON w.unit_id = u.id WHERE u.id IN :ids "
+    "ORDER BY u.position, u.id, w.position"
+).bindparams(bindparam("ids", expanding=True))
+
+
+def load_unit_rows(session: Session, unit_ids: Sequence[int]) -> list[UnitRow]:
+    """Some units of an army as ``load_rows`` reads them (the same text), in the army's order:
+    what a change of one unit reads instead of the whole army's rows."""
+    if not unit_ids:
+        return []
+    units: dict[int, tuple[Any, ...]] = {}
+    weapons: dict[int, list[WeaponRow]] = {}
+    for unit_id, *unit, w_id, w_position, w_version, w_type, w_spec in session.execute(
+        _SOME_UNIT_ROWS, {"ids": list(unit_ids)}
+    ).all():
+        units.setdefault(unit_id, tuple(unit))
+        if w_id is not None:
+            weapons.setdefault(unit_id, []).append(
+                WeaponRow(w_id, w_position, w_version, w_type, w_spec)
+            )
+    return [
+        UnitRow(uid, position, version, name, kind, spec_json, tuple(weapons.get(uid, ())), *rest)
+        for uid, (position, version, name, kind, spec_json, *rest) in units.items()
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Splice:
+    """What a recorded change did to an army's units (``history.record``): under the rows
+    stamp ``before`` they stood as this server may have kept them; the rows from index
+    ``at`` to ``at + removed`` were replaced by ``rows``, and the result is named ``after``.
+    The builder's view of the army after the change is made from the kept one with it.
+    ``before`` None: every unit was read again (the stamp ``after`` was still drawn here)."""
+
+    before: int | None
+    after: int
+    at: int
+    removed: int
+    rows: tuple[UnitRow, ...]
+
+
+# session.info key: {army_id: Splice} of the changes this session recorded.
+_SPLICES = "brikforge.splices"
+
+
+def set_splice(session: Session, army_id: int, splice: Splice | None) -> None:
+    """Remember (or, with None, forget) the change just recorded to the army's units."""
+    splices = session.info.setdefault(_SPLICES, {})
+    if splice is None:
+        splices.pop(army_id, None)
+    else:
+        splices[army_id] = splice
+
+
+def splice_of(session: Session, army_id: int, stamp: int) -> Splice | None:
+    """The change recorded to the army's units that made its rows stamp ``stamp``, if this
+    session recorded it (and did not roll it back)."""
+    splice: Splice | None = session.info.get(_SPLICES, {}).get(army_id)
+    return splice if splice is not None and splice.after == stamp else None
+
+
 def unit_dict(
     name: str, kind: str, spec: Mapping[str, Any], weapons: list[tuple[str, Mapping[str, Any]]]
 ) -> dict[str, Any]:
@@ -215,7 +280,7 @@ KEEPS_ROWS = {"brikforge_keeps_rows": True}
 
 
 def _forget_unless_read(state: ORMExecuteState) -> None:
-    if state.is_select or state.statement in (_UNIT_ROWS, _WEAPON_ROWS):
+    if state.is_select or state.statement in (_UNIT_ROWS, _WEAPON_ROWS, _SOME_UNIT_ROWS):
         return
     state.session.info[_WROTE] = True
     if not state.execution_options.get("brikforge_keeps_rows"):
@@ -241,5 +306,7 @@ def _transaction_ended(session: Session, transaction: SessionTransaction) -> Non
 event.listen(Session, "after_flush", _forget_if_rows_flushed)
 event.listen(Session, "after_commit", _forget)
 event.listen(Session, "after_soft_rollback", _forget)
+# A change rolled back never happened: its splice goes (a committed one is kept).
+event.listen(Session, "after_soft_rollback", lambda session, _: session.info.pop(_SPLICES, None))
 event.listen(Session, "do_orm_execute", _forget_unless_read)
 event.listen(Session, "after_transaction_end", _transaction_ended)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import event, func, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Army, Unit, User, Weapon
@@ -36,8 +36,15 @@ from app.services.army_rows import UnitRow as UnitRow
 from app.services.army_rows import WeaponRow as WeaponRow
 from app.services.army_rows import load_rows as load_rows
 from app.services.army_rows import load_rows_of as load_rows_of
+from app.services.army_rows import (
+    load_unit_rows,
+    only_read,
+    read_count,
+    read_notes,
+    splice_of,
+    unit_dict,
+)
 from app.services.army_rows import lock_army as lock_army
-from app.services.army_rows import only_read, read_count, read_notes, unit_dict
 from app.services.errors import NotFound, StaleVersion
 from app.services.permissions import Access, army_and_rights, army_for
 
@@ -262,12 +269,24 @@ def stored_view(
     units = _KEPT_UNITS.get(key) if only_read(session) else None
     if units is not None:
         return _view(army, rules, options, units, key, can_edit=can_edit, is_owner=is_owner)
+    units = _spliced(session, army, rules, options)
+    if units is not None:
+        rows_key: Hashable = tuple(u.row for u in units.views)
+        if only_read(session):  # (committed since: what it names is what others read)
+            _KEPT_UNITS.put(key, units)
+            rows_key = key
+        else:  # kept once committed, for the next change's view and the next page
+            session.info.setdefault(_KEEP_ON_COMMIT, {})[key] = units
+        return _view(army, rules, options, units, rows_key, can_edit=can_edit, is_owner=is_owner)
     rows = load_rows(session, army.id)
     units = _units_of(rules, options, rows)
-    rows_key: Hashable = tuple(rows)
+    rows_key = tuple(rows)
     if only_read(session):  # (reading may have flushed this session's own changes)
         _KEPT_UNITS.put(key, units)
         rows_key = key
+    elif splice_of(session, army.id, army.rows_stamp) is not None:
+        # This transaction drew the stamp and wrote the rows read: kept once committed.
+        session.info.setdefault(_KEEP_ON_COMMIT, {})[key] = units
     return _view(army, rules, options, units, rows_key, can_edit=can_edit, is_owner=is_owner)
 
 
@@ -279,6 +298,51 @@ def kept_row_count(session: Session, army: Army) -> int | None:
     options = get_ruleset(army.ruleset_id).decode_options(army.house_rules)
     units = _KEPT_UNITS.get(("stamp", army.id, army.rows_stamp, army.ruleset_id, options))
     return None if units is None else sum(1 + len(u.weapons) for u in units.views)
+
+
+# session.info key: {key: units} to put in ``_KEPT_UNITS`` when the transaction commits.
+_KEEP_ON_COMMIT = "brikforge.keep_on_commit"
+
+
+def _keep_committed(session: Session) -> None:
+    for key, units in session.info.pop(_KEEP_ON_COMMIT, {}).items():
+        _KEPT_UNITS.put(key, units)
+
+
+def _drop_uncommitted(session: Session, _previous: object) -> None:
+    session.info.pop(_KEEP_ON_COMMIT, None)
+
+
+event.listen(Session, "after_commit", _keep_committed)
+event.listen(Session, "after_soft_rollback", _drop_uncommitted)
+
+
+def _spliced(session: Session, army: Army, rules: Ruleset, options: Any) -> _Units | None:
+    """The army's units after a change this session recorded (``history.record``), made from
+    those this server kept before it (``_KEPT_UNITS``): the units replaced are derived, the
+    others reused, and no row is read. None without both, or when the change moved other
+    units to new places (their findings carry their index: every unit is derived again)."""
+    splice = splice_of(session, army.id, army.rows_stamp)
+    if splice is None or splice.before is None:
+        return None
+    kept = _KEPT_UNITS.get(("stamp", army.id, splice.before, army.ruleset_id, options))
+    if kept is None:
+        return None
+    views, at, removed = kept.views, splice.at, splice.removed
+    end = at + removed
+    if end > len(views) or (removed != len(splice.rows) and end != len(views)):
+        return None
+    new = tuple(
+        _unit_view(at + i, row, unit_figures(rules, row, options))
+        for i, row in enumerate(splice.rows)
+    )
+    # The total moves by the difference: exact numbers, so in any order the same sum.
+    total = (
+        kept.total_cost
+        - sum((u.total_cost for u in views[at:end]), 0)
+        + sum((u.total_cost for u in new), 0)
+    )
+    return _Units(views[:at] + new + views[end:], total)
 
 
 @dataclass(frozen=True)
@@ -436,8 +500,15 @@ def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, A
     session.add(unit)
     for position, weapon in enumerate(weapons):
         session.add(_weapon_row(unit, weapon, position))
+    session.flush()
     cost = rules.format_cost_change(count * rules.unit_cost(spec, options_of(army)))
-    history.record(session, army=army, user=user, summary=f"added {_counted(name, count)}, {cost}")
+    history.record(
+        session,
+        army=army,
+        user=user,
+        summary=f"added {_counted(name, count)}, {cost}",
+        units=history.UnitsChange(unit.position, (), (unit.id,)),
+    )
     return unit
 
 
@@ -458,6 +529,7 @@ def update_unit(
     unless it changed them too (``EditConflict``); without ``base`` it is refused.
     """
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    was_row = load_unit_rows(session, [unit.id])
     rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
     before = rules.decode_unit(current)
@@ -529,6 +601,7 @@ def update_unit(
         user=user,
         summary=f"{head}{': ' if words else ''}{', '.join(words)}, "
         f"{rules.format_cost_change(delta)}{note}",
+        units=history.UnitsChange(unit.position, tuple(was_row), (unit.id,)),
     )
     return unit
 
@@ -570,6 +643,7 @@ def _stored_unit(rules: Ruleset, data: Mapping[str, Any]) -> dict[str, Any]:
 def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> None:
     """Remove a unit and its weapons; the others close ranks."""
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    was_row = load_unit_rows(session, [unit.id])
     rules = get_ruleset(army.ruleset_id)
     cost = unit.count * rules.unit_cost(rules.decode_unit(_row_dict(unit)), options_of(army))
     weapons = len(unit.weapons)
@@ -582,6 +656,7 @@ def delete_unit(session: Session, *, user: User, army_id: int, unit_id: int) -> 
         army=army,
         user=user,
         summary=f"removed {_counted(unit.name, unit.count)}, {rules.format_cost_change(-cost)}",
+        units=history.UnitsChange(unit.position, tuple(was_row), ()),
     )
 
 
@@ -606,6 +681,7 @@ def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) 
         session.add(
             Weapon(unit=copy, type=weapon.type, spec=dict(weapon.spec), position=weapon.position)
         )
+    session.flush()
     rules = get_ruleset(army.ruleset_id)
     one = rules.unit_cost(rules.decode_unit(_row_dict(original)), options_of(army))
     cost = original.count * one
@@ -615,6 +691,7 @@ def duplicate_unit(session: Session, *, user: User, army_id: int, unit_id: int) 
         user=user,
         summary=f"duplicated {_counted(original.name, original.count)}, "
         f"{rules.format_cost_change(cost)}",
+        units=history.UnitsChange(copy.position, (), (copy.id,)),
     )
     return copy
 
@@ -630,6 +707,8 @@ def move_unit(session: Session, *, user: User, army_id: int, unit_id: int, offse
     )
     if neighbour is None:
         return
+    # The two units as they stood, in the army's order (the revision replaces the pair).
+    was_rows = load_unit_rows(session, [unit.id, neighbour])
     # Plain UPDATEs: a new place in the list is not an edit of either unit's contents.
     # The unit waits at -1 while its neighbour takes its place (positions are unique).
     for moved, position in ((unit.id, -1), (neighbour, here), (unit.id, here + offset)):
@@ -644,6 +723,11 @@ def move_unit(session: Session, *, user: User, army_id: int, unit_id: int, offse
         army=army,
         user=user,
         summary=f"moved {unit.name} {'up' if offset < 0 else 'down'}",
+        units=history.UnitsChange(
+            min(here, here + offset),
+            tuple(was_rows),
+            (unit.id, neighbour) if offset < 0 else (neighbour, unit.id),
+        ),
     )
 
 
@@ -652,6 +736,7 @@ def add_weapon(
 ) -> Weapon:
     """Give the unit a weapon; the whole unit is re-checked by the engine first."""
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
+    was_row = load_unit_rows(session, [unit.id])
     rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
     index = len(current["weapons"])
@@ -670,6 +755,7 @@ def add_weapon(
         user=user,
         summary=f"added {rules.weapon_name(spec, index)} to {unit.name}, "
         f"{rules.format_cost_change(cost)}",
+        units=history.UnitsChange(unit.position, tuple(was_row), (unit.id,)),
     )
     return weapon
 
@@ -694,6 +780,7 @@ def update_weapon(
     weapon = next((w for w in unit.weapons if w.id == weapon_id), None)
     if weapon is None:
         raise NotFound("weapon")
+    was_row = load_unit_rows(session, [unit.id])
     rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
     before = rules.decode_unit(current)
@@ -738,6 +825,7 @@ def update_weapon(
         user=user,
         summary=_weapon_change(rules, before, spec, index, unit.name, words)
         + f", {rules.format_cost_change(delta)}{note}",
+        units=history.UnitsChange(unit.position, tuple(was_row), (unit.id,)),
     )
     return weapon
 
@@ -793,6 +881,7 @@ def delete_weapon(
     weapon = next((w for w in unit.weapons if w.id == weapon_id), None)
     if weapon is None:
         raise NotFound("weapon")
+    was_row = load_unit_rows(session, [unit.id])
     rules = get_ruleset(army.ruleset_id)
     spec, index = rules.decode_unit(_row_dict(unit)), unit.weapons.index(weapon)
     cost = unit.count * rules.weapon_cost(spec, index, options_of(army))  # on every figure
@@ -806,6 +895,7 @@ def delete_weapon(
         user=user,
         summary=f"removed {rules.weapon_name(spec, index)} from {unit.name}, "
         f"{rules.format_cost_change(-cost)}",
+        units=history.UnitsChange(unit.position, tuple(was_row), (unit.id,)),
     )
 
 

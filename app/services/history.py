@@ -9,16 +9,22 @@ settings if they changed, and the one run of units replaced: a rename stores one
 A whole document is stored again once the chain since the last grows to ``CHAIN`` changes,
 or to more bytes of changes than the document itself, so that rebuilding any revision reads
 one whole document and at most ``CHAIN - 1`` changes.
+
+A change to some units is recorded from them alone (``UnitsChange``): each revision keeps its
+chain's length and bytes and its document's size, so the next change is stored without
+rebuilding this one, and the army's exact cost moves by the units' difference.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -27,6 +33,7 @@ from app.db.models.army import new_rows_stamp
 from app.rules.errors import InvalidInput
 from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
+from app.rules.ruleset import Ruleset
 from app.services import quotas
 from app.services.army_document import (
     add_units,
@@ -37,8 +44,16 @@ from app.services.army_document import (
     split_joined,
     unit_texts,
 )
-from app.services.army_figures import cost_value, total_cost
-from app.services.army_rows import KEEPS_ROWS, load_rows, lock_army
+from app.services.army_figures import cost_value, total_cost, unit_figures
+from app.services.army_rows import (
+    KEEPS_ROWS,
+    Splice,
+    UnitRow,
+    load_rows,
+    load_unit_rows,
+    lock_army,
+    set_splice,
+)
 from app.services.errors import NotFound
 from app.services.permissions import Access, army_for
 
@@ -73,44 +88,185 @@ class _Rebuilt:
     change_bytes: int
 
 
-def record(session: Session, *, army: Army, user: User | None, summary: str) -> ArmyRevision:
-    """Save a revision of the army as it stands now (after this action's changes)."""
+@dataclass(frozen=True, slots=True)
+class UnitsChange:
+    """What an action did to the army's units, as its caller knows it: the units ``before``
+    (as ``load_unit_rows`` read them before the change) that stood from index ``at`` on were
+    replaced by the units ``after`` (their ids, in order; flushed)."""
+
+    at: int
+    before: tuple[UnitRow, ...]
+    after: tuple[int, ...]
+
+
+def record(
+    session: Session,
+    *,
+    army: Army,
+    user: User | None,
+    summary: str,
+    units: UnitsChange | None = None,
+) -> ArmyRevision:
+    """Save a revision of the army as it stands now (after this action's changes).
+
+    With ``units`` (a change to some units only, the settings untouched) it costs what the
+    change does: the army's cost moves by the difference of the units' costs, and the
+    revision stores the units replaced, without reading the other units or rebuilding the
+    revision before. Otherwise (or when what that needs is not stored: an army recorded
+    before it was) every unit is read and the document compared with the last one."""
     session.flush()
+    if units is not None:
+        revision = _record_units(session, army=army, user=user, summary=summary, units=units)
+        if revision is not None:
+            return revision
     rows = load_rows(session, army.id)
-    # The cost the club search filters on, written as a plain UPDATE: the army's version
-    # (its optimistic lock) counts its settings' edits, and a unit change is not one.
-    cost = cost_value(total_cost(army, rows))
-    # ... and a new rows stamp: what servers kept under the old one is not these units.
-    stamp = new_rows_stamp()
-    session.execute(
-        update(Army)
-        .where(Army.id == army.id)
-        .values(cost=cost, rows_stamp=stamp)
-        .execution_options(synchronize_session=False, **KEEPS_ROWS)
-    )
-    set_committed_value(army, "cost", cost)
-    set_committed_value(army, "rows_stamp", stamp)
-    head, units = doc_parts(army, rows)
-    revision = ArmyRevision(
+    exact = total_cost(army, rows)
+    stamp = _write_cost(session, army, exact)
+    set_splice(session, army.id, Splice(None, stamp, 0, len(rows), tuple(rows)))
+    head, units_now = doc_parts(army, rows)
+    revision = _new_revision(army, user, summary)
+    whole = len(head) + sum(len(u) + 1 for u in units_now)
+    revision.doc_bytes = whole
+    parent = _newest(session, army.id)
+    change = None
+    if parent is not None and parent.changes + 1 < CHAIN:
+        change = _change(parent, head, units_now)
+        if parent.change_bytes + len(change) > whole:
+            change = None  # rebuilding would read more than the document: store it whole
+    if change is None or parent is None:
+        revision.snapshot_json = join_doc(head, units_now)
+        revision.unit_lengths = json.dumps([len(u) for u in units_now], separators=(",", ":"))
+        revision.chain_changes, revision.chain_bytes = 0, 0
+    else:
+        revision.delta_json = change
+        revision.parent_id = parent.revision_id
+        revision.base_id = parent.base_id
+        revision.chain_changes = parent.changes + 1
+        revision.chain_bytes = parent.change_bytes + len(change)
+    session.add(revision)
+    session.flush()
+    return revision
+
+
+def _new_revision(army: Army, user: User | None, summary: str) -> ArmyRevision:
+    return ArmyRevision(
         army_id=army.id,
         user_id=user.id if user else None,
         summary=summary[:500],
         army_version=army.version,
     )
-    parent = _newest(session, army.id)
-    change = None
-    if parent is not None and parent.changes + 1 < CHAIN:
-        change = _change(parent, head, units)
-        whole = len(head) + sum(len(u) + 1 for u in units)
-        if parent.change_bytes + len(change) > whole:
-            change = None  # rebuilding would read more than the document: store it whole
-    if change is None or parent is None:
-        revision.snapshot_json = join_doc(head, units)
-        revision.unit_lengths = json.dumps([len(u) for u in units], separators=(",", ":"))
-    else:
-        revision.delta_json = change
-        revision.parent_id = parent.revision_id
-        revision.base_id = parent.base_id
+
+
+def _write_cost(session: Session, army: Army, exact: Any) -> int:
+    """Keep the army's cost (exact, and as the float the club search filters on) and draw
+    it a new rows stamp; the stamp drawn."""
+    # A plain UPDATE: the army's version (its optimistic lock) counts its settings' edits,
+    # and a unit change is not one ...
+    cost = cost_value(exact)
+    exact_text = _exact_text(exact)
+    # ... and a new rows stamp: what servers kept under the old one is not these units.
+    stamp = new_rows_stamp()
+    session.execute(
+        update(Army)
+        .where(Army.id == army.id)
+        .values(cost=cost, cost_exact=exact_text, rows_stamp=stamp)
+        .execution_options(synchronize_session=False, **KEEPS_ROWS)
+    )
+    set_committed_value(army, "cost", cost)
+    set_committed_value(army, "cost_exact", exact_text)
+    set_committed_value(army, "rows_stamp", stamp)
+    return stamp
+
+
+def _exact_text(cost: Any) -> str | None:
+    """A ruleset's exact cost (an int, a Fraction...) as text that reads back exactly; None
+    for one that has no exact value (the next change computes it from every unit again)."""
+    try:
+        return str(Fraction(cost))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _unit_cost(rules: Ruleset, options: Any, rows: Sequence[UnitRow]) -> Any:
+    """What the units cost together, as ``total_cost`` counts them."""
+    return sum((unit_figures(rules, row, options).cost * row.count for row in rows), 0)
+
+
+def _record_units(
+    session: Session, *, army: Army, user: User | None, summary: str, units: UnitsChange
+) -> ArmyRevision | None:
+    """``record`` of a change to some units, from them alone; None when it cannot be (the
+    caller then records it from every unit)."""
+    newest = (
+        select(ArmyRevision.id)
+        .where(ArmyRevision.army_id == army.id)
+        .order_by(ArmyRevision.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    # Read now, under the army's lock that every change of its units takes first.
+    state = session.execute(
+        select(
+            Army.cost_exact,
+            Army.rows_stamp,
+            select(func.count(Unit.id)).where(Unit.army_id == army.id).scalar_subquery(),
+            select(func.max(Unit.position)).where(Unit.army_id == army.id).scalar_subquery(),
+            ArmyRevision.id,
+            ArmyRevision.base_id,
+            ArmyRevision.army_version,
+            ArmyRevision.chain_changes,
+            ArmyRevision.chain_bytes,
+            ArmyRevision.doc_bytes,
+        )
+        .select_from(Army)
+        .outerjoin(ArmyRevision, ArmyRevision.id == newest)
+        .where(Army.id == army.id)
+    ).one()
+    (exact_text, old_stamp, count, last, parent_id, base_id, version, changes, bytes_, size) = state
+    if (
+        exact_text is None
+        or parent_id is None
+        or None in (changes, bytes_, size)
+        or version != army.version  # the settings changed since: the head with them
+        or changes + 1 >= CHAIN
+        or (count and last != count - 1)  # gaps in the positions: a unit's index is not its
+    ):
+        return None
+    after = load_unit_rows(session, units.after)
+    if [row.id for row in after] != list(units.after) or any(
+        row.position != units.at + i for i, row in enumerate(after)
+    ):
+        return None
+    old, new = unit_texts(list(units.before)), unit_texts(after)
+    lo, old_hi, new_hi = 0, len(old), len(new)
+    while lo < old_hi and lo < new_hi and old[lo] == new[lo]:
+        lo += 1
+    while old_hi > lo and new_hi > lo and old[old_hi - 1] == new[new_hi - 1]:
+        old_hi -= 1
+        new_hi -= 1
+    run = [units.at + lo, old_hi - lo, new[lo:new_hi]] if (lo, lo) != (old_hi, new_hi) else None
+    change = json.dumps({"units": run} if run else {}, ensure_ascii=False, separators=(",", ":"))
+    whole = size - sum(len(u) + 1 for u in old) + sum(len(u) + 1 for u in new)
+    if bytes_ + len(change) > whole:
+        return None  # rebuilding would read more than the document: store it whole
+    rules = get_ruleset(army.ruleset_id)
+    options = rules.decode_options(army.house_rules)
+    exact = Fraction(exact_text) + (
+        _unit_cost(rules, options, after) - _unit_cost(rules, options, units.before)
+    )
+    stamp = _write_cost(session, army, exact)
+    set_splice(
+        session,
+        army.id,
+        Splice(old_stamp, stamp, units.at, len(units.before), tuple(after)),
+    )
+    revision = _new_revision(army, user, summary)
+    revision.delta_json = change
+    revision.parent_id = parent_id
+    revision.base_id = base_id or parent_id
+    revision.chain_changes = changes + 1
+    revision.chain_bytes = bytes_ + len(change)
+    revision.doc_bytes = whole
     session.add(revision)
     session.flush()
     return revision

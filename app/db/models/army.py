@@ -57,6 +57,9 @@ class Army(TimestampMixin, Base):
     # so the club search filters by cost in SQL. A float: the exact cost is always computed
     # from the units for display; None until first computed (or under an unknown ruleset).
     cost: Mapped[float | None] = mapped_column(Float, default=None)
+    # The same cost exactly, as text ("7/2"): a unit's change adds its difference to it
+    # (history.record) without costing the other units. None until first computed.
+    cost_exact: Mapped[str | None] = mapped_column(Text, default=None)
     # Drawn anew by every recorded change (history.record): the key under which each server
     # keeps the army's computed units (services.builder.stored_view). Random, not counted: a change
     # rolled back, or an id SQLite hands out again, never brings back a stamp that named
@@ -132,3 +135,9 @@ class ArmyRevision(Base):
     unit_lengths: Mapped[str | None] = mapped_column(Text)
     parent_id: Mapped[int | None] = mapped_column(Integer)
     base_id: Mapped[int | None] = mapped_column(Integer)
+    # The chain so far (0 and 0 on a whole document) and the size of this revision's
+    # document: the next change decides from them whether to store itself or a whole
+    # document, without rebuilding this one. None on revisions written before them.
+    chain_changes: Mapped[int | None] = mapped_column(Integer)
+    chain_bytes: Mapped[int | None] = mapped_column(Integer)
+    doc_bytes: Mapped[int | None] = mapped_column(Integer)
