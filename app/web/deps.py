@@ -206,6 +206,13 @@ def _finish(session: Session, *, keep: bool) -> None:
         session.rollback()
 
 
+def commit_change(session: Session) -> None:
+    """Commit a route's change before its answer is rendered: the locks the change took
+    (the army's, the battle's) are held for the change alone, not while the page is made;
+    the answer reads what is committed, in a transaction of its own (finished as usual)."""
+    session.commit()
+
+
 def _open_session(request: Request) -> Session:
     """The request's database session (``SessionRoute`` opens and finishes it): committed when
     the route answers below 400, rolled back on any error answer or exception, so a refusal

@@ -619,6 +619,44 @@ def test_the_odds_are_computed_with_the_battle_unlocked(app, monkeypatch) -> Non
     assert entry.seq == 1
 
 
+@pytest.mark.parametrize("elsewhere", [False, True])
+def test_under_the_lock_the_units_are_read_again_only_if_the_battle_changed(  # type: ignore[no-untyped-def]
+    app, monkeypatch, elsewhere: bool
+) -> None:
+    """The locked part of a roll is short: when nothing changed the battle since its units
+    were read (its version moved by our lock alone), the attack prepared before the lock is
+    rolled as it is; a change elsewhere has it prepared again from what is committed."""
+    w, host_id = _committed_world(app)
+    from app.services.battles import attacks as battle_attacks
+
+    real_prepare, real_odds = battle_attacks._prepare, battle_attacks._odds
+    prepared: list[int] = []
+
+    def prepare(*args, **kwargs):  # type: ignore[no-untyped-def]
+        prepared.append(1)
+        return real_prepare(*args, **kwargs)
+
+    def odds(made):  # type: ignore[no-untyped-def]
+        if elsewhere:
+            _bump_elsewhere(app, w.battle_id)
+        return real_odds(made)
+
+    monkeypatch.setattr(battle_attacks, "_prepare", prepare)
+    monkeypatch.setattr(battle_attacks, "_odds", odds)
+    with app.state.sessionmaker() as s:
+        entry = _attack(replace(w, session=s, user=s.get(User, host_id)), seed=3)
+        s.commit()
+    assert len(prepared) == (2 if elsewhere else 1)
+    assert entry.seq == 1
+    # the roll's effects were written on the rows it read, and are what it logged
+    with app.state.sessionmaker() as s:
+        view = battles.battle_view(s, user=s.get(User, host_id), battle_id=w.battle_id)
+        assert [e.row.seq for e in view.entries] == [1]
+        for unit_id, change in entry.changes.items():
+            stored = view.unit(int(unit_id)).row.state
+            assert stored == change["after"], unit_id
+
+
 def test_a_turn_changed_while_its_odds_were_computed_is_computed_again(app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Another roll damages the target while this roll's odds are computed: the roll sees
     the damaged target, and its stored odds are the damaged target's."""

@@ -219,15 +219,21 @@ def roll_attack(
     # (also before the odds: a page that is behind hears so, not that a target is destroyed;
     # the check that counts is the one under the lock)
     require_fresh(session, first, seen, unit_names(session, first, acting), again=again)
+    version_read = first.version  # read before the units were
     ahead = _prepare(session, first, **ask)
     odds = _odds(ahead.made)
     battle = lock(session, user=user, battle_id=battle_id)
     require_open(battle)
     require_fresh(session, battle, seen, unit_names(session, battle, acting), again=again)
-    prepared = _prepare(session, battle, **ask)
+    if battle.version == version_read + 1:
+        # Only our lock moved the version: nothing changed the battle since its units were
+        # read (every change takes the lock first), so the attack prepared stands as it is.
+        prepared = ahead
+    else:
+        prepared = _prepare(session, battle, **ask)
+        if prepared.made.attack != ahead.made.attack:
+            odds = _odds(prepared.made)
     made = prepared.made
-    if made.attack != ahead.made.attack:
-        odds = _odds(made)
     ruleset = prepared.attacker.ruleset
     seed = new_seed(seed)
     roll = made.attack.roll(random.Random(seed))  # noqa: S311  (a replayable game roll)

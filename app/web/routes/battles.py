@@ -20,7 +20,14 @@ from app.rules.errors import InvalidInput
 from app.services import battles
 from app.services.errors import Conflict, InvalidField, QuotaExceeded
 from app.web.attack_request import MAX_FOLLOWER_ROWS, from_form
-from app.web.deps import CurrentUser, FormDep, OptionalUser, SessionDep, SessionRoute
+from app.web.deps import (
+    CurrentUser,
+    FormDep,
+    OptionalUser,
+    SessionDep,
+    SessionRoute,
+    commit_change,
+)
 from app.web.htmx import battle_share_url, is_htmx, redirect
 from app.web.inputs import MAX_ID, Id, parse_id, parse_index
 from app.web.templating import flash, render
@@ -369,6 +376,7 @@ def battle_roll(
         return _refused(request, session, user, battle_id, form, exc.reasons())
     except Conflict as exc:
         return _behind(request, session, user, battle_id, form, exc)
+    commit_change(session)  # the battle's lock is held for the roll alone, not the page
     if not is_htmx(request):
         query = {
             "attacker": attack.attacker.unit_id,

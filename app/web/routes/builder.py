@@ -19,7 +19,7 @@ from app.rules.errors import InvalidInput
 from app.services import builder, merge
 from app.services.errors import EditConflict, FieldConflict, StaleVersion
 from app.web.builder_forms import form_base, form_version, house_rules, nested, resolved
-from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute
+from app.web.deps import CurrentUser, FormDep, SessionDep, SessionRoute, commit_change
 from app.web.htmx import is_htmx
 from app.web.inputs import Id
 from app.web.paging import paging_for
@@ -118,7 +118,9 @@ def _done(
     unit_id: Id | None,
     oob: tuple[str, ...] = (),
 ) -> Response:
-    """After a change: the fresh block for htmx, a redirect for a plain form."""
+    """After a change (committed first): the fresh block for htmx, a redirect for a plain
+    form."""
+    commit_change(session)
     if not is_htmx(request):
         target = f"/armies/{army_id}/units/{unit_id}" if unit_id else f"/armies/{army_id}#builder"
         return Response(status_code=303, headers={"Location": target})
