@@ -21,6 +21,7 @@ from bench import (
     history,
     inline,
     limits,
+    writes,
 )
 from bench.common import Row
 
@@ -39,6 +40,7 @@ SUITES = {
     "inline": inline.run,
     "history": history.run,
     "bigdata": bigdata.run,
+    "writes": writes.run,
 }
 
 
