@@ -53,7 +53,9 @@ def test_a_failed_revision_write_keeps_neither_the_change_nor_the_revision(  # t
             json={"name": "Never", "count": 5, "version": unit["version"]},
         )
     else:
-        r = _api(fragile, "POST", f"{base}/units/{unit['id']}/weapons", json={"type": "gun", "size": 2})
+        r = _api(
+            fragile, "POST", f"{base}/units/{unit['id']}/weapons", json={"type": "gun", "size": 2}
+        )
     assert r.status_code == 500
     assert written == ["revision"]  # it failed where meant: after the unit's change
     monkeypatch.setattr(history, "_new_revision", real)
