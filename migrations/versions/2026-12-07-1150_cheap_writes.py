@@ -13,7 +13,7 @@ the whole army or rebuilding its last revision.
 Plain nullable ADD COLUMNs: no rows are rewritten.
 
 Revision ID: 4c7e2a9d1b63
-Revises: 9b2d4f6a8c31
+Revises: 3e8a1c5f7b42
 Create Date: 2026-12-06 09:00:00
 
 """
@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "4c7e2a9d1b63"
-down_revision: str | Sequence[str] | None = "9b2d4f6a8c31"
+down_revision: str | Sequence[str] | None = "3e8a1c5f7b42"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
