@@ -36,13 +36,18 @@ from app.rules.ruleset import (
     Tally,
     TargetOdds,
 )
+from app.rules.work import inline_work
 
-# The most figurines (a squad's each) whose odds are computed in the request, the rest going
-# to the calculation workers: measured on the 2-core dev machine (idle), the odds of 20
-# figurines each struck differently took 0.56-0.60 ms, of 50 1.3-1.6 ms, of 60 1.5-1.9 ms
-# (squads of 5: 0.16-0.25, 0.5-0.6 and 0.6-0.7 ms); 20 stays well under 5 ms on a machine
-# several times slower.
-INLINE_TARGETS = 20
+# The odds' counted work (``D20Attack.work_terms``, turned into ``app.rules.work`` units): a
+# D20's faces resolved once per distinct strike, a target's detail per run of alike strikes,
+# and the two count distributions' steps over the N figurines struck (N(N+1) in all). The
+# rates are a least-squares fit of what ``bench inline`` measured (the odds and their JSON,
+# scaled to the yardstick machine): a face 0.8 µs, a run 69 µs (its target's detail and
+# JSON), a step 0.13 µs, 93 µs whatever the attack; rounded up.
+FACE_UNITS = 1.0
+RUN_UNITS = 75
+STEP_UNITS = 0.15
+BASE_UNITS = 100
 OUTCOMES: tuple[tuple[str, str], ...] = (
     ("out", "Out"),
     ("wounded", "Wounded"),
@@ -83,10 +88,22 @@ class D20Attack(AttackBase):
     refused: tuple[str, ...] = ()
     owners: tuple[tuple[int, int], ...] = ()
 
+    def work_terms(self) -> tuple[int, int, int]:
+        """What the odds will enumerate, counted from the strikes alone (nothing resolved):
+        (faces resolved, runs of alike strikes, count-distribution steps)."""
+        n = len(self.strikes)
+        faces = sum(D20 if s.hit and s.rolled else 1 for s in set(self.strikes))
+        return faces, len(self.runs()), n * (n + 1)
+
+    def work_units(self) -> float:
+        """The odds' counted work in ``app.rules.work`` units."""
+        faces, runs, steps = self.work_terms()
+        return BASE_UNITS + FACE_UNITS * faces + RUN_UNITS * runs + STEP_UNITS * steps
+
     def inline(self) -> bool:
-        """Cheap enough to compute in the request: counted in figurines, a squad's each (a
-        worker's odds are not kept: ``AttackBase.remember``)."""
-        return len(self.strikes) <= INLINE_TARGETS
+        """Cheap enough to compute in the request: its counted work (``work_units``) under
+        ``INLINE_WORK_UNITS`` (a worker's odds are not kept: ``AttackBase.remember``)."""
+        return inline_work(self.work_units())
 
     def owner(self, index: int) -> tuple[int, int]:
         """Strike ``index``'s (target, figurine of the target)."""

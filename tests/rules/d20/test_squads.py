@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from app.rules.d20.attack import INLINE_TARGETS, D20Attack
+from app.rules.d20 import attack as attack_module
+from app.rules.d20 import strike as strike_module
+from app.rules.d20.attack import D20Attack
 from app.rules.d20.options import D20Options
 from app.rules.d20.ruleset import RULESET
 from app.rules.d20.situation import MAX_TARGETS
@@ -319,11 +321,57 @@ def test_too_many_figurines_are_refused_before_any_work() -> None:
     assert err.value.field == "targets.0.figures"
 
 
-def test_inline_counts_figurines() -> None:
-    assert attack(fig(RIFLE), [(fig(), INLINE_TARGETS)], mode="automatic").inline()
-    assert not attack(fig(RIFLE), [(fig(), INLINE_TARGETS + 1)], mode="automatic").inline()
+def _enumerated(made: D20Attack, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
+    """(faces resolved, target details, count-distribution steps) of a real run of the odds."""
+    counts = {"faces": 0, "steps": 0}
+    resolve, distribution = strike_module.Strike.resolve, attack_module.count_distribution
+
+    def counted_resolve(self: Any, natural: Any) -> Any:
+        counts["faces"] += 1
+        return resolve(self, natural)
+
+    def counted_distribution(chances: Any) -> list[float]:
+        chances = list(chances)
+        counts["steps"] += len(chances) * (len(chances) + 1) // 2
+        return distribution(chances)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(strike_module.Strike, "resolve", counted_resolve)
+        patch.setattr(attack_module, "count_distribution", counted_distribution)
+        odds = made.odds()
+    return counts["faces"], len(odds.lines[0].targets), counts["steps"]
+
+
+def test_the_counted_work_is_what_the_odds_enumerate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The estimate counts, before any work, the faces, runs and steps a real run enumerates
+    (no timing: the rates are ``bench inline``'s)."""
+    cases = [
+        attack(fig(RIFLE), [(fig(), 1)], mode="shot"),
+        attack(fig(RIFLE), [(fig(), 20)], mode="automatic"),
+        attack(fig(RIFLE), [(fig(pd=10 + n), 1) for n in range(12)], mode="automatic"),
+        attack(grenadier(), [(fig(), 5), (fig(pd=30), 5), (fig(cp=3), 1)], mode="explosion"),
+    ]
+    for made in cases:
+        faces, runs, steps = made.work_terms()
+        real_faces, real_runs, real_steps = _enumerated(made, monkeypatch)
+        assert real_faces <= faces <= 2 * real_faces  # each distinct strike's faces, once
+        assert runs == real_runs
+        assert steps == real_steps  # two distributions over the figurines struck
+
+
+def test_inline_rests_on_the_counted_work() -> None:
+    """What scales the work scales the estimate: figurines struck alike add count steps,
+    figurines struck differently add a face tally and a target's detail each."""
+    alike = [attack(fig(RIFLE), [(fig(), n)], mode="automatic").work_units() for n in (2, 20, 60)]
+    assert alike == sorted(alike) and alike[0] < alike[-1]
+    different = attack(fig(RIFLE), [(fig(pd=10 + n), 1) for n in range(20)], mode="automatic")
+    assert different.work_units() > alike[1]
+    blast = attack(grenadier(), [(fig(), 50), (fig(pd=30), 10)], mode="explosion")
+    assert blast.inline()  # 60 figurines in two runs of alike ones
+    assert attack(fig(RIFLE), [(fig(), 2)], mode="automatic").inline()
+    assert not different.inline()  # 20 targets' details: over INLINE_WORK_UNITS
     # a shot at a big squad strikes one figurine
-    assert attack(fig(RIFLE), [(fig(), INLINE_TARGETS + 1)], mode="shot").inline()
+    assert attack(fig(RIFLE), [(fig(), 60)], mode="shot").work_units() < alike[0]
 
 
 # ------------------------------------------------------------------ the stateless body
