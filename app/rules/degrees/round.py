@@ -40,6 +40,7 @@ from app.rules.ruleset import (
     Tally,
     TargetOdds,
 )
+from app.rules.work import inline_work
 
 OUTCOMES: tuple[tuple[str, str], ...] = (
     ("destroyed", "Destroyed"),
@@ -56,7 +57,18 @@ EXTRAS: tuple[tuple[str, str], ...] = (
     ("suppressed", "Suppressed"),
 )
 TALLIED = ("destroyed", "critical", "wounded")  # the outcomes AttackOdds.tallies count
-INLINE_UNIT_SHOTS = 20  # figurines x shots computed in the request (see Round.inline)
+# The odds' counted work (``Round.work_terms``, turned into ``app.rules.work`` units): the d10
+# faces ``outcomes`` resolves for each state a chain reaches, the (state, outcome) transitions
+# the chains enumerate, each line's target odds per group of alike figurines, and the tallies'
+# count-distribution steps over the U figurines. The rates are a least-squares fit of what
+# ``bench inline`` measured (the odds and their JSON, scaled to the yardstick machine): a
+# transition 1.5 µs, a group's line 162 µs (its target odds and JSON), a step 0.11 µs, 59 µs
+# whatever the round; the faces were lost in the noise (``outcomes`` is memoised); rounded up.
+FACE_UNITS = 0.1
+TRANSITION_UNITS = 1.6
+GROUP_LINE_UNITS = 170
+STEP_UNITS = 0.12
+BASE_UNITS = 70
 
 
 PURPOSES = {
@@ -238,12 +250,73 @@ class Round:
         """The figurines of all targets."""
         return sum(self.figures) if self.figures else len(self.targets)
 
+    def work_terms(self) -> tuple[int, int, int, int]:
+        """What the odds will enumerate at most, counted from the shots and the targets alone
+        (nothing resolved): (d10 faces resolved, chain transitions, target odds of a group on
+        a line, count-distribution steps). Each chain's states after a shot are bounded by
+        the states before times the shot's distinct outcomes, and by the states its target
+        can be in (``_state_bound``)."""
+        faces = transitions = 0
+        gas_states = 1
+        for gun in self.gas_max:
+            gas_states *= gun + 1
+        # the main target's chain, jointly with the gas guns
+        states = 1
+        for planned in self.shots:
+            shot = planned.shots[0]
+            if shot is None:
+                transitions += states
+                continue
+            pumps = 1
+            if planned.gas >= 0:  # each way the pumping goes, fired at any degree
+                pumps, shot = planned.pump * D10 + 1, replace(shot, degree=D10)
+            faces += states * pumps * _faces(shot)
+            transitions += states * pumps * _branches(shot)
+            cap = _state_bound(self.targets[0], self.shots) * gas_states
+            states = min(states * pumps * _branches(shot), cap)
+        # the other chains: equal targets under equal shots share one
+        chains = {
+            (self.targets[i], tuple(self.shot_at(p, i, f) for p in self.shots))
+            for i, f in self._chain_starts()
+        }
+        for target, shots in chains:
+            states = 1
+            for shot in shots:
+                if shot is None:
+                    continue
+                faces += states * _faces(shot)
+                transitions += states * _branches(shot)
+                states = min(states * _branches(shot), _state_bound(target, self.shots))
+        groups = len(self.targets) + (1 if self.figures_of(0) > 1 else 0)
+        units = self.units
+        tallies = (len(TALLIED) + (1 if self.area else 0)) if units > 1 else 0
+        steps = tallies * units * (units + 1) // 2
+        return faces, transitions, groups * len(self.shots), steps
+
+    def _chain_starts(self) -> list[tuple[int, int]]:
+        """The (target, figurine) whose chains ``_groups`` computes besides the main one."""
+        starts = [(i, 0) for i in range(1, len(self.targets))]
+        if self.figures_of(0) > 1 and not all(
+            p.shots[0] is None or p.every_figure for p in self.shots
+        ):
+            starts.append((0, 1))
+        return starts
+
+    def work_units(self) -> float:
+        """The odds' counted work in ``app.rules.work`` units."""
+        faces, transitions, group_lines, steps = self.work_terms()
+        return (
+            BASE_UNITS
+            + FACE_UNITS * faces
+            + TRANSITION_UNITS * transitions
+            + GROUP_LINE_UNITS * group_lines
+            + STEP_UNITS * steps
+        )
+
     def inline(self) -> bool:
-        """Cheap enough to compute in the request (well under a millisecond): some 15 µs a
-        target's shot (alike figurines share their odds) and the tallies' U² / 2 steps over
-        U figurines; a 6° explosive on 60 figurines measured 0.6 ms (3 squads of 20) to
-        1.4 ms (60 single units), so the limit stays at 20 figurines' shots."""
-        return self.units * len(self.shots) <= INLINE_UNIT_SHOTS
+        """Cheap enough to compute in the request: its counted work (``work_units``) under
+        ``INLINE_WORK_UNITS``."""
+        return inline_work(self.work_units())
 
     def remember(self, odds: AttackOdds) -> None:
         """Nothing kept: a shot's odds take microseconds."""
@@ -677,6 +750,43 @@ class Round:
             },
         }
         return AttackRoll(tuple(lines), detail=detail)
+
+
+def _faces(shot: Shot) -> int:
+    """The d10 faces ``outcomes`` resolves for one state: ten, and ten more after each
+    natural that may roll a second die (a punch gun's penetrating roll, a break-free roll)."""
+    hits = 0 if shot.degree <= 0 else 1 if shot.inverted else min(shot.degree, D10)
+    if shot.punch and shot.penetrate:
+        return D10 + D10 * min(hits, max(shot.penetrates_on, 0))
+    if shot.restrains and shot.break_free:
+        return D10 + D10 * hits
+    return D10
+
+
+def _branches(shot: Shot) -> int:
+    """The most distinct outcomes of one state under ``shot``: one per natural that hits
+    (two where a second die decides), and the miss."""
+    hits = 0 if shot.degree <= 0 else 1 if shot.inverted else min(shot.degree, D10)
+    second = (shot.punch and shot.penetrate) or (shot.restrains and shot.break_free)
+    return hits * (2 if second else 1) + (1 if hits < D10 else 0)
+
+
+def _state_bound(target: Target, shots: tuple[PlannedShot, ...]) -> int:
+    """The most (state, hit so far) a target can be in under these shots: its Armour, back
+    Armour and HP each from its value down to 0, and the flags and counters the shots may
+    change (AP lost up to what they may drain)."""
+    bound = (target.armour + 1) * (target.back_armour + 1) * (target.hp + 1) * 2
+    fired = [s for p in shots for s in p.shots if s is not None]
+    if any(s.drains_ap for s in fired):
+        per = D10 + max(s.back_line_bonus + s.nociception for s in fired)
+        bound *= per * len(shots) + 1
+    if any(s.restrains for s in fired):
+        bound *= 2
+    if any(s.senses for s in fired):
+        bound *= len(SENSES) + 1
+    if any(s.suppresses for s in fired):
+        bound *= 2
+    return bound
 
 
 def _rolled_state(t: Target, start: Target, senses: tuple[str, ...]) -> dict[str, Any]:

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from app.rules.degrees import round as round_module
 from app.rules.degrees.area import reach
 from app.rules.degrees.plan import MAX_UNITS, DegreesAttack
-from app.rules.degrees.round import INLINE_UNIT_SHOTS
 from app.rules.degrees.ruleset import RULESET
 from app.rules.errors import InvalidInput
 from app.rules.ruleset import AttackOdds, TargetInput
@@ -332,13 +332,62 @@ def test_the_figurines_of_all_targets_are_bounded_before_any_work() -> None:
     assert refused.value.field == "targets.2.figures"
 
 
-def test_inline_counts_figurines_times_shots() -> None:
+def _enumerated(attack: DegreesAttack, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    """(chain transitions, count-distribution steps) of a real run of the odds."""
+    counts = {"transitions": 0, "steps": 0}
+    outcomes, distribution = round_module.outcomes, round_module.count_distribution
+
+    def counted_outcomes(shot: Any, target: Any) -> Any:
+        found = outcomes(shot, target)
+        counts["transitions"] += len(found)  # the chains enumerate each one
+        return found
+
+    def counted_distribution(chances: Any) -> list[float]:
+        chances = list(chances)
+        counts["steps"] += len(chances) * (len(chances) + 1) // 2
+        return distribution(chances)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(round_module, "outcomes", counted_outcomes)
+        patch.setattr(round_module, "count_distribution", counted_distribution)
+        attack.odds()
+    return counts["transitions"], counts["steps"]
+
+
+def test_the_counted_work_bounds_what_the_odds_enumerate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The estimate, counted before any work, is at least the transitions and steps a real
+    run enumerates, and within a factor of 8 of its transitions (no timing: the rates are
+    ``bench inline``'s)."""
     rifle = [{"type": "rifle", "degree": 3}]
-    assert made(rifle, [Squad(3, figures=5)], shots=3).inline()  # one figurine fired at
     missile = [{"type": "missile", "degree": 6}]
-    assert made(missile, [Squad(1, figures=INLINE_UNIT_SHOTS)]).inline()
-    assert not made(missile, [Squad(1, figures=INLINE_UNIT_SHOTS + 1)]).inline()
-    assert not made(missile, [Squad(1, figures=10)], shots=3).inline()
+    punch = [{"type": "punch_gun", "degree": 4}]
+    cases = [
+        made(rifle, [Squad(3)]),
+        made(rifle, [Squad(3, figures=5)], shots=3),
+        made(rifle, [Squad(6)], shots=8),
+        made(punch, [Squad(4)], shots=3),
+        made(missile, [Squad(1, figures=30)]),
+        made(missile, [Squad(1, figures=10), Squad(2, "close", figures=4)], shots=2),
+    ]
+    for attack in cases:
+        _, transitions, _, steps = attack.work_terms()
+        real_transitions, real_steps = _enumerated(attack, monkeypatch)
+        assert real_transitions <= transitions <= 8 * real_transitions
+        assert real_steps <= steps
+
+
+def test_inline_rests_on_the_counted_work() -> None:
+    """What scales the work scales the estimate: shots (the chains' states), figurines (the
+    tallies) and groups of alike figurines (a target's odds on each line)."""
+    rifle = [{"type": "rifle", "degree": 3}]
+    shots = [made(rifle, [Squad(6)], shots=n).work_units() for n in (1, 3, 8)]
+    assert shots == sorted(shots) and shots[0] < shots[-1]
+    missile = [{"type": "missile", "degree": 6}]
+    squads = [made(missile, [Squad(1, figures=n)]).work_units() for n in (2, 30, 100)]
+    assert squads == sorted(squads) and squads[0] < squads[-1]
+    assert made(rifle, [Squad(3, figures=5)]).inline()  # one figurine fired at
+    assert made(missile, [Squad(1, figures=40)]).inline()  # alike: one group
+    assert not made(missile, [Squad(1, figures=MAX_UNITS)]).inline()  # the tallies' steps
 
 
 def test_the_stateless_body_takes_a_squad() -> None:
