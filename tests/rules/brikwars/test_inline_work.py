@@ -59,3 +59,14 @@ def test_the_estimate_grows_with_the_dice() -> None:
     ]
     assert units == sorted(units) and units[0] < units[-1]
     assert not RawAttack(raw_attack({**ODDS_EXAMPLE, "damage": {**damage, "dice": 30}})).inline()
+
+
+def test_the_one_figure_is_2000_units() -> None:
+    """The figure every ruleset shares (``INLINE_WORK_UNITS``, ≈ 2 ms): 7d6 against a fixed
+    Armour counts some 1,650 units and is computed in the request; 8d6 counts some 2,060
+    and goes to the workers (their slowest inline, ``bench inline``: well under 5 ms)."""
+    damage = ODDS_EXAMPLE["damage"]
+    assert isinstance(damage, dict)
+    seven, eight = (raw_attack({**ODDS_EXAMPLE, "damage": {**damage, "dice": n}}) for n in (7, 8))
+    assert 1000 < work_units([seven]) < 2000 < work_units([eight]) < 2500
+    assert RawAttack(seven).inline() and not RawAttack(eight).inline()

@@ -369,7 +369,10 @@ def test_inline_rests_on_the_counted_work() -> None:
     blast = attack(grenadier(), [(fig(), 50), (fig(pd=30), 10)], mode="explosion")
     assert blast.inline()  # 60 figurines in two runs of alike ones
     assert attack(fig(RIFLE), [(fig(), 2)], mode="automatic").inline()
-    assert not different.inline()  # 20 targets' details: over INLINE_WORK_UNITS
+    assert not different.inline()  # 20 targets' details: some 2,060 units, over 2,000
+    # 60 alike figurines: some 1,030 units, inline under the one figure (2,000 units)
+    assert 1000 < alike[-1] < 2000 < different.work_units()
+    assert attack(fig(RIFLE), [(fig(), 60)], mode="automatic").inline()
     # a shot at a big squad strikes one figurine
     assert attack(fig(RIFLE), [(fig(), 60)], mode="shot").work_units() < alike[0]
 

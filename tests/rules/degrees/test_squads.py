@@ -388,6 +388,10 @@ def test_inline_rests_on_the_counted_work() -> None:
     assert made(rifle, [Squad(3, figures=5)]).inline()  # one figurine fired at
     assert made(missile, [Squad(1, figures=40)]).inline()  # alike: one group
     assert not made(missile, [Squad(1, figures=MAX_UNITS)]).inline()  # the tallies' steps
+    # the one figure, 2,000 units: 60 figurines some 1,300 (inline), 100 some 2,850 (not)
+    sixty, hundred = (made(missile, [Squad(1, figures=n)]) for n in (60, 100))
+    assert 1000 < sixty.work_units() < 2000 < hundred.work_units()
+    assert sixty.inline() and not hundred.inline()
 
 
 def test_the_stateless_body_takes_a_squad() -> None:
