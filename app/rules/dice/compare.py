@@ -56,10 +56,12 @@ def compare(
     arm = _armour(armour)
     d = damage.excluding_all_ones() if separate_critical else np.array(damage.pmf)
     below, equal, above = _below_equal_above(arm, len(d))
+    # plain sums, not BLAS dot products: threaded BLAS stalls when the machine is busy (a
+    # wide damage total, 4d10+954/die, took 10-40 ms so, 3 ms without)
     return Comparison(
-        greater=float(np.dot(d, below)),
-        equal=float(np.dot(d, equal)),
-        less=float(np.dot(d, above)),
+        greater=float((d * below).sum()),
+        equal=float((d * equal).sum()),
+        less=float((d * above).sum()),
         critical_failure=damage.all_ones if separate_critical else 0.0,
         truncation_bound=damage.truncation_bound + arm.truncation_bound,
     )
