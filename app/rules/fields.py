@@ -119,9 +119,24 @@ def _bounds(field: InputField, value: Fraction | int, unit: str) -> None:
         raise InvalidInput(field.name, f"must be {span}{unit}")
 
 
-def parse_field(field: InputField, raw: object) -> FieldValue:
+def parse_field(field: InputField, raw: object, *, strict: bool = False) -> FieldValue:
     """The value of ``raw`` (form text or a JSON value) for ``field``, or ``InvalidInput``
-    naming the field. Empty input gives the default (``None`` when optional)."""
+    naming the field. Empty input gives the default (``None`` when optional). ``strict``:
+    ``raw`` is a JSON body's, where on/off is ``true`` or ``false`` only (a ticked box's
+    words, "on", "1", are form text).
+
+    >>> blind = InputField("blind", "Firing blind", "flag", False)
+    >>> parse_field(blind, "on"), parse_field(blind, True, strict=True)
+    (True, True)
+    >>> parse_field(blind, "on", strict=True)
+    Traceback (most recent call last):
+    ...
+    app.rules.errors.InvalidInput: blind: must be true or false
+    """
+    if strict and field.kind == "flag" and raw is not None:
+        if not isinstance(raw, bool):
+            raise InvalidInput(field.name, "must be true or false")
+        return raw
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         if field.kind == "flag":
             return False if raw is not None else field.default
@@ -190,15 +205,16 @@ def _parse_text(field: InputField, text: str) -> str:
 
 
 def parse_fields(
-    fields: Sequence[InputField], data: Mapping[str, object]
+    fields: Sequence[InputField], data: Mapping[str, object], *, strict: bool = False
 ) -> tuple[dict[str, FieldValue], dict[str, str]]:
     """Every field's value from ``data`` (missing: the default) and the refusals
-    (field -> reason). Keys that are not fields are left to the caller."""
+    (field -> reason). Keys that are not fields are left to the caller. ``strict``: as
+    ``parse_field``'s (a JSON body's values)."""
     values: dict[str, FieldValue] = {}
     errors: dict[str, str] = {}
     for field in fields:
         try:
-            values[field.name] = parse_field(field, data.get(field.name))
+            values[field.name] = parse_field(field, data.get(field.name), strict=strict)
         except InvalidInput as err:
             errors[err.field] = err.reason
             values[field.name] = field.default
@@ -282,10 +298,10 @@ def describe(field: InputField) -> dict[str, Any]:
 
 
 def field_at(field: InputField, data: Mapping[str, object], path: str) -> Any:
-    """``field``'s value in a JSON object, a refusal named by its ``path``
-    (``weapons.1.degree``) rather than the field's bare name."""
+    """``field``'s value in a JSON object (on/off: ``true`` or ``false`` only), a refusal
+    named by its ``path`` (``weapons.1.degree``) rather than the field's bare name."""
     try:
-        return parse_field(field, data.get(field.name))
+        return parse_field(field, data.get(field.name), strict=True)
     except InvalidInput as err:
         raise InvalidInput(path, err.reason) from None
 
@@ -307,14 +323,14 @@ def refuse_unknown(data: Mapping[str, object], known: frozenset[str], prefix: st
 def fields_at(data: object, path: str, fields: Sequence[InputField]) -> dict[str, FieldValue]:
     """Every field's value in the JSON object at ``path`` of a body (``attack``,
     ``targets.2``): the object required, an unknown key refused, a field without a default
-    required, each refusal named ``<path>.<field>``."""
+    required, on/off ``true`` or ``false`` only, each refusal named ``<path>.<field>``."""
     if not isinstance(data, Mapping):
         raise InvalidInput(path, "is required (an object)")
     refuse_unknown(data, frozenset(f.name for f in fields), f"{path}.")
     for f in fields:
         if f.default is None and not f.optional and data.get(f.name) is None:
             raise InvalidInput(f"{path}.{f.name}", "is required")
-    values, errors = parse_fields(fields, data)
+    values, errors = parse_fields(fields, data, strict=True)
     if errors:
         field, reason = next(iter(errors.items()))
         raise InvalidInput(f"{path}.{field}", reason)
@@ -336,12 +352,14 @@ def read_object(
     *,
     also: frozenset[str] = frozenset(),
     unknown: str = "is not a known field",
+    strict: bool = False,
 ) -> dict[str, FieldValue]:
     """Every field's value in the JSON object at ``path`` (a unit, ``weapons.2``), each
     refusal noted in ``errors`` by its path rather than raised, so a whole unit's wrong
     fields are named at once: an unknown key, a required field missing, a bad value (which
     reads as its default). ``also``: keys the caller reads itself (``weapons``); ``unknown``:
-    the reason an unknown key is given.
+    the reason an unknown key is given; ``strict``: the object is a JSON body's (on/off
+    ``true`` or ``false`` only, as ``parse_field``'s), not form text or a query string's.
 
     >>> errors = FieldErrors()
     >>> hits = InputField("hits", "Hits", "whole", 1, low=1, high=5)
@@ -361,7 +379,7 @@ def read_object(
     for f in fields:
         if f.default is None and not f.optional and data.get(f.name) is None:
             errors.add(f"{prefix}{f.name}", "is required")
-    values, refused = parse_fields(fields, data)
+    values, refused = parse_fields(fields, data, strict=strict)
     for name, reason in refused.items():
         errors.add(f"{prefix}{name}", reason)
     return values

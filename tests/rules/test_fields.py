@@ -109,3 +109,21 @@ def test_schema_and_description_carry_the_bounds() -> None:
         "min": 0,
         "max": 1000,
     }
+
+
+def test_a_json_body_s_flags_are_true_or_false_only() -> None:
+    """``strict`` (a JSON body's values): a ticked box's words are form text, not booleans;
+    a missing flag still takes its default (ruling G9)."""
+    for word in ("on", "yes", "1", "0", "", 1, 0):
+        if isinstance(word, str):
+            assert parse_field(BLIND, word) is (word in ("on", "yes", "1"))  # form text
+        with pytest.raises(InvalidInput) as caught:
+            parse_field(BLIND, word, strict=True)
+        assert caught.value.field == "firing_blind"
+        assert caught.value.reason == "must be true or false"
+    assert parse_field(BLIND, True, strict=True) is True
+    assert parse_field(BLIND, None, strict=True) is BLIND.default
+    # only flags are stricter: numbers keep their JSON number or numeric string
+    assert parse_field(DISTANCE, "2.5", strict=True) == Fraction(5, 2)
+    values, errors = parse_fields([BLIND, DISTANCE], {"firing_blind": "on"}, strict=True)
+    assert errors == {"firing_blind": "must be true or false"} and values["firing_blind"] is False
