@@ -396,11 +396,14 @@ def _clean(data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _check_unit(rules: Ruleset, data: Mapping[str, Any], *, weapon_index: int | None = None) -> Any:
+def _check_unit(
+    rules: Ruleset, data: Mapping[str, Any], *, weapon_index: int | None = None, form: bool
+) -> Any:
     """The unit as the ruleset reads it; errors inside the weapon being edited lose their
-    ``weapons.N.``."""
+    ``weapons.N.``. ``form``: ``data`` may be form text (else a JSON body's: strict
+    booleans, ``Ruleset.decode_unit``)."""
     try:
-        return rules.decode_unit(dict(data))
+        return rules.decode_unit(dict(data), strict=not form)
     except InvalidInput as exc:
         prefix = f"weapons.{weapon_index}."
         if weapon_index is None or not any(f.startswith(prefix) for f in exc.reasons()):
@@ -473,15 +476,19 @@ def _shift_units(session: Session, army_id: int, after: int, by: int) -> None:
 # ------------------------------------------------------------------------------ mutations
 
 
-def add_unit(session: Session, *, user: User, army_id: int, data: Mapping[str, Any]) -> Unit:
-    """Append a unit (and any weapons given with it) to the army."""
+def add_unit(
+    session: Session, *, user: User, army_id: int, data: Mapping[str, Any], form: bool = False
+) -> Unit:
+    """Append a unit (and any weapons given with it) to the army. ``form``: ``data`` is an
+    HTML form's or a query string's text (a ticked box is "on"); else a JSON body's, whose
+    on/off fields take ``true`` or ``false`` only (ruling G9)."""
     army = army_for(session, user=user, army_id=army_id, access=Access.EDIT)
     rules = get_ruleset(army.ruleset_id)
     notes = read_notes(data["notes"]) if data.get("notes") is not None else ""
     data = _clean(data)
     count = read_count(data.pop("count")) if "count" in data else 1
     data.pop("notes", None)
-    spec = _check_unit(rules, data)
+    spec = _check_unit(rules, data, form=form)
     name, kind, fields, weapons = _split_unit(rules, spec)
     lock_army(session, army.id)
     quotas.units(session, army_id=army.id)
@@ -521,8 +528,9 @@ def update_unit(
     data: Mapping[str, Any],
     expected_version: int | None,
     base: Mapping[str, Any] | None = None,
+    form: bool = False,
 ) -> Unit:
-    """Change a unit's own fields (not its weapons).
+    """Change a unit's own fields (not its weapons); ``form`` as ``add_unit``'s.
 
     A stale ``expected_version`` is merged when ``base`` (the unit's fields as the client
     loaded them) is given: the fields changed since then go on top of the current unit,
@@ -577,7 +585,7 @@ def update_unit(
         new_notes = result.pop("notes")
         merged = {**result, "weapons": weapons}
         note = f" ({merge.MERGED_NOTE})"
-    spec = _check_unit(rules, merged)
+    spec = _check_unit(rules, merged, form=form)
     name, kind, fields, _ = _split_unit(rules, spec)
     stored = dict(unit.spec)
     words = _change_words(rules, {"kind": unit.kind, **stored}, {"kind": kind, **fields})
@@ -636,7 +644,7 @@ def _counted(name: str, count: int) -> str:
 
 def _stored_unit(rules: Ruleset, data: Mapping[str, Any]) -> dict[str, Any]:
     """A unit's own fields as stored (the ruleset's JSON form), for comparing field by field."""
-    name, kind, fields, _ = _split_unit(rules, _check_unit(rules, data))
+    name, kind, fields, _ = _split_unit(rules, _check_unit(rules, data, form=True))
     return {"name": name, "kind": kind, **fields}
 
 
@@ -732,17 +740,23 @@ def move_unit(session: Session, *, user: User, army_id: int, unit_id: int, offse
 
 
 def add_weapon(
-    session: Session, *, user: User, army_id: int, unit_id: int, data: Mapping[str, Any]
+    session: Session,
+    *,
+    user: User,
+    army_id: int,
+    unit_id: int,
+    data: Mapping[str, Any],
+    form: bool = False,
 ) -> Weapon:
-    """Give the unit a weapon; the whole unit is re-checked by the engine first."""
+    """Give the unit a weapon; the whole unit is re-checked by the engine first (``form``
+    as ``add_unit``'s)."""
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id)
     was_row = load_unit_rows(session, [unit.id])
     rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
     index = len(current["weapons"])
-    spec = _check_unit(
-        rules, {**current, "weapons": [*current["weapons"], _clean(data)]}, weapon_index=index
-    )
+    with_it = {**current, "weapons": [*current["weapons"], _clean(data)]}
+    spec = _check_unit(rules, with_it, weapon_index=index, form=form)
     _, _, _, weapons = _split_unit(rules, spec)
     quotas.rows(session, owner_id=army.owner_id, weapons=1)
     weapon = _weapon_row(unit, weapons[index], index)
@@ -770,8 +784,10 @@ def update_weapon(
     data: Mapping[str, Any],
     expected_version: int | None,
     base: Mapping[str, Any] | None = None,
+    form: bool = False,
 ) -> Weapon:
-    """Change a weapon (its size, mount, ammo...); the type may change too.
+    """Change a weapon (its size, mount, ammo...); the type may change too (``form`` as
+    ``add_unit``'s).
 
     A stale version is merged onto the current weapon when ``base`` (the weapon as the
     client loaded it) is given, as ``update_unit`` does; without it, it is refused.
@@ -808,7 +824,7 @@ def update_weapon(
         )
         note = f" ({merge.MERGED_NOTE})"
     current["weapons"][index] = new
-    spec = _check_unit(rules, current, weapon_index=index)
+    spec = _check_unit(rules, current, weapon_index=index, form=form)
     _, _, _, weapons = _split_unit(rules, spec)
     stored = dict(weapons[index])
     retyped = old.get("type") != stored["type"]
@@ -863,7 +879,7 @@ def _stored_weapon(
     """Weapon ``index`` of the unit as stored were it ``data`` (checked by the ruleset)."""
     weapons = [*unit["weapons"]]
     weapons[index] = data
-    spec = _check_unit(rules, {**unit, "weapons": weapons}, weapon_index=index)
+    spec = _check_unit(rules, {**unit, "weapons": weapons}, weapon_index=index, form=True)
     _, _, _, stored = _split_unit(rules, spec)
     return stored[index]
 
@@ -939,14 +955,20 @@ class WeaponPreview(_Detail):
 
 
 def preview_weapon(
-    session: Session, *, user: User, army_id: int, unit_id: int, data: Mapping[str, Any]
+    session: Session,
+    *,
+    user: User,
+    army_id: int,
+    unit_id: int,
+    data: Mapping[str, Any],
+    form: bool = False,
 ) -> WeaponPreview:
-    """The weapon as it would be if added to the unit; nothing is saved."""
+    """The weapon as it would be if added to the unit; nothing is saved (``form`` as
+    ``add_unit``'s)."""
     army, unit = _unit_of(session, user=user, army_id=army_id, unit_id=unit_id, access=Access.READ)
     rules = get_ruleset(army.ruleset_id)
     current = _row_dict(unit)
     index = len(current["weapons"])
-    spec = _check_unit(
-        rules, {**current, "weapons": [*current["weapons"], _clean(data)]}, weapon_index=index
-    )
+    with_it = {**current, "weapons": [*current["weapons"], _clean(data)]}
+    spec = _check_unit(rules, with_it, weapon_index=index, form=form)
     return WeaponPreview(army.ruleset_id, rules.weapon_figures(spec, index, options_of(army)))

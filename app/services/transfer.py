@@ -256,7 +256,7 @@ def _read_unit(
             problems.append((_path(index, exc.field), reason))
             return None
     try:
-        spec = rules.decode_unit(unit)
+        spec = rules.decode_unit(unit, strict=True)  # a JSON document: true or false only
     except InvalidInput as exc:  # every wrong field of the unit, each by its path
         for field, why in exc.reasons().items():
             problems.append((_path(index, field), _unit_reason(index, unit, field, why)))

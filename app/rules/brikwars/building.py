@@ -352,8 +352,9 @@ class BrikWarsBuilding(RulesetBase):
         # words such as "on" too), a non-object is refused as "options"
         return BrikWarsOptions.from_dict(None if data is None else dict(data))
 
-    def decode_unit(self, data: Mapping[str, Any]) -> UnitSpec:
-        return unit_from_dict(data)  # any JSON value: it refuses a non-object by name
+    def decode_unit(self, data: Mapping[str, Any], *, strict: bool = False) -> UnitSpec:
+        # any JSON value: it refuses a non-object by name (no on/off field: strict or not)
+        return unit_from_dict(data)
 
     def encode_unit(self, unit: UnitSpec) -> dict[str, Any]:
         return unit_to_dict(unit)

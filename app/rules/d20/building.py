@@ -263,8 +263,8 @@ class D20Building:
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return _CATALOGUE
 
-    def decode_unit(self, data: Mapping[str, Any]) -> D20Figurine:
-        return units.decode_unit(data)
+    def decode_unit(self, data: Mapping[str, Any], *, strict: bool = False) -> D20Figurine:
+        return units.decode_unit(data, strict=strict)
 
     def encode_unit(self, unit: D20Figurine) -> JSON:
         return units.encode_unit(unit)

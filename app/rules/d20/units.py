@@ -110,8 +110,11 @@ def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _read_weapon(data: object, path: str, errors: FieldErrors) -> D20Weapon | None:
-    """Weapon ``path`` (``weapons.1``), every refusal noted in ``errors`` by its path."""
+def _read_weapon(
+    data: object, path: str, errors: FieldErrors, *, strict: bool = False
+) -> D20Weapon | None:
+    """Weapon ``path`` (``weapons.1``), every refusal noted in ``errors`` by its path
+    (``strict``: as ``decode_unit``'s)."""
     if not isinstance(data, Mapping):
         errors.add(path, "must be an object")
         return None
@@ -122,7 +125,9 @@ def _read_weapon(data: object, path: str, errors: FieldErrors) -> D20Weapon | No
     entry = EQUIPMENT.get(type_id) if isinstance(type_id, str) else None
     if entry is None:
         errors.add(f"{path}.type", "is not D20 equipment (see the catalogue)")
-    values = read_object(data, path, _WEAPON_OWN_FIELDS, errors, also=frozenset({"type"}))
+    values = read_object(
+        data, path, _WEAPON_OWN_FIELDS, errors, also=frozenset({"type"}), strict=strict
+    )
     if entry is None:
         return None
     name, reach, power = _text(values["name"]), values["reach"], values["power"]
@@ -167,9 +172,10 @@ def _read_name(unit: Mapping[str, Any], errors: FieldErrors) -> str:
     return name
 
 
-def decode_unit(data: Mapping[str, Any]) -> D20Figurine:
+def decode_unit(data: Mapping[str, Any], *, strict: bool = False) -> D20Figurine:
     """A figurine from its JSON; ``InvalidFields`` names every wrong field by its path
-    (``cp``, ``weapons.1.power``) at once."""
+    (``cp``, ``weapons.1.power``) at once. ``strict``: a JSON body's (on/off ``true`` or
+    ``false`` only), not form text."""
     unit = object_at(data, "unit")
     errors = FieldErrors()
     for key in unit:  # unknown keys first, as a reader that stops at one names them
@@ -183,8 +189,8 @@ def decode_unit(data: Mapping[str, Any]) -> D20Figurine:
     elif len(weapons) > MAX_WEAPONS:  # not read: the work is bounded
         errors.add("weapons", f"at most {MAX_WEAPONS} weapons on one figurine")
         weapons = []
-    values = read_object(unit, "", _UNIT_OWN_FIELDS, errors, also=_UNIT_KEYS)
-    read = [_read_weapon(w, f"weapons.{i}", errors) for i, w in enumerate(weapons)]
+    values = read_object(unit, "", _UNIT_OWN_FIELDS, errors, also=_UNIT_KEYS, strict=strict)
+    read = [_read_weapon(w, f"weapons.{i}", errors, strict=strict) for i, w in enumerate(weapons)]
     errors.raise_any()
     return D20Figurine(
         name=name,

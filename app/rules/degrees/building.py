@@ -214,8 +214,8 @@ class DegreesBuilding(RulesetBase):
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return _CATALOGUE
 
-    def decode_unit(self, data: Mapping[str, Any]) -> DegreesUnit:
-        return units.decode_unit(data)
+    def decode_unit(self, data: Mapping[str, Any], *, strict: bool = False) -> DegreesUnit:
+        return units.decode_unit(data, strict=strict)
 
     def encode_unit(self, unit: DegreesUnit) -> JSON:
         return units.encode_unit(unit)

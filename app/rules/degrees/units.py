@@ -177,9 +177,9 @@ def decode_senses(text: object, path: str = "senses") -> tuple[str, ...]:
     return tuple(order) + tuple(s for s in DEFAULT_SENSE_ORDER if s not in order)
 
 
-def _weapon(data: object, path: str, errors: FieldErrors) -> DegreesWeapon:
+def _weapon(data: object, path: str, errors: FieldErrors, *, strict: bool) -> DegreesWeapon:
     """Weapon ``path`` (``weapons.1``) of a unit, each wrong field noted in ``errors`` (what
-    is read of it then is a stand-in: the unit is refused)."""
+    is read of it then is a stand-in: the unit is refused; ``strict``: as ``decode_unit``'s)."""
     if not isinstance(data, Mapping):
         errors.add(path, "must be an object")
         return DegreesWeapon("pistol", 1)
@@ -187,7 +187,9 @@ def _weapon(data: object, path: str, errors: FieldErrors) -> DegreesWeapon:
     if not isinstance(type_id, str) or type_id not in WEAPONS:
         errors.add(f"{path}.type", "is not a Degrees weapon (see the catalogue)")
         type_id = None
-    values = read_object(data, path, WEAPON_FIELDS[1:], errors, also=frozenset({"type"}))
+    values = read_object(
+        data, path, WEAPON_FIELDS[1:], errors, also=frozenset({"type"}), strict=strict
+    )
     if type_id is None:
         return DegreesWeapon("pistol", 1)
     entry = WEAPONS[type_id]
@@ -223,17 +225,19 @@ def _weapon_list(value: object) -> list[Any] | tuple[Any, ...]:
     return value
 
 
-def decode_unit(data: Mapping[str, Any]) -> DegreesUnit:
+def decode_unit(data: Mapping[str, Any], *, strict: bool = False) -> DegreesUnit:
     """A unit from its JSON; ``InvalidFields`` names every wrong field at once, each by its
-    path (``weapons.1.type``)."""
+    path (``weapons.1.type``). ``strict``: a JSON body's (on/off ``true`` or ``false``
+    only), not form text."""
     unit = object_at(data, "unit")
     errors = FieldErrors()
     # name and senses are read by their own rules below (a list of senses is taken as it is)
-    values = read_object(unit, "", _READ, errors, also=frozenset({"name", "senses", "weapons"}))
+    also = frozenset({"name", "senses", "weapons"})
+    values = read_object(unit, "", _READ, errors, also=also, strict=strict)
     name = errors.read(_name, unit.get("name"))
     senses = errors.read(decode_senses, unit.get("senses", ""), "senses")
     listed = errors.read(_weapon_list, unit.get("weapons", [])) or ()
-    weapons = tuple(_weapon(w, f"weapons.{i}", errors) for i, w in enumerate(listed))
+    weapons = tuple(_weapon(w, f"weapons.{i}", errors, strict=strict) for i, w in enumerate(listed))
     errors.raise_any()
     weasel = values["kind"] == WEASEL
     if weasel:  # the text's figures, whatever else was sent

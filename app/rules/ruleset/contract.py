@@ -89,7 +89,11 @@ class Building(Protocol):
     @property
     def weapon_columns(self) -> tuple[Column, ...]: ...
 
-    def decode_unit(self, data: Mapping[str, Any]) -> Any: ...
+    def decode_unit(self, data: Mapping[str, Any], *, strict: bool = False) -> Any:
+        """The unit ``data`` describes (``InvalidFields`` naming every wrong field by its
+        path). ``strict``: ``data`` is a JSON body's, whose on/off fields take ``true`` or
+        ``false`` only (``app.rules.fields.parse_field``); else it may be form text too."""
+        ...
 
     def encode_unit(self, unit: Any) -> JSON:
         """The unit as stored and exported: ``{"name", "kind", ..., "weapons": [{"type",

@@ -15,13 +15,15 @@ from app.rules.ruleset.odds import AllyInput, TargetInput
 def read_options(ruleset: Ruleset, data: Mapping[str, Any] | None, *, form: bool = False) -> Any:
     """A ruleset's options from form text or JSON values, read through its ``option_fields``
     (a missing option takes its default; an unknown one is refused by name). ``form``: the
-    data is an HTML form's, which leaves an unticked box out, so a missing flag is off."""
+    data is an HTML form's, which leaves an unticked box out, so a missing flag is off, and
+    sends a ticked one as text ("on"); else JSON values, whose flags are ``true`` or
+    ``false`` only (ruling G9)."""
     data = dict(data or {})
     if form:
         data = {f.name: "" for f in ruleset.option_fields if f.kind == "flag"} | data
     known = {f.name for f in ruleset.option_fields}
     unknown = {str(key): "unknown rule option" for key in data if key not in known}
-    values, errors = parse_fields(ruleset.option_fields, data)
+    values, errors = parse_fields(ruleset.option_fields, data, strict=not form)
     if unknown or errors:  # every wrong option at once (a form shows each by its field)
         raise InvalidFields(unknown | errors)
     return ruleset.decode_options(values)

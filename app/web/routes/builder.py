@@ -176,7 +176,7 @@ def unit_add(
 ) -> Response:
     """Add a unit at the end of the army."""
     try:
-        unit = builder.add_unit(session, user=user, army_id=army_id, data=nested(form))
+        unit = builder.add_unit(session, user=user, army_id=army_id, data=nested(form), form=True)
     except InvalidInput as exc:
         return _refused(request, session, user, army_id, scope="add-unit-form", form=form, exc=exc)
     if not is_htmx(request):
@@ -267,6 +267,7 @@ def unit_update(
             data=resolved(form, nested(form)),
             expected_version=form_version(form),
             base=form_base(form),
+            form=True,
         )
     except (InvalidInput, StaleVersion) as exc:
         return _refused(
@@ -333,7 +334,9 @@ def weapon_add(
 ) -> Response:
     """Give a unit a weapon."""
     try:
-        builder.add_weapon(session, user=user, army_id=army_id, unit_id=unit_id, data=nested(form))
+        builder.add_weapon(
+            session, user=user, army_id=army_id, unit_id=unit_id, data=nested(form), form=True
+        )
     except InvalidInput as exc:
         return _refused(
             request,
@@ -369,6 +372,7 @@ def weapon_update(
             data=resolved(form, nested(form)),
             expected_version=form_version(form),
             base=form_base(form),
+            form=True,
         )
     except (InvalidInput, StaleVersion) as exc:
         return _refused(
@@ -407,7 +411,7 @@ def weapon_preview(
     data = nested(dict(request.query_params))
     try:
         preview = builder.preview_weapon(
-            session, user=user, army_id=army_id, unit_id=unit_id, data=data
+            session, user=user, army_id=army_id, unit_id=unit_id, data=data, form=True
         )
         context: dict[str, Any] = {"preview": preview, "problem": None}
     except InvalidInput as exc:

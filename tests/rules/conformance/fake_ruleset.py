@@ -160,9 +160,10 @@ class CoinWar(RulesetBase):
             CatalogueEntry("blaster", "Blaster", "ranged", "Rolls its dice.", WEAPON_FIELDS[1:]),
         )
 
-    def decode_unit(self, data: Mapping[str, Any]) -> CoinUnit:
+    def decode_unit(self, data: Mapping[str, Any], *, strict: bool = False) -> CoinUnit:
         errors = FieldErrors()
-        unit = read_object(data, "", self.unit_fields, errors, also=frozenset({"weapons"}))
+        also = frozenset({"weapons"})
+        unit = read_object(data, "", self.unit_fields, errors, also=also, strict=strict)
         weapons = data.get("weapons", []) if isinstance(data, Mapping) else []
         if not isinstance(weapons, list):
             errors.add("weapons", "must be a list")
