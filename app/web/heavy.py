@@ -66,11 +66,12 @@ def army_turn(
     request: Request, session: Session, user: User | None, army_id: int, *, linked: bool = False
 ) -> None:
     """Take a heavy turn if the army is large (``Settings.heavy_army_rows``). Unless it was
-    reached by its read-only link (``linked``), the user's right to read it is checked first:
-    a stranger gets the same 404 for a large army as for a small one, never a turn or a 503."""
-    if not linked and user is not None:
-        army_for(session, user=user, army_id=army_id, access=Access.READ)
+    reached by its read-only link (``linked``), the user's right to read a large one is checked
+    before its turn: a stranger gets the same 404 for a large army as for a small one, never a
+    turn or a 503."""
     if heavy_gate.is_heavy_army(session, army_id):
+        if not linked and user is not None:
+            army_for(session, user=user, army_id=army_id, access=Access.READ)
         take_turn(request, session, user)
 
 
