@@ -19,13 +19,16 @@ from app.services import quotas
 from app.services.battles.log import (
     END_KIND,
     ENDED,
+    JOIN_KIND,
     OPEN,
     append,
     changes_json,
     lock,
+    locked,
     log_state_change,
     new_seed,
     require_open,
+    require_side,
 )
 from app.services.battles.views import load_units, store_state
 from app.services.errors import NotFound
@@ -47,12 +50,13 @@ def unit_action(
     battle's other units (``Fighter.others``); the state of every unit the action changed
     (``ActionResult.others``: an explosion's figurines) is kept and logged before and
     after, so Undo restores them all."""
-    battle = lock(session, user=user, battle_id=battle_id)
+    battle, viewer = locked(session, user=user, battle_id=battle_id)
     require_open(battle)
     units = load_units(session, battle)
     unit = units.get(unit_id)
     if unit is None:
         raise NotFound("unit")
+    require_side(viewer, unit, "unit_id")
     named = next((a for a in unit.ruleset.unit_actions if a.name == action), None)
     if named is None:
         raise NotFound("action")
@@ -104,8 +108,9 @@ def end_battle(session: Session, *, user: User, battle_id: int) -> BattleEntry:
     (Degrees: restrained units taken into Thinny custody), every unit it changed is kept and
     logged before and after in one "Battle ended" entry (its request keeps the status before
     and after), and the battle takes no attack or action until Undo reopens it. Ending an
-    ended battle is refused (InvalidInput, field ``battle``)."""
-    battle = lock(session, user=user, battle_id=battle_id)
+    ended battle is refused (InvalidInput, field ``battle``). It is the host's (ruling P3: a
+    player's is Forbidden)."""
+    battle = lock(session, user=user, battle_id=battle_id, host=True)
     require_open(battle)
     units = load_units(session, battle)
     ruleset = get_ruleset(battle.ruleset_id)
@@ -134,8 +139,9 @@ def end_battle(session: Session, *, user: User, battle_id: int) -> BattleEntry:
 
 def undo_last(session: Session, *, user: User, battle_id: int) -> BattleEntry:
     """Remove the last entry and restore every unit it changed as it was before (and the
-    battle's status, for an End battle entry: it reopens)."""
-    battle = lock(session, user=user, battle_id=battle_id)
+    battle's status, for an End battle entry: it reopens). The host undoes any entry, a player
+    only their own; a player's joining is never undone (ruling P4)."""
+    battle, viewer = locked(session, user=user, battle_id=battle_id)
     last = session.scalar(
         select(BattleEntry)
         .where(BattleEntry.battle_id == battle.id)
@@ -144,6 +150,16 @@ def undo_last(session: Session, *, user: User, battle_id: int) -> BattleEntry:
     )
     if last is None:
         raise InvalidInput("battle", "there is nothing to undo")
+    if last.kind == JOIN_KIND:
+        raise InvalidInput(
+            "battle",
+            f"#{last.seq} is a player joining: a join is not undone (the host may"
+            " remove the player)",
+        )
+    if not viewer.host and last.actor_id != user.id:
+        raise InvalidInput(
+            "battle", f"#{last.seq} is another's: only its author or the host may undo it"
+        )
     units = load_units(session, battle)
     for key, change in last.changes.items():
         unit = units.get(int(key))

@@ -18,9 +18,16 @@ from app.rules.registry import get_ruleset
 from app.rules.ruleset import BattleAttack, Ruleset
 from app.services import compute
 from app.services.battles import codec, text
-from app.services.battles.log import append, changes_json, lock, new_seed, require_open
+from app.services.battles.log import (
+    append,
+    changes_json,
+    locked,
+    new_seed,
+    require_open,
+    require_side,
+)
 from app.services.battles.views import UnitInBattle, load_units, store_state
-from app.services.permissions import battle_for
+from app.services.permissions import Viewer, battle_access
 
 Follower = tuple[Any, ...]
 """A further target: ``(battle unit id, {field: value})`` with the ruleset's
@@ -100,6 +107,7 @@ def prepare_attack(
 def _prepare(
     session: Session,
     battle: Battle,
+    viewer: Viewer,
     *,
     attacker_id: int,
     weapons: tuple[int, ...],
@@ -109,6 +117,8 @@ def _prepare(
     moved: bool,
 ) -> PreparedAttack:
     units = load_units(session, battle)
+    if (attacker := units.get(attacker_id)) is not None:  # (else: prepare_attack names it)
+        require_side(viewer, attacker, "attacker_id")
     return prepare_attack(
         units,
         get_ruleset(battle.ruleset_id),
@@ -153,12 +163,13 @@ def attack_odds(
     battle's are refused as its rolls are (422 naming ``battle``).
     ``situation``: the ruleset's situation values (a mapping, or an object with them as
     its fields)."""
-    battle = battle_for(session, user=user, battle_id=battle_id)
+    battle, viewer = battle_access(session, user=user, battle_id=battle_id)
     # an ended battle shows no attack form: its odds would be of an attack it refuses
     require_open(battle)
     prepared = _prepare(
         session,
         battle,
+        viewer,
         attacker_id=attacker_id,
         weapons=weapons,
         target_id=target_id,
@@ -186,6 +197,7 @@ def roll_attack(
 ) -> BattleEntry:
     """Roll an attack with its seeded roll, log it with its odds, apply its effects.
 
+    The attacker must be of a side the user plays (the host plays every side).
     The units stand as their state has them. ``moved``: the weapon or the target moved
     since the last attack (what the state kept for it, BrikWars's Homing In, starts over).
     """
@@ -201,13 +213,13 @@ def roll_attack(
     # write lock, and a heavy attack's odds take up to the calculation deadline. Under the
     # lock the attack is prepared again from what is committed; another roll that changed a
     # unit meanwhile changes the attack, and only then are the odds computed again.
-    first = battle_for(session, user=user, battle_id=battle_id)
+    first, viewer = battle_access(session, user=user, battle_id=battle_id)
     require_open(first)  # (before the odds: an ended battle rolls nothing)
-    ahead = _prepare(session, first, **ask)
+    ahead = _prepare(session, first, viewer, **ask)
     odds = _odds(ahead.made)
-    battle = lock(session, user=user, battle_id=battle_id)
+    battle, viewer = locked(session, user=user, battle_id=battle_id)
     require_open(battle)
-    prepared = _prepare(session, battle, **ask)
+    prepared = _prepare(session, battle, viewer, **ask)
     made = prepared.made
     if made.attack != ahead.made.attack:
         odds = _odds(made)

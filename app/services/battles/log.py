@@ -16,11 +16,12 @@ from app.db.models import Battle, BattleEntry, User
 from app.rules.errors import InvalidInput
 from app.services import quotas
 from app.services.battles.views import UnitInBattle, store_state
-from app.services.permissions import battle_for
+from app.services.permissions import Viewer, battle_access
 
 SEQ_ATTEMPTS = 3
 OPEN, ENDED = "open", "ended"  # a battle's status
 END_KIND = "end"  # the End battle entry's kind
+JOIN_KIND = "join"  # a player joining with their side: never undone (ruling P4)
 
 
 def require_open(battle: Battle) -> None:
@@ -29,15 +30,38 @@ def require_open(battle: Battle) -> None:
         raise InvalidInput("battle", "the battle has ended: Undo its End battle entry to reopen it")
 
 
-def lock(session: Session, *, user: User, battle_id: int) -> Battle:
-    """The user's battle, locked for this transaction before any of its state is read.
+def require_side(viewer: Viewer, unit: UnitInBattle, field: str) -> None:
+    """Refuse (a 422 naming ``field``) acting for a unit of a side the viewer does not play
+    (the host plays every side)."""
+    if not viewer.plays(unit.row.side_id):
+        raise InvalidInput(
+            field, f"{unit.row.name} is on {unit.row.side}'s side: you act only for your own units"
+        )
+
+
+def lock(session: Session, *, user: User, battle_id: int, host: bool = False) -> Battle:
+    """The battle (``locked``)."""
+    return locked(session, user=user, battle_id=battle_id, host=host)[0]
+
+
+def locked(
+    session: Session, *, user: User, battle_id: int, host: bool = False
+) -> tuple[Battle, Viewer]:
+    """A battle the user hosts or plays in (``host``: hosts), with who they are in it,
+    locked for this transaction before any of its state is read (``bump``)."""
+    battle, viewer = battle_access(session, user=user, battle_id=battle_id, host=host)
+    bump(session, battle)
+    return battle, viewer
+
+
+def bump(session: Session, battle: Battle) -> None:
+    """Lock the battle for this transaction before any of its state is read.
 
     The version bump is the transaction's first write: on PostgreSQL it holds the battle's
     row lock (as SELECT ... FOR UPDATE would) until commit, and on SQLite it takes the
     database's write lock; either way a second action on the battle waits, then reads what
     the first one committed. Log numbers are allocated under it.
     """
-    battle = battle_for(session, user=user, battle_id=battle_id)
     session.execute(
         update(Battle)
         .where(Battle.id == battle.id)
@@ -45,7 +69,6 @@ def lock(session: Session, *, user: User, battle_id: int) -> Battle:
         .execution_options(synchronize_session=False)
     )
     session.refresh(battle)
-    return battle
 
 
 def append(session: Session, battle: Battle, entry: BattleEntry) -> BattleEntry:
