@@ -93,7 +93,7 @@ def revoke_invite(session: Session, *, user: User, battle_id: int, invite_id: in
     session.flush()
 
 
-def _club_mates(user_id: int) -> Select[tuple[int]]:
+def _club_mates(user_id: int) -> Select[int]:
     """The ids of the users who share a club with the user."""
     clubs = select(ClubMember.club_id).where(ClubMember.user_id == user_id)
     return select(ClubMember.user_id).where(ClubMember.club_id.in_(clubs))
