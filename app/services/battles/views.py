@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Battle, BattleEntry, BattleUnit, User
+from app.db.models import Battle, BattleEntry, BattleSide, BattleUnit, User
 from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
 from app.rules.ruleset import Fighter, Ruleset, Standing, UnitAction
 from app.services.errors import NotFound
+from app.services.permissions import SPECTATOR, Viewer
 
 # Entries Undo never takes back (P21): an undo (no redo), and a player joining.
 FIXED_KINDS = frozenset({"undo", "join"})
@@ -101,8 +102,14 @@ class UnitInBattle:
 
 @dataclass(frozen=True)
 class Side:
+    """A side as shown: its units, and who plays it (``player`` None: the host)."""
+
     name: str
     units: list[UnitInBattle]
+    id: int = 0
+    player_id: int | None = None
+    player: str | None = None  # the player's name (None: the host plays it)
+    mine: bool = False  # the viewer may act for its units
 
     @property
     def tally(self) -> list[tuple[str, int]]:
@@ -159,6 +166,22 @@ class BattleView:
     # Seen through the read-only link: the units' state as the ruleset's ``public_state``
     # has it (what it keeps secret from all but the battle's owner left out).
     public: bool = False
+    # Who looks: the host, a player (the sides they act for) or a spectator.
+    viewer: Viewer = SPECTATOR
+    side_rows: tuple[BattleSide, ...] = ()  # the sides in order
+    names: Mapping[int, str] = field(default_factory=dict)  # players' names by user id
+
+    @property
+    def host_name(self) -> str:
+        return self.names.get(self.battle.owner_id, "")
+
+    def mine(self, unit: UnitInBattle) -> bool:
+        """Whether the viewer may act for the unit (the host: every unit)."""
+        return self.viewer.plays(unit.row.side_id)
+
+    @property
+    def my_units(self) -> list[UnitInBattle]:
+        return [u for u in self.units if self.mine(u)]
 
     @property
     def ruleset(self) -> Ruleset:
@@ -171,10 +194,21 @@ class BattleView:
 
     @cached_property
     def sides(self) -> list[Side]:
-        sides: dict[str, list[UnitInBattle]] = {}
+        """Every side in order with its units and its player."""
+        units: dict[int, list[UnitInBattle]] = {}
         for unit in self.units:
-            sides.setdefault(unit.row.side, []).append(unit)
-        return [Side(name, units) for name, units in sides.items()]
+            units.setdefault(unit.row.side_id, []).append(unit)
+        return [
+            Side(
+                row.name,
+                units.get(row.id, []),
+                row.id,
+                row.player_id,
+                self.names.get(row.player_id) if row.player_id is not None else None,
+                self.viewer.plays(row.id),
+            )
+            for row in self.side_rows
+        ]
 
     def unit(self, unit_id: int) -> UnitInBattle:
         for unit in self.units:
@@ -245,11 +279,28 @@ def view_of(
     before: int | None = None,
     limit: int | None = LOG_WINDOW,
     public: bool = False,
+    viewer: Viewer = SPECTATOR,
 ) -> BattleView:
-    """The battle with its units and a window of its log: the ``limit`` newest entries
+    """The battle with its sides, units and a window of its log: the ``limit`` newest entries
     numbered below ``before`` (None: the whole log), shown oldest first; ``public``: as the
-    read-only link shows it (``BattleView.public``)."""
+    read-only link shows it (``BattleView.public``); ``viewer``: who looks."""
     units = list(load_units(session, battle, public=public).values())
+    if viewer.role == "player" and not public:  # other sides' secrets stay theirs (ruling P5)
+        ruleset = get_ruleset(battle.ruleset_id)
+        units = [
+            u if viewer.plays(u.row.side_id) else unit_in_battle(u.row, ruleset, public=True)
+            for u in units
+        ]
+    side_rows = tuple(
+        session.scalars(
+            select(BattleSide)
+            .where(BattleSide.battle_id == battle.id)
+            .order_by(BattleSide.position)
+        )
+    )
+    people = {battle.owner_id, *(r.player_id for r in side_rows if r.player_id is not None)}
+    named = session.execute(select(User.id, User.display_name).where(User.id.in_(people)))
+    names = {user_id: name for user_id, name in named}
     count, last = session.execute(
         select(func.count(), func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
     ).one()
@@ -276,6 +327,9 @@ def view_of(
         undo_seq=undo_seq,
         older_than=shown[0].row.seq if older else None,
         public=public,
+        viewer=viewer,
+        side_rows=side_rows,
+        names=names,
     )
 
 
