@@ -18,7 +18,6 @@ from app.rules.registry import get_ruleset
 from app.services.battles.log import (
     END_KIND,
     ENDED,
-    FIXED_KINDS,
     OPEN,
     UNDO_KIND,
     actor_name,
@@ -34,7 +33,7 @@ from app.services.battles.log import (
     require_open,
     require_side,
 )
-from app.services.battles.views import load_units, store_state
+from app.services.battles.views import FIXED_KINDS, load_units, store_state
 from app.services.errors import Conflict, NotFound
 
 
