@@ -39,7 +39,9 @@ def battle_view(
     the whole log). ``public``: the state as others see it (the forum export: a secret stays
     secret)."""
     battle, viewer = battle_access(session, user=user, battle_id=battle_id)
-    return view_of(session, battle, before=before, limit=limit, public=public, viewer=viewer)
+    return view_of(
+        session, battle, before=before, limit=limit, public=public, viewer=viewer, user_id=user.id
+    )
 
 
 def battle_entry(session: Session, *, user: User, battle_id: int, seq: int) -> LogEntry | None:

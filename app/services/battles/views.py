@@ -170,6 +170,16 @@ class BattleView:
     viewer: Viewer = SPECTATOR
     side_rows: tuple[BattleSide, ...] = ()  # the sides in order
     names: Mapping[int, str] = field(default_factory=dict)  # players' names by user id
+    user_id: int | None = None  # who looks (None: a spectator)
+    undo_actor: int | None = None  # who made the entry ``undo_seq`` names
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether the viewer may undo ``undo_seq`` (P22: its author, or the host; as
+        ``log.may_undo`` asks): the Undo button is shown only then."""
+        if self.undo_seq is None or self.viewer.role == "spectator":
+            return False
+        return self.viewer.host or (self.undo_actor is not None and self.undo_actor == self.user_id)
 
     @property
     def host_name(self) -> str:
@@ -263,13 +273,22 @@ def load_units(
 
 def undo_seq_of(session: Session, battle_id: int) -> int | None:
     """The entry Undo takes back: the newest standing one that may be undone (P21)."""
-    return session.scalar(
-        select(func.max(BattleEntry.seq)).where(
+    return undo_target(session, battle_id)[0]
+
+
+def undo_target(session: Session, battle_id: int) -> tuple[int | None, int | None]:
+    """The entry Undo takes back (``undo_seq_of``) and who made it: (None, None) if none."""
+    row = session.execute(
+        select(BattleEntry.seq, BattleEntry.actor_id)
+        .where(
             BattleEntry.battle_id == battle_id,
             BattleEntry.undone_by_seq.is_(None),
             BattleEntry.kind.not_in(FIXED_KINDS),
         )
-    )
+        .order_by(BattleEntry.seq.desc())
+        .limit(1)
+    ).first()
+    return (None, None) if row is None else (row[0], row[1])
 
 
 def view_of(
@@ -280,10 +299,11 @@ def view_of(
     limit: int | None = LOG_WINDOW,
     public: bool = False,
     viewer: Viewer = SPECTATOR,
+    user_id: int | None = None,
 ) -> BattleView:
     """The battle with its sides, units and a window of its log: the ``limit`` newest entries
     numbered below ``before`` (None: the whole log), shown oldest first; ``public``: as the
-    read-only link shows it (``BattleView.public``); ``viewer``: who looks."""
+    read-only link shows it (``BattleView.public``); ``viewer``: who looks (``user_id``)."""
     units = list(load_units(session, battle, public=public).values())
     if viewer.role == "player" and not public:  # other sides' secrets stay theirs (ruling P5)
         ruleset = get_ruleset(battle.ruleset_id)
@@ -304,7 +324,7 @@ def view_of(
     count, last = session.execute(
         select(func.count(), func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
     ).one()
-    undo_seq = undo_seq_of(session, battle.id)
+    undo_seq, undo_actor = undo_target(session, battle.id)
     query = (
         select(BattleEntry, User.display_name)
         .outerjoin(User, User.id == BattleEntry.actor_id)
@@ -330,6 +350,8 @@ def view_of(
         viewer=viewer,
         side_rows=side_rows,
         names=names,
+        user_id=user_id,
+        undo_actor=undo_actor,
     )
 
 
