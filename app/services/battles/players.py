@@ -29,6 +29,7 @@ from app.db.models import (
 )
 from app.rules.errors import InvalidInput
 from app.rules.registry import get_ruleset
+from app.services import live as live_streams
 from app.services import quotas
 from app.services.army_rows import load_rows_of
 from app.services.battles.creating import MAX_UNITS, copy_units, side_names
@@ -90,6 +91,7 @@ def revoke_invite(session: Session, *, user: User, battle_id: int, invite_id: in
     if invite is None or invite.battle_id != battle.id:
         raise NotFound("invitation")
     invite.revoked_at = utcnow()
+    live_streams.access_changed(session, battle_id=battle.id)  # (who may watch: asked again)
     session.flush()
 
 
@@ -157,6 +159,7 @@ def remove_player(session: Session, *, user: User, battle_id: int, side_id: int)
     if side.player_id is None:
         raise InvalidInput("side_id", f"the host plays “{side.name}” already")
     side.player_id = None
+    live_streams.access_changed(session, battle_id=battle.id)  # their streams end, on every server
     session.flush()
     return side
 
