@@ -18,6 +18,7 @@ from app.services import compute
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
 from app.web.api import auth as api_auth
+from app.web.api import battle_players as api_battle_players
 from app.web.api import battles as api_battles
 from app.web.api import brikwars as api_brikwars
 from app.web.api import builder as api_builder
@@ -34,6 +35,7 @@ from app.web.routes import (
     account,
     armies,
     auth,
+    battle_players,
     battles,
     builder,
     calculator,
@@ -61,6 +63,7 @@ PAGE_ROUTERS: tuple[APIRouter, ...] = (
     armies.router,
     builder.router,
     battles.router,
+    battle_players.router,
     home.router,
     docs.router,  # /docs (Swagger UI from the app's own files) and /favicon.ico
     auth.router,
@@ -79,6 +82,7 @@ API_ROUTERS: tuple[APIRouter, ...] = (
     api_open_calculator.router,  # before calculator: its paths are /calculator/open...
     api_calculator.router,
     api_battles.router,
+    api_battle_players.router,
 )
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -20,9 +19,7 @@ from app.rules.ruleset import read_options
 from app.services import quotas
 from app.services.errors import Forbidden, InvalidField, NotFound
 from app.services.permissions import club_for, club_role
-from app.services.tokens import digest, new_token
-
-INVITE_DAYS = 7
+from app.services.tokens import digest, invite_expiry, is_live, live, new_token
 
 
 @dataclass(frozen=True)
@@ -94,7 +91,7 @@ def create_invite(session: Session, *, user: User, club_id: int) -> tuple[ClubIn
         club_id=club_id,
         token_hash=hashed,
         created_by_id=user.id,
-        expires_at=utcnow() + timedelta(days=INVITE_DAYS),
+        expires_at=invite_expiry(),
     )
     session.add(invite)
     session.flush()
@@ -106,11 +103,7 @@ def open_invites(session: Session, *, user: User, club_id: int) -> list[ClubInvi
     return list(
         session.scalars(
             select(ClubInvite)
-            .where(
-                ClubInvite.club_id == club_id,
-                ClubInvite.revoked_at.is_(None),
-                ClubInvite.expires_at > utcnow(),
-            )
+            .where(ClubInvite.club_id == club_id, *live(ClubInvite))
             .order_by(ClubInvite.id)
         )
     )
@@ -127,7 +120,7 @@ def revoke_invite(session: Session, *, user: User, club_id: int, invite_id: int)
 def invite_for(session: Session, *, token: str) -> tuple[ClubInvite, Club]:
     """The live invitation behind a token (expired or revoked ones are not found)."""
     invite = session.scalar(select(ClubInvite).where(ClubInvite.token_hash == digest(token)))
-    if invite is None or invite.revoked_at is not None or invite.expires_at <= utcnow():
+    if invite is None or not is_live(invite):
         raise NotFound("invitation")
     club = session.get(Club, invite.club_id)
     assert club is not None

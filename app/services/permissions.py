@@ -8,21 +8,25 @@ Armies: the owner may do anything; when the army is shared with a club, its
 members read it, and its organisers (and owner) plus the editors the army's
 owner chose may edit it. Deleting and sharing stay with the army's owner.
 Clubs: members read; owners and organisers manage members and invitations.
-Battles: private to their owner (the host who rolls for every side); anyone else gets
-NotFound. A battle is shown to others only through its read-only link.
+Battles: their owner is the host, who may play every side (``Viewer.role`` "host"); a player
+of one of its sides reads it and acts for that side's units ("player"); anyone else gets
+NotFound, and sees it only through its read-only link ("spectator"). What only the host may do
+(invite, remove a player, end, share, delete: ``host=True``) is Forbidden to a player.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 from sqlalchemy import Select, bindparam, exists, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.interfaces import ORMOption
 
 from app.db.by_id import by_id
-from app.db.models import Army, ArmyEditor, Battle, Club, ClubMember, User
+from app.db.models import Army, ArmyEditor, Battle, BattleSide, Club, ClubMember, User
 from app.services.errors import Forbidden, NotFound
 
 MANAGERS = ("owner", "organiser")
@@ -143,9 +147,56 @@ def club_for(
     return club, role
 
 
-def battle_for(session: Session, *, user: User, battle_id: int) -> Battle:
-    """A battle of the user's, or NotFound."""
+@dataclass(frozen=True)
+class Viewer:
+    """Who looks at or acts in a battle: the ``host`` (its owner: every side is theirs to
+    play), a ``player`` (the sides ``side_ids`` are theirs), or a ``spectator`` (the read-only
+    link: no side)."""
+
+    role: Literal["host", "player", "spectator"]
+    side_ids: frozenset[int] = frozenset()
+
+    @property
+    def host(self) -> bool:
+        return self.role == "host"
+
+    def plays(self, side_id: int) -> bool:
+        """Whether they may act for the units of this side."""
+        return self.role == "host" or side_id in self.side_ids
+
+
+SPECTATOR = Viewer("spectator")
+
+
+def battle_access(
+    session: Session, *, user: User, battle_id: int, host: bool = False
+) -> tuple[Battle, Viewer]:
+    """A battle the user hosts or plays in, with who they are in it; anyone else: NotFound.
+    ``host``: an action only the host takes (a player: Forbidden)."""
     battle = session.get(Battle, battle_id)
-    if battle is None or battle.owner_id != user.id:
+    if battle is None:
         raise NotFound("battle")
-    return battle
+    if battle.owner_id == user.id:
+        return battle, Viewer("host")
+    sides = frozenset(
+        session.scalars(
+            select(BattleSide.id).where(
+                BattleSide.battle_id == battle.id, BattleSide.player_id == user.id
+            )
+        )
+    )
+    if not sides:
+        raise NotFound("battle")
+    if host:
+        raise Forbidden("only the battle's host may do that")
+    return battle, Viewer("player", sides)
+
+
+def battle_viewer(session: Session, *, user: User, battle_id: int) -> Viewer:
+    """Who the user is in a battle they host or play in (anyone else: NotFound)."""
+    return battle_access(session, user=user, battle_id=battle_id)[1]
+
+
+def battle_for(session: Session, *, user: User, battle_id: int, host: bool = False) -> Battle:
+    """A battle the user hosts or plays in (``battle_access``), or NotFound."""
+    return battle_access(session, user=user, battle_id=battle_id, host=host)[0]

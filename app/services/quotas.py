@@ -25,6 +25,7 @@ from app.db.models import (
     ApiToken,
     Army,
     Battle,
+    BattleInvite,
     Club,
     ClubInvite,
     ClubMember,
@@ -130,6 +131,27 @@ def invitations(session: Session, *, club_id: int) -> None:
         limit=limit,
         field="invitations",
         what="open invitations to this club",
+    )
+
+
+MAX_BATTLE_INVITATIONS = 20  # open invitations of one battle (links and club members')
+
+
+def battle_invitations(session: Session, *, battle_id: int) -> None:
+    """Open (unrevoked, unexpired) invitations of one battle."""
+    where = [
+        BattleInvite.battle_id == battle_id,
+        BattleInvite.revoked_at.is_(None),
+        BattleInvite.expires_at > utcnow(),
+    ]
+    _ensure(
+        session,
+        BattleInvite,
+        where,
+        owner=(Battle.id, battle_id),
+        limit=MAX_BATTLE_INVITATIONS,
+        field="invitations",
+        what="open invitations to this battle",
     )
 
 

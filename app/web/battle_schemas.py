@@ -155,6 +155,7 @@ class BattleUnitOut(BaseModel):
 
     id: int
     side: str
+    side_id: int = Field(description="its side's id (``sides``)")
     name: str
     army_id: int | None
     unit_id: int | None
@@ -181,7 +182,21 @@ class EntryOut(BaseModel):
     )
 
 
+class SideOut(BaseModel):
+    """A side and who plays it."""
+
+    id: int
+    name: str
+    player: str | None = Field(description="the player's name (null: the host plays it)")
+    yours: bool = Field(description="you may act for its units (the host: every side)")
+
+
 class BattleDetailOut(BattleOut):
+    role: str = Field(
+        description="who you are in it: ``host`` (every side is yours to play), ``player`` "
+        "(your sides' units only) or ``spectator`` (the read-only link)"
+    )
+    sides: list[SideOut]
     units: list[BattleUnitOut]
     log: list[EntryOut] = Field(
         description="a window of the log, oldest first: the newest entries, or with "
@@ -217,6 +232,7 @@ def unit_out(unit: battles.UnitInBattle) -> BattleUnitOut:
     return BattleUnitOut(
         id=unit.row.id,
         side=unit.row.side,
+        side_id=unit.row.side_id,
         name=unit.row.name,
         army_id=unit.row.army_id,
         unit_id=unit.row.unit_id,
@@ -267,6 +283,8 @@ def detail_out(view: battles.BattleView) -> BattleDetailOut:
         status=b.status,
         created_at=b.created_at,
         updated_at=b.updated_at,
+        role=view.viewer.role,
+        sides=[SideOut(id=s.id, name=s.name, player=s.player, yours=s.mine) for s in view.sides],
         units=[unit_out(u) for u in view.units],
         log=[entry_out(e, view.ruleset) for e in view.entries],
         log_count=view.entry_count,

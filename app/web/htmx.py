@@ -25,6 +25,7 @@ def redirect(request: Request, url: str) -> Response:
 
 
 JOIN_PATH = "/clubs/join/"  # an invitation's page is JOIN_PATH + its token
+BATTLE_JOIN_PATH = "/battles/join/"  # a battle invitation's page: this + its token
 INVITE_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what a token may look like (URL-safe)
 
 
@@ -36,9 +37,22 @@ def invitation_token(path: str) -> str | None:
     return token if INVITE_TOKEN.fullmatch(token) else None
 
 
+def invitation_page(path: str) -> bool:
+    """Whether the path is an invitation's page, a club's or a battle's (its token in it)."""
+    return invitation_token(path) is not None or (
+        path.startswith(BATTLE_JOIN_PATH)
+        and INVITE_TOKEN.fullmatch(path[len(BATTLE_JOIN_PATH) :]) is not None
+    )
+
+
 def invite_url(request: Request, token: str) -> str:
     """The absolute link that joins a club (shown once to the organiser)."""
     return str(request.url_for("join_page", token=token))
+
+
+def battle_invite_url(request: Request, token: str) -> str:
+    """The absolute link that invites a player to a battle (shown once to its host)."""
+    return str(request.url_for("join_battle_page", token=token))
 
 
 def share_url(request: Request, token: str) -> str:

@@ -35,10 +35,19 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.base import utcnow
-from app.db.models import ApiToken, Battle, BattleEntry, BattleUnit, User, UserSession
+from app.db.models import (
+    ApiToken,
+    Battle,
+    BattleEntry,
+    BattleSide,
+    BattleUnit,
+    User,
+    UserSession,
+)
 from app.rules.registry import get_ruleset
 from app.services import live
-from app.services.battles.views import BattleView, LogEntry, undo_seq_of, unit_in_battle
+from app.services.battles.views import BattleView, LogEntry, undo_target, unit_in_battle
+from app.services.permissions import SPECTATOR, Viewer
 from app.settings import Settings
 from app.web.battle_schemas import entry_out, unit_out
 from app.web.csrf import FIELD
@@ -52,6 +61,7 @@ RETRY_MS = 2000  # the browser's wait before it reopens a dropped stream
 RETRY_AFTER = 10  # seconds, on the 503 past a bound
 _CSRF_SLOT = "@@live-csrf-slot@@"
 PAGE = "battles/detail.html"
+UNDO_KIND, JOIN_KIND = "undo", "join"  # (as app.services.battles.log names them)
 
 
 class StreamsBusy(Exception):
@@ -69,27 +79,41 @@ class StreamsBusy(Exception):
 @dataclass(frozen=True)
 class Role:
     """How a viewer role sees a battle: ``read_only`` pages have no forms; ``sees_secrets``
-    decides, unit by unit, whether its state is shown whole or as ``public_state``."""
+    decides, unit by unit, whether its state is shown whole or as ``public_state``;
+    ``viewer``: whose forms it has (the host's: every side's; a player's: their own)."""
 
     key: str
     read_only: bool
     sees_secrets: Callable[[BattleUnit], bool]
+    viewer: Viewer = SPECTATOR
+
+
+def role_key(viewer: Viewer) -> str:
+    """The role key of a viewer: "host", "spectator", or "side:<ids>" for a player (the ids of
+    the sides they play, sorted: one user playing two sides sees both sides' secrets)."""
+    if viewer.role == "player":
+        return "side:" + ",".join(str(i) for i in sorted(viewer.side_ids))
+    return viewer.role
 
 
 def role(key: str) -> Role:
     """A role key as ``Grant.role`` has it: "host" (the battle's owner), "spectator" (the
-    read-only link) or "side:<id>" (a side's player: its own units' secrets, nobody else's)."""
+    read-only link) or "side:<ids>" (a side's player: its own units' secrets and forms,
+    nobody else's: ruling P5)."""
     if key == "host":
-        return Role(key, read_only=False, sees_secrets=lambda _row: True)
+        return Role(key, read_only=False, sees_secrets=lambda _row: True, viewer=Viewer("host"))
     if key == "spectator":
         return Role(key, read_only=True, sees_secrets=lambda _row: False)
     if key.startswith("side:"):
-        side = key.split(":", 1)[1]
-        # (the players' forms come with their sides' permissions)
+        try:
+            sides = frozenset(int(part) for part in key[5:].split(","))
+        except ValueError:
+            raise ValueError(f"no viewer role {key!r}") from None
         return Role(
             key,
-            read_only=True,
-            sees_secrets=lambda row: str(getattr(row, "side_id", None)) == side,
+            read_only=False,
+            sees_secrets=lambda row: getattr(row, "side_id", None) in sides,
+            viewer=Viewer("player", sides),
         )
     raise ValueError(f"no viewer role {key!r}")
 
@@ -97,7 +121,8 @@ def role(key: str) -> Role:
 @dataclass(frozen=True)
 class Grant:
     """Who a stream is for and by what right (asked again whenever access may have changed):
-    a login session or an API token of the user (``host``), or a link's digest (``spectator``)."""
+    a login session or an API token of the user (``host``, or a player's ``side:<ids>``),
+    or a link's digest (``spectator``)."""
 
     battle_id: int
     role: str
@@ -108,8 +133,10 @@ class Grant:
 
 
 def granted(session: Session, grants: Iterable[Grant]) -> set[Grant]:
-    """The grants that still hold: their login session or token lives and their battle is
-    still the user's, or their link is still the battle's. (Three queries, however many.)"""
+    """The grants that still hold: their login session or token lives and the user is still
+    who the grant's role says in the battle (its host, or the player of exactly those sides:
+    a removed player's streams end), or their link is still the battle's. (Four queries,
+    however many.)"""
     grants = list(grants)
     now = utcnow()
     logins = {g.login_id for g in grants if g.login_id is not None}
@@ -136,6 +163,15 @@ def granted(session: Session, grants: Iterable[Grant]) -> set[Grant]:
             )
         ).all()
     }
+    players = {g.user_id for g in grants if g.role.startswith("side:")}
+    plays: dict[tuple[int, int | None], set[int]] = {}
+    if players:
+        for battle_id, player_id, side_id in session.execute(
+            select(BattleSide.battle_id, BattleSide.player_id, BattleSide.id).where(
+                BattleSide.battle_id.in_(battles), BattleSide.player_id.in_(players)
+            )
+        ).all():
+            plays.setdefault((battle_id, player_id), set()).add(side_id)
     out = set()
     for g in grants:
         battle = battles.get(g.battle_id)
@@ -143,12 +179,21 @@ def granted(session: Session, grants: Iterable[Grant]) -> set[Grant]:
             continue
         owner, link = battle
         if g.role == "spectator":
-            ok = g.link_hash is not None and link == g.link_hash
-        elif g.login_id is not None:
-            ok = live_logins.get(g.login_id) == g.user_id == owner
+            if g.link_hash is not None and link == g.link_hash:
+                out.add(g)
+            continue
+        if g.login_id is not None:
+            user = live_logins.get(g.login_id)
         else:
-            ok = g.token_id is not None and live_tokens.get(g.token_id) == g.user_id == owner
-        if ok:
+            user = live_tokens.get(g.token_id) if g.token_id is not None else None
+        if user is None or user != g.user_id:
+            continue
+        if user == owner:
+            now_role = "host"
+        else:
+            sides = plays.get((g.battle_id, user), set())
+            now_role = role_key(Viewer("player", frozenset(sides))) if sides else ""
+        if now_role == g.role:
             out.add(g)
     return out
 
@@ -173,23 +218,48 @@ class Loaded:
     events: dict[int, dict[str, Rendered]] = field(default_factory=dict)
 
 
-def _view(
-    battle: Battle, rows: list[BattleUnit], who: Role, newest: int, count: int, undo: int | None
-) -> BattleView:
+@dataclass(frozen=True)
+class Table:
+    """What every role's view of a battle is made of, read once per load."""
+
+    battle: Battle
+    units: list[BattleUnit]
+    sides: tuple[BattleSide, ...]
+    names: dict[int, str]
+    newest: int
+    count: int
+    undo: tuple[int | None, int | None]  # the entry Undo takes back, and its author
+
+
+def _view(table: Table, who: Role) -> BattleView:
+    battle = table.battle
     ruleset = get_ruleset(battle.ruleset_id)
-    units = [unit_in_battle(row, ruleset, public=not who.sees_secrets(row)) for row in rows]
+    units = [unit_in_battle(r, ruleset, public=not who.sees_secrets(r)) for r in table.units]
+    if who.viewer.host:
+        user_id: int | None = battle.owner_id
+    else:  # (a player's sides are all theirs)
+        user_id = next(
+            (s.player_id for s in table.sides if s.id in who.viewer.side_ids and s.player_id),
+            None,
+        )
     return BattleView(
         battle,
         units,
         [],
-        entry_count=count,
-        last_seq=newest or None,
-        undo_seq=undo,
+        entry_count=table.count,
+        last_seq=table.newest or None,
+        undo_seq=table.undo[0],
         public=who.read_only,
+        viewer=who.viewer,
+        side_rows=table.sides,
+        names=table.names,
+        user_id=user_id,
+        undo_actor=table.undo[1],
     )
 
 
-def _render(view: BattleView, who: Role, entry: LogEntry) -> Rendered:
+def _render(view: BattleView, who: Role, entry: LogEntry, undone: LogEntry | None) -> Rendered:
+    """``undone``: the entry an undo entry took back (re-rendered struck through)."""
     from app.web.templating import env  # (the pages' templates and their globals)
 
     page = env.get_template(PAGE)
@@ -207,15 +277,25 @@ def _render(view: BattleView, who: Role, entry: LogEntry) -> Rendered:
     }
     parts = [
         env.get_template("battles/live_event.html").render(
-            ctx | {"e": entry, "changed": [u for u in view.units if u.row.id in changed]}
+            ctx
+            | {
+                "e": entry,
+                "undone": undone,
+                "changed": [u for u in view.units if u.row.id in changed],
+            }
         ),
         "".join(page.blocks["battle_state"](page.new_context(ctx))),
     ]
+    if entry.row.kind == JOIN_KIND:  # a new side and its units, by side, as the page has them
+        parts.append("".join(page.blocks["units"](page.new_context(ctx))))
     if not who.read_only:  # (a read-only page's log actions never change)
         parts.append("".join(page.blocks["log_actions"](page.new_context(ctx))))
     data = {
         "seq": entry.row.seq,
         "entry": entry_out(entry, view.ruleset).model_dump(mode="json"),
+        "undone": (
+            None if undone is None else entry_out(undone, view.ruleset).model_dump(mode="json")
+        ),
         "units": [unit_out(u).model_dump(mode="json") for u in view.units if u.row.id in changed],
         "status": view.battle.status,
         "last_seq": view.last_seq,
@@ -261,13 +341,44 @@ def load_events(
                 .order_by(BattleUnit.position, BattleUnit.id)
             )
         )
-        undo = undo_seq_of(session, battle_id)
+        sides = tuple(
+            session.scalars(
+                select(BattleSide)
+                .where(BattleSide.battle_id == battle_id)
+                .order_by(BattleSide.position)
+            )
+        )
+        people = {battle.owner_id, *(s.player_id for s in sides if s.player_id is not None)}
+        names = dict(
+            session.execute(select(User.id, User.display_name).where(User.id.in_(people))).all()
+        )
+        # the entries the undo entries among them took back, as they now stand (struck through)
+        targets = {
+            int(entry.request["undoes"])
+            for entry, _ in rows
+            if entry.kind == UNDO_KIND and isinstance(entry.request.get("undoes"), int)
+        }
+        undone = {
+            entry.seq: LogEntry(entry, name)
+            for entry, name in (
+                session.execute(
+                    select(BattleEntry, User.display_name)
+                    .outerjoin(User, User.id == BattleEntry.actor_id)
+                    .where(BattleEntry.battle_id == battle_id, BattleEntry.seq.in_(targets))
+                ).all()
+                if targets
+                else ()
+            )
+        }
+        table = Table(battle, units, sides, names, newest, count, undo_target(session, battle_id))
         for key in roles:
             who = role(key)
-            view = _view(battle, units, who, newest, count, undo)
+            view = _view(table, who)
             for entry, name in rows:
                 if key not in have.get(entry.seq, set()):
-                    rendered = _render(view, who, LogEntry(entry, name))
+                    target = entry.request.get("undoes") if entry.kind == UNDO_KIND else None
+                    took_back = undone.get(target) if isinstance(target, int) else None
+                    rendered = _render(view, who, LogEntry(entry, name), took_back)
                     loaded.events.setdefault(entry.seq, {})[key] = rendered
         return loaded
 

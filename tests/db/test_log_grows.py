@@ -14,6 +14,7 @@ from app.rules.errors import InvalidInput
 from app.services import battles
 from app.services.battles import log
 from app.services.errors import Conflict
+from app.services.permissions import SPECTATOR, Viewer, battle_viewer
 from tests.db.test_battles import World, _attack, _battle, _user, _view
 
 
@@ -135,14 +136,17 @@ def test_only_the_entrys_author_or_the_host_may_undo_it(
     olga = _user(w.session, "Olga")
     hers = _crafted(w, "attack", olga.id)
     mine = _crafted(w, "attack", w.user.id)
-    assert log.is_host(w.user, battle) and not log.is_host(olga, battle)
-    assert log.may_undo(olga, battle, hers) and not log.may_undo(olga, battle, mine)
-    assert log.may_undo(w.user, battle, hers) and log.may_undo(w.user, battle, mine)
+    host, player = Viewer("host"), Viewer("player", frozenset({1}))
+    assert battle_viewer(w.session, user=w.user, battle_id=w.battle_id) == host
+    assert log.is_host(host) and not log.is_host(player) and not log.is_host(SPECTATOR)
+    assert log.may_undo(player, olga.id, hers) and not log.may_undo(player, olga.id, mine)
+    assert log.may_undo(host, w.user.id, hers) and log.may_undo(host, w.user.id, mine)
     nobody = _crafted(w, "attack", None)  # (a deleted account's entry: the host's to undo)
-    assert not log.may_undo(olga, battle, nobody) and log.may_undo(w.user, battle, nobody)
+    assert not log.may_undo(player, olga.id, nobody) and log.may_undo(host, w.user.id, nobody)
+    assert not log.may_undo(SPECTATOR, None, nobody)
     # The service asks may_undo: were the owner a player and not the host, Olga's entry
     # would not be theirs to undo, and their own still would.
-    monkeypatch.setattr(log, "is_host", lambda user, battle: False)
+    monkeypatch.setattr(log, "is_host", lambda viewer: False)
     with pytest.raises(InvalidInput, match="another player's"):
         _undo(w, seq=hers.seq)
     assert _undo(w, seq=mine.seq).request["undoes"] == mine.seq

@@ -620,3 +620,130 @@ def test_log_grows_migration_keeps_every_entry_standing() -> None:
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM battle_entry")).scalar_one() == 2
     engine.dispose()
+
+
+BEFORE_SIDES = "4c7e2a9d1b63"  # the revision before battle sides (cheap writes)
+
+
+def test_battle_sides_migration_gives_each_side_name_a_side_played_by_the_host() -> None:
+    """Issue 31: a battle made before sides gets one side per side name of its units, in the
+    order of their first unit, with the army of its first unit and no player (the host plays
+    it); it plays on (a roll and an Undo); downgrade writes the names back."""
+    import json
+
+    from sqlalchemy import select, text
+    from sqlalchemy.orm import Session
+
+    from app.db.models import BattleSide, BattleUnit, User
+    from app.services import battles
+
+    url = another_database_url()
+    cfg = alembic_config(url)
+    command.upgrade(cfg, BEFORE_SIDES)
+    engine = make_engine(url)
+    tank = {
+        "name": "Tank",
+        "size": 4,
+        "structure_level": 2,
+        "weapons": [{"type": "gun", "size": 3}],
+    }
+    stamps = {"created_at": NOW, "updated_at": NOW}
+    state = {"size_damage": "0", "destroyed": False, "on_fire": False, "inoperative": []}
+    with engine.begin() as conn:
+        user = _insert(
+            conn, "user_account", email="s@example.com", display_name="S", password_hash="x",
+            **stamps,
+        )  # fmt: skip
+        red, blue = (
+            _insert(
+                conn,
+                "army",
+                owner_id=user,
+                name=name,
+                ruleset_id="brikwars",
+                budget=100,
+                notes="",
+                house_rules={},
+                version=1,
+                **stamps,
+            )
+            for name in ("Red", "Blue")
+        )
+        battles_ids = [
+            _insert(
+                conn,
+                "battle",
+                owner_id=user,
+                name=n,
+                ruleset_id="brikwars",
+                version=1,
+                status="open",
+                **stamps,
+            )
+            for n in ("Ford", "Bridge")
+        ]
+        units = {}
+        for battle, side, army, position, name in (
+            (battles_ids[0], "Blue", blue, 0, "Tank B"),
+            (battles_ids[0], "Red", red, 1, "Tank R"),
+            (battles_ids[0], "Blue", blue, 2, "Tank B2"),
+            (battles_ids[1], "Red", None, 0, "Tank X"),
+            (battles_ids[1], "Blue", None, 1, "Tank Y"),
+        ):
+            units[name] = _insert(
+                conn, "battle_unit", battle_id=battle, position=position, side=side, army_id=army,
+                name=name, spec_json=json.dumps(tank), options_json="{}", state=state,
+            )  # fmt: skip
+    engine.dispose()
+
+    command.upgrade(cfg, "head")
+    engine = make_engine(url)
+    with Session(engine) as session:
+        sides = session.scalars(
+            select(BattleSide).order_by(BattleSide.battle_id, BattleSide.position)
+        ).all()
+        assert [(s.battle_id, s.position, s.name, s.army_id, s.player_id) for s in sides] == [
+            (battles_ids[0], 0, "Blue", blue, None),
+            (battles_ids[0], 1, "Red", red, None),
+            (battles_ids[1], 0, "Red", None, None),
+            (battles_ids[1], 1, "Blue", None, None),
+        ]
+        by_name = {s.id: s.name for s in sides}
+        for name, unit_id in units.items():
+            row = session.get(BattleUnit, unit_id)
+            assert row is not None and row.side == by_name[row.side_id]
+            assert row.side == {"Tank B": "Blue", "Tank B2": "Blue", "Tank Y": "Blue"}.get(
+                name, "Red"
+            )
+        owner = session.get(User, user)
+        assert owner is not None
+        view = battles.battle_view(session, user=owner, battle_id=battles_ids[0])
+        assert [(s.name, [u.row.name for u in s.units]) for s in view.sides] == [
+            ("Blue", ["Tank B", "Tank B2"]),
+            ("Red", ["Tank R"]),
+        ]
+        assert view.viewer.role == "host"
+        entry = battles.roll_attack(
+            session, user=owner, battle_id=battles_ids[0], attacker_id=units["Tank R"],
+            weapons=(0,), target_id=units["Tank B"], situation={"distance": 2}, seed=1,
+        )  # fmt: skip
+        assert entry.summary.startswith("Tank R attacks Tank B")
+        battles.undo_last(session, user=owner, battle_id=battles_ids[0])
+        session.commit()
+        assert BattleSide.__tablename__ in inspect(engine).get_table_names()
+
+    command.downgrade(cfg, BEFORE_SIDES)
+    engine.dispose()
+    engine = make_engine(url)
+    tables = set(inspect(engine).get_table_names())
+    assert "battle_side" not in tables and "battle_invite" not in tables
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT name, side FROM battle_unit ORDER BY id")).all()
+    assert [tuple(r) for r in rows] == [
+        ("Tank B", "Blue"),
+        ("Tank R", "Red"),
+        ("Tank B2", "Blue"),
+        ("Tank X", "Red"),
+        ("Tank Y", "Blue"),
+    ]
+    engine.dispose()

@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Army, BattleUnit, User
+from app.db.models import Army, BattleEntry, BattleUnit, User
 from app.rules import registry
 from app.rules.errors import InvalidInput
 from app.rules.ruleset import Ruleset
@@ -391,3 +391,59 @@ def test_the_army_api_adds_a_unit_of_every_ruleset(
             assert [w["type"] for w in body["weapons"]] == [w["type"] for w in unit["weapons"]]
             after = client.get(f"/api/v1/armies/{army_id}").json()["units"]
             assert len(after) == before + 1
+
+
+def test_a_player_acts_only_for_their_own_side(session: Session, ruleset: Ruleset) -> None:
+    """Issue 31: a player who joined with Blue rolls and acts for Blue's units only (a 422
+    naming the unit's field otherwise, nothing logged); the host, for every side."""
+    host, player = _user(session), _user(session)
+    document = _document(ruleset)
+    red = transfer.import_army(
+        session, user=host, raw=json.dumps(document | {"name": "Red"}).encode()
+    )
+    more = transfer.import_army(
+        session, user=host, raw=json.dumps(document | {"name": "Gold"}).encode()
+    )
+    blue = transfer.import_army(
+        session, user=player, raw=json.dumps(document | {"name": "Blue"}).encode()
+    )
+    battle = battles.create_battle(session, user=host, name="Two", army_ids=[red.id, more.id])
+    _, token = battles.create_invite(session, user=host, battle_id=battle.id)
+    battles.join_by_link(session, user=player, token=token, army_id=blue.id)
+    ids: dict[str, list[int]] = {}
+    for row in session.scalars(select(BattleUnit).where(BattleUnit.battle_id == battle.id)):
+        ids.setdefault(f"{row.side}/{row.name}", []).append(row.id)
+    sample = ruleset.sample_attacks[0]
+    attack = {
+        "weapons": sample.weapons,
+        "situation": dict(sample.situation),
+        "battle_id": battle.id,
+        "seed": 5,
+    }
+    red_attacker = ids[f"Red/{sample.attacker['name']}"][0]
+    blue_attacker = ids[f"Blue/{sample.attacker['name']}"][0]
+    red_target = ids[f"Red/{sample.targets[0]['name']}"][0]
+    blue_target = ids[f"Blue/{sample.targets[0]['name']}"][0]
+    with pytest.raises(InvalidInput) as err:
+        battles.roll_attack(
+            session, user=player, attacker_id=red_attacker, target_id=blue_target, **attack
+        )
+    assert err.value.field == "attacker_id" and "on Red's side" in err.value.reason
+    for action in ruleset.unit_actions:
+        with pytest.raises(InvalidInput) as err:
+            battles.unit_action(
+                session, user=player, battle_id=battle.id, unit_id=red_attacker, action=action.name
+            )
+        assert err.value.field == "unit_id" and "on Red's side" in err.value.reason
+    kinds = session.scalars(select(BattleEntry.kind).where(BattleEntry.battle_id == battle.id))
+    assert list(kinds) == ["join"]
+    mine = battles.roll_attack(
+        session, user=player, attacker_id=blue_attacker, target_id=red_target, **attack
+    )
+    assert (
+        battles.undo_last(session, user=player, battle_id=battle.id).request["undoes"] == mine.seq
+    )
+    hosts = battles.roll_attack(
+        session, user=host, attacker_id=blue_attacker, target_id=red_target, **attack
+    )
+    assert (mine.actor_id, hosts.actor_id) == (player.id, host.id)

@@ -1,7 +1,7 @@
 """All models, imported here so Alembic and the mappers see every table."""
 
 from app.db.models.army import Army, ArmyEditor, ArmyRevision, ShareLink
-from app.db.models.battle import Battle, BattleEntry, BattleUnit
+from app.db.models.battle import Battle, BattleEntry, BattleInvite, BattleSide, BattleUnit
 from app.db.models.club import Club, ClubInvite, ClubMember
 from app.db.models.rate_limit import RateLimitBucket
 from app.db.models.unit import Unit, Weapon
@@ -14,6 +14,8 @@ __all__ = [
     "ArmyRevision",
     "Battle",
     "BattleEntry",
+    "BattleInvite",
+    "BattleSide",
     "BattleUnit",
     "Club",
     "ClubInvite",

@@ -1,5 +1,9 @@
 """Battles: units of several armies brought together, their state, and the log of every roll.
 
+A battle has sides (``BattleSide``): each one army's units, played by a player or, when it has
+none, by the battle's owner (the host, who may play every side). Players join by an invitation
+(``BattleInvite``: a link, or one to a club member).
+
 A battle keeps COPIES of its units (``spec_json``: the engine's ``unit_to_dict``) and of their
 armies' house rules, so editing a roster later never rewrites a battle's history. Each log
 entry keeps what was asked, the odds it had, every die, and the state of each unit it changed
@@ -45,6 +49,12 @@ class Battle(TimestampMixin, Base):
     # An ended battle takes no attack or action until then.
     status: Mapped[str] = mapped_column(String(8), default="open", server_default="open")
 
+    sides: Mapped[list[BattleSide]] = relationship(
+        lazy="raise",
+        order_by="BattleSide.position",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
     units: Mapped[list[BattleUnit]] = relationship(
         back_populates="battle",
         lazy="raise",
@@ -52,6 +62,50 @@ class Battle(TimestampMixin, Base):
         cascade="all, delete-orphan",
         passive_deletes=True,
     )
+
+
+class BattleSide(Base):
+    """One side of a battle: one army's units, and who plays it."""
+
+    __tablename__ = "battle_side"
+    __table_args__ = (UniqueConstraint("battle_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # (no index of its own: the unique (battle_id, position) serves lookups by battle)
+    battle_id: Mapped[int] = mapped_column(ForeignKey("battle.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(120))
+    # The player who acts for it; None: the host (the battle's owner) plays it. A removed
+    # player's side stays, None again.
+    player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"), index=True, default=None
+    )
+    # The army its units were copied from (None once that army is deleted, or for a side of
+    # units picked from several armies).
+    army_id: Mapped[int | None] = mapped_column(
+        ForeignKey("army.id", ondelete="SET NULL"), index=True, default=None
+    )
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class BattleInvite(Base):
+    """An invitation to play a side: a link (only the SHA-256 of its token is kept), or one
+    to a club member (``invited_user_id``, no token), who accepts it from their battles."""
+
+    __tablename__ = "battle_invite"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    battle_id: Mapped[int] = mapped_column(ForeignKey("battle.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    invited_user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), index=True, default=None
+    )
+    created_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"), default=None
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
 
 class BattleUnit(Base):
@@ -62,7 +116,9 @@ class BattleUnit(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     battle_id: Mapped[int] = mapped_column(ForeignKey("battle.id", ondelete="CASCADE"), index=True)
     position: Mapped[int] = mapped_column(Integer)
-    side: Mapped[str] = mapped_column(String(120))
+    side_id: Mapped[int] = mapped_column(
+        ForeignKey("battle_side.id", ondelete="CASCADE"), index=True
+    )
     # Where the copy came from (kept for links; None once the army or unit is deleted).
     army_id: Mapped[int | None] = mapped_column(
         ForeignKey("army.id", ondelete="SET NULL"), index=True, default=None
@@ -78,6 +134,13 @@ class BattleUnit(Base):
     state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
     battle: Mapped[Battle] = relationship(back_populates="units", lazy="raise")
+    # Read with the unit (one join): its name is the unit's side as rulesets see it.
+    battle_side: Mapped[BattleSide] = relationship(lazy="joined", innerjoin=True)
+
+    @property
+    def side(self) -> str:
+        """Its side's name (``Fighter.side``: D20's traps and Degrees' weasels ask it)."""
+        return self.battle_side.name
 
     @property
     def spec(self) -> dict[str, Any]:

@@ -7,12 +7,21 @@ the battle's ruleset decide (``get_ruleset(battle.ruleset_id)``: its ``battle_at
 ``after_attack`` and ``apply_action``), and appends one numbered log entry with the dice and
 the state of every unit it changed before and after (the ruleset's JSON), so ``undo_last``
 restores exactly. Refused actions raise ``InvalidInput`` (a 422) and log
-nothing. Battles are their owner's (``permissions.battle_for``).
+nothing.
+
+Who may do what is decided in one place, ``permissions.battle_access``: it gives the battle and
+a ``Viewer`` (``Viewer(role, side_ids)``): "host" (the battle's owner, who may act for every
+side and alone invites, removes players, ends, shares and deletes), "player" (acts for the
+units of ``side_ids`` only: otherwise a 422 naming ``attacker_id`` or ``unit_id``), or
+"spectator" (the read-only link: ``SPECTATOR``, no side). Anyone else is NotFound. A
+``BattleView`` carries its viewer (``view.viewer``, ``view.mine(unit)``), so whatever renders a
+battle for someone renders it for their role; ``battle_viewer`` gives the viewer alone.
 
 The modules, one job each: ``views`` (a battle as shown, a unit's state on its row),
 ``reading``, ``links`` (the read-only link), ``creating``, ``deleting``, ``log`` (the lock
 and the entries), ``attacks``, ``actions`` (the ruleset's named unit actions, and Undo),
-``codec`` (an attack request's values as the log's JSON) and ``text`` (the log in words).
+``codec`` (an attack request's values as the log's JSON), ``text`` (the log in words) and
+``players`` (invitations, joining with an army as a side, removing a player).
 """
 
 from app.services.battles.actions import (
@@ -38,6 +47,24 @@ from app.services.battles.creating import (
 )
 from app.services.battles.deleting import BattleContents, battle_contents, delete_battle
 from app.services.battles.links import linked_view, revoke_link, share_link
+from app.services.battles.players import (
+    MAX_SIDES,
+    Invitation,
+    accept_invite,
+    armies_to_join,
+    create_invite,
+    decline_invite,
+    invitable_members,
+    invitation,
+    invite_member,
+    join_by_link,
+    member_invitation,
+    my_invitations,
+    open_invites,
+    plays_in,
+    remove_player,
+    revoke_invite,
+)
 from app.services.battles.reading import (
     battle_entry,
     battle_view,
@@ -54,35 +81,55 @@ from app.services.battles.views import (
     UnitInBattle,
     WeaponInBattle,
 )
+from app.services.permissions import SPECTATOR, Viewer, battle_viewer
 
 __all__ = [
     "LOG_WINDOW",
     "MAX_LOG_WINDOW",
+    "MAX_SIDES",
     "MAX_UNITS",
+    "SPECTATOR",
     "BattleContents",
     "BattleView",
     "Follower",
+    "Invitation",
     "LogEntry",
     "OddsPreview",
     "PreparedAttack",
     "Side",
     "UnitInBattle",
+    "Viewer",
     "WeaponInBattle",
+    "accept_invite",
     "armies_for_battle",
+    "armies_to_join",
     "attack_odds",
     "battle_contents",
     "battle_entry",
     "battle_unit_ids",
     "battle_view",
+    "battle_viewer",
     "create_battle",
+    "create_invite",
+    "decline_invite",
     "delete_battle",
     "end_battle",
     "export_text",
+    "invitable_members",
+    "invitation",
+    "invite_member",
+    "join_by_link",
     "linked_view",
     "list_battles",
+    "member_invitation",
+    "my_invitations",
+    "open_invites",
     "override_bonus_die",
     "override_options",
+    "plays_in",
     "prepare_attack",
+    "remove_player",
+    "revoke_invite",
     "revoke_link",
     "roll_attack",
     "ruleset_of",

@@ -25,11 +25,13 @@ from app.services.battles.log import (
     changes_json,
     entry_units,
     lock,
+    locked,
     log_state_change,
     may_undo,
     new_seed,
     require_fresh,
     require_open,
+    require_side,
 )
 from app.services.battles.views import FIXED_KINDS, load_units, store_state
 from app.services.errors import Conflict, NotFound
@@ -52,13 +54,15 @@ def unit_action(
     battle's other units (``Fighter.others``); the state of every unit the action changed
     (``ActionResult.others``: an explosion's figurines) is kept and logged before and
     after, so Undo restores them all. ``seen``: the newest entry the caller's page showed;
-    a newer one that changed the unit refuses the action (Conflict, a 409: P24)."""
-    battle = lock(session, user=user, battle_id=battle_id)
+    a newer one that changed the unit refuses the action (Conflict, a 409: P24). The unit
+    must be of a side the user plays (the host plays every side)."""
+    battle, viewer = locked(session, user=user, battle_id=battle_id)
     require_open(battle)
     units = load_units(session, battle)
     unit = units.get(unit_id)
     if unit is None:
         raise NotFound("unit")
+    require_side(viewer, unit, "unit_id")
     require_fresh(session, battle, seen, {unit_id: unit.row.name})
     named = next((a for a in unit.ruleset.unit_actions if a.name == action), None)
     if named is None:
@@ -111,8 +115,9 @@ def end_battle(session: Session, *, user: User, battle_id: int) -> BattleEntry:
     (Degrees: restrained units taken into Thinny custody), every unit it changed is kept and
     logged before and after in one "Battle ended" entry (its request keeps the status before
     and after), and the battle takes no attack or action until Undo reopens it. Ending an
-    ended battle is refused (InvalidInput, field ``battle``)."""
-    battle = lock(session, user=user, battle_id=battle_id)
+    ended battle is refused (InvalidInput, field ``battle``). It is the host's (ruling P3: a
+    player's is Forbidden)."""
+    battle = lock(session, user=user, battle_id=battle_id, host=True)
     require_open(battle)
     units = load_units(session, battle)
     ruleset = get_ruleset(battle.ruleset_id)
@@ -157,7 +162,7 @@ def undo_last(
     409, when ``seen`` shows the page did not know), an entry a later standing entry changed
     a unit of, an entry neither the user's nor undone by the host (P22), and in an ended
     battle anything but its End battle entry. ``seen``: as for every action (P24)."""
-    battle = lock(session, user=user, battle_id=battle_id)
+    battle, viewer = locked(session, user=user, battle_id=battle_id)
     entries = BattleEntry.battle_id == battle.id
     if seq is None:
         target = session.scalar(
@@ -175,7 +180,11 @@ def undo_last(
             raise InvalidInput("seq", f"there is no entry #{seq} in this battle's log")
     field = "seq" if seq is not None else "battle"
     if target.kind in FIXED_KINDS:
-        what = "an undo is not undone: roll again" if target.kind == UNDO_KIND else "a join"
+        what = (
+            "an undo is not undone: roll again"
+            if target.kind == UNDO_KIND
+            else "a join is not undone: the host may remove the player"
+        )
         raise InvalidInput(field, f"#{target.seq} cannot be undone ({what})")
     if target.undone_by_seq is not None:
         undo = session.scalar(
@@ -193,7 +202,7 @@ def undo_last(
         raise InvalidInput(field, reason)
     if battle.status == ENDED and target.kind != END_KIND:
         raise InvalidInput(field, "the battle has ended: undo its End battle entry first")
-    if not may_undo(user, battle, target):
+    if not may_undo(viewer, user.id, target):
         raise InvalidInput(
             field, f"#{target.seq} is another player's: only they or the host may undo it"
         )

@@ -21,14 +21,15 @@ from app.services.battles import codec, text
 from app.services.battles.log import (
     append,
     changes_json,
-    lock,
+    locked,
     new_seed,
     require_fresh,
     require_open,
+    require_side,
     unit_names,
 )
 from app.services.battles.views import UnitInBattle, load_units, store_state
-from app.services.permissions import battle_for
+from app.services.permissions import Viewer, battle_access
 
 Follower = tuple[Any, ...]
 """A further target: ``(battle unit id, {field: value})`` with the ruleset's
@@ -108,6 +109,7 @@ def prepare_attack(
 def _prepare(
     session: Session,
     battle: Battle,
+    viewer: Viewer,
     *,
     attacker_id: int,
     weapons: tuple[int, ...],
@@ -117,6 +119,8 @@ def _prepare(
     moved: bool,
 ) -> PreparedAttack:
     units = load_units(session, battle)
+    if (attacker := units.get(attacker_id)) is not None:  # (else: prepare_attack names it)
+        require_side(viewer, attacker, "attacker_id")
     return prepare_attack(
         units,
         get_ruleset(battle.ruleset_id),
@@ -161,12 +165,13 @@ def attack_odds(
     battle's are refused as its rolls are (422 naming ``battle``).
     ``situation``: the ruleset's situation values (a mapping, or an object with them as
     its fields)."""
-    battle = battle_for(session, user=user, battle_id=battle_id)
+    battle, viewer = battle_access(session, user=user, battle_id=battle_id)
     # an ended battle shows no attack form: its odds would be of an attack it refuses
     require_open(battle)
     prepared = _prepare(
         session,
         battle,
+        viewer,
         attacker_id=attacker_id,
         weapons=weapons,
         target_id=target_id,
@@ -195,6 +200,7 @@ def roll_attack(
 ) -> BattleEntry:
     """Roll an attack with its seeded roll, log it with its odds, apply its effects.
 
+    The attacker must be of a side the user plays (the host plays every side).
     The units stand as their state has them. ``moved``: the weapon or the target moved
     since the last attack (what the state kept for it, BrikWars's Homing In, starts over).
     ``seen``: the newest entry the caller's page showed; a newer entry that changed the
@@ -212,7 +218,7 @@ def roll_attack(
     # write lock, and a heavy attack's odds take up to the calculation deadline. Under the
     # lock the attack is prepared again from what is committed; another roll that changed a
     # unit meanwhile changes the attack, and only then are the odds computed again.
-    first = battle_for(session, user=user, battle_id=battle_id)
+    first, viewer = battle_access(session, user=user, battle_id=battle_id)
     require_open(first)  # (before the odds: an ended battle rolls nothing)
     acting = [attacker_id, target_id, *(f[0] for f in followers if f and isinstance(f[0], int))]
     again = "check the new odds and roll again"
@@ -220,17 +226,18 @@ def roll_attack(
     # the check that counts is the one under the lock)
     require_fresh(session, first, seen, unit_names(session, first, acting), again=again)
     version_read = first.version  # read before the units were
-    ahead = _prepare(session, first, **ask)
+    ahead = _prepare(session, first, viewer, **ask)
     odds = _odds(ahead.made)
-    battle = lock(session, user=user, battle_id=battle_id)
+    battle, viewer = locked(session, user=user, battle_id=battle_id)
     require_open(battle)
     require_fresh(session, battle, seen, unit_names(session, battle, acting), again=again)
     if battle.version == version_read + 1:
         # Only our lock moved the version: nothing changed the battle since its units were
         # read (every change takes the lock first), so the attack prepared stands as it is.
+        # (A player's sides change only under the lock too: a removal bumps the version.)
         prepared = ahead
     else:
-        prepared = _prepare(session, battle, **ask)
+        prepared = _prepare(session, battle, viewer, **ask)
         if prepared.made.attack != ahead.made.attack:
             odds = _odds(prepared.made)
     made = prepared.made

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import Army, Battle, BattleUnit, User
+from app.db.models import Army, Battle, BattleSide, BattleUnit, User
 from app.rules.errors import InvalidInput
 from app.rules.registry import RULESETS, get_ruleset
 from app.rules.text import plain_text
 from app.services import quotas
-from app.services.army_rows import load_rows_of
+from app.services.army_rows import UnitRow, load_rows_of
 from app.services.errors import InvalidField
 from app.services.permissions import Access, army_for, battle_armies
 
@@ -40,7 +41,7 @@ def create_battle(
 
     Every army must be one the user may read, and all of one ruleset (the battle's); without
     ``unit_ids`` two or more armies are needed, and a battle always has at least two units.
-    Each army is a side.
+    Each army is a side, played by the host (a battle of chosen units: ``_sides``).
     """
     name = name.strip()
     if not 1 <= len(name) <= 120:
@@ -74,14 +75,51 @@ def create_battle(
     battle = Battle(owner_id=user.id, name=name, ruleset_id=ruleset_id)
     session.add(battle)
     session.flush()
-    sides = _side_names(chosen_armies)
-    ruleset = get_ruleset(ruleset_id)
-    options = {
-        army.id: json.dumps(ruleset.encode_options(ruleset.decode_options(army.house_rules)))
-        for army in chosen_armies
-    }
     position = 0
+    sides = [side for side in _sides(chosen_armies, picked, unit_ids) if side[2]]
+    for index, (side_name, army_id, members) in enumerate(sides):
+        side = BattleSide(battle_id=battle.id, position=index, name=side_name, army_id=army_id)
+        session.add(side)
+        session.flush()
+        position = copy_units(session, battle, side, members, position)
+    session.flush()
+    return battle
+
+
+SideRows = list[tuple[Army, UnitRow]]
+
+
+def _sides(
+    armies: list[Army], picked: SideRows, unit_ids: list[int] | None
+) -> list[tuple[str, int | None, SideRows]]:
+    """The sides of a new battle, each (name, army id, its units; an army without units makes
+    none): one for each army; for a battle of chosen units (the calculator's), "Attacker" for
+    the first and "Target" for the rest, whatever their armies (ruling P6)."""
+    if unit_ids is not None:
+        (first_army, first), rest = picked[0], picked[1:]
+        return [
+            ("Attacker", first_army.id, [(first_army, first)]),
+            ("Target", rest[0][0].id if rest else None, rest),
+        ]
+    names = side_names([army.name for army in armies])
+    return [
+        (names[i], army.id, [(a, row) for a, row in picked if a.id == army.id])
+        for i, army in enumerate(armies)
+    ]
+
+
+def copy_units(
+    session: Session, battle: Battle, side: BattleSide, picked: SideRows, position: int
+) -> int:
+    """Copy the units into the battle on the side, from ``position`` on: each figure of a unit
+    is a battle unit, with the unit's army's house rules as the battle's ruleset reads them.
+    Returns the next free position."""
+    ruleset = get_ruleset(battle.ruleset_id)
+    options: dict[int, str] = {}
     for army, row in picked:
+        if army.id not in options:
+            encoded = ruleset.encode_options(ruleset.decode_options(army.house_rules))
+            options[army.id] = json.dumps(encoded)
         spec = ruleset.decode_unit(row.as_dict())
         spec_json = json.dumps(ruleset.encode_unit(spec))
         for name in figure_names(row.name, row.count):
@@ -89,7 +127,7 @@ def create_battle(
                 BattleUnit(
                     battle_id=battle.id,
                     position=position,
-                    side=sides[army.id],
+                    side_id=side.id,
                     army_id=army.id,
                     unit_id=row.id,
                     name=name,
@@ -99,8 +137,7 @@ def create_battle(
                 )
             )
             position += 1
-    session.flush()
-    return battle
+    return position
 
 
 def figure_names(name: str, count: int) -> list[str]:
@@ -125,16 +162,16 @@ def _one_ruleset(armies: list[Army]) -> str:
     return ruleset_id
 
 
-def _side_names(armies: list[Army]) -> dict[int, str]:
-    """Each army's side name: its own, numbered when two armies share a name."""
-    names: dict[int, str] = {}
-    for army in armies:
-        name, n = army.name, 1
-        while name in names.values():
+def side_names(names: list[str], taken: Iterable[str] = ()) -> list[str]:
+    """Each new side's name: its army's, numbered when another side has it already."""
+    given = list(taken)
+    for base in names:
+        name, n = base, 1
+        while name in given:
             n += 1
-            name = f"{army.name} ({n})"
-        names[army.id] = name
-    return names
+            name = f"{base[:110]} ({n})"
+        given.append(name)
+    return given[len(given) - len(names) :]
 
 
 def battle_unit_ids(session: Session, battle_id: int) -> dict[int, int]:

@@ -1,4 +1,5 @@
-"""A battle's read-only link: made, revoked, and followed."""
+"""A battle's read-only link (the host's to make and revoke): made, revoked, and followed by
+spectators."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from app.db.models import Battle, User
 from app.services import live
 from app.services.battles.views import LOG_WINDOW, BattleView, view_of
 from app.services.errors import NotFound
-from app.services.permissions import battle_for
+from app.services.permissions import SPECTATOR, battle_for
 from app.services.tokens import digest, new_token
 
 
 def share_link(session: Session, *, user: User, battle_id: int) -> str:
     """A fresh read-only link token (shown once; an earlier link stops working)."""
-    battle = battle_for(session, user=user, battle_id=battle_id)
+    battle = battle_for(session, user=user, battle_id=battle_id, host=True)
     token, hashed = new_token()
     battle.share_token_hash = hashed
     live.access_changed(session, battle_id=battle.id)  # the old link's streams end
@@ -25,7 +26,7 @@ def share_link(session: Session, *, user: User, battle_id: int) -> str:
 
 def revoke_link(session: Session, *, user: User, battle_id: int) -> None:
     """The read-only link stops working at once."""
-    battle_for(session, user=user, battle_id=battle_id).share_token_hash = None
+    battle_for(session, user=user, battle_id=battle_id, host=True).share_token_hash = None
     live.access_changed(session, battle_id=battle_id)  # its streams end, on every server
     session.flush()
 
@@ -38,4 +39,4 @@ def linked_view(
     battle = session.scalar(select(Battle).where(Battle.share_token_hash == digest(token)))
     if battle is None:
         raise NotFound("battle")
-    return view_of(session, battle, before=before, limit=limit, public=True)
+    return view_of(session, battle, before=before, limit=limit, public=True, viewer=SPECTATOR)

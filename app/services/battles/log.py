@@ -20,22 +20,26 @@ from app.rules.errors import InvalidInput
 from app.services import live, quotas
 from app.services.battles.views import FIXED_KINDS, UnitInBattle, store_state
 from app.services.errors import Conflict
-from app.services.permissions import battle_for
+from app.services.permissions import Viewer, battle_access
 
 SEQ_ATTEMPTS = 3
 OPEN, ENDED = "open", "ended"  # a battle's status
 END_KIND = "end"  # the End battle entry's kind
 UNDO_KIND = "undo"  # an Undo's entry (in FIXED_KINDS); its ``request.undoes`` names the entry
+JOIN_KIND = "join"  # a player joining with their side (in FIXED_KINDS): never undone (P4)
 
 
-def is_host(user: User, battle: Battle) -> bool:
-    """The battle's host: who may undo anyone's entry (today its owner, the only player)."""
-    return battle.owner_id == user.id
+def is_host(viewer: Viewer) -> bool:
+    """The battle's host (its owner, as ``battle_access`` says): who may undo anyone's entry."""
+    return viewer.host
 
 
-def may_undo(user: User, battle: Battle, entry: BattleEntry) -> bool:
-    """Whether the user may undo the entry (P22): its author, or the battle's host."""
-    return (entry.actor_id is not None and entry.actor_id == user.id) or is_host(user, battle)
+def may_undo(viewer: Viewer, user_id: int | None, entry: BattleEntry) -> bool:
+    """Whether the user ``user_id``, who is ``viewer`` in the battle, may undo the entry
+    (P22): its author, or the battle's host."""
+    if is_host(viewer):
+        return True
+    return entry.actor_id is not None and entry.actor_id == user_id
 
 
 def undoable(entry: BattleEntry) -> bool:
@@ -49,15 +53,38 @@ def require_open(battle: Battle) -> None:
         raise InvalidInput("battle", "the battle has ended: Undo its End battle entry to reopen it")
 
 
-def lock(session: Session, *, user: User, battle_id: int) -> Battle:
-    """The user's battle, locked for this transaction before any of its state is read.
+def require_side(viewer: Viewer, unit: UnitInBattle, field: str) -> None:
+    """Refuse (a 422 naming ``field``) acting for a unit of a side the viewer does not play
+    (the host plays every side)."""
+    if not viewer.plays(unit.row.side_id):
+        raise InvalidInput(
+            field, f"{unit.row.name} is on {unit.row.side}'s side: you act only for your own units"
+        )
+
+
+def lock(session: Session, *, user: User, battle_id: int, host: bool = False) -> Battle:
+    """The battle (``locked``)."""
+    return locked(session, user=user, battle_id=battle_id, host=host)[0]
+
+
+def locked(
+    session: Session, *, user: User, battle_id: int, host: bool = False
+) -> tuple[Battle, Viewer]:
+    """A battle the user hosts or plays in (``host``: hosts), with who they are in it,
+    locked for this transaction before any of its state is read (``bump``)."""
+    battle, viewer = battle_access(session, user=user, battle_id=battle_id, host=host)
+    bump(session, battle)
+    return battle, viewer
+
+
+def bump(session: Session, battle: Battle) -> None:
+    """Lock the battle for this transaction before any of its state is read.
 
     The version bump is the transaction's first write: on PostgreSQL it holds the battle's
     row lock (as SELECT ... FOR UPDATE would) until commit, and on SQLite it takes the
     database's write lock; either way a second action on the battle waits, then reads what
     the first one committed. Log numbers are allocated under it.
     """
-    battle = battle_for(session, user=user, battle_id=battle_id)
     session.execute(
         update(Battle)
         .where(Battle.id == battle.id)
@@ -66,7 +93,6 @@ def lock(session: Session, *, user: User, battle_id: int) -> Battle:
     )
     session.refresh(battle)
     live.battle_changed(session, battle.id)  # its live pages hear of it once this commits
-    return battle
 
 
 def append(session: Session, battle: Battle, entry: BattleEntry) -> BattleEntry:

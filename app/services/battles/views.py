@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Battle, BattleEntry, BattleUnit, User
+from app.db.models import Battle, BattleEntry, BattleSide, BattleUnit, User
 from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
 from app.rules.ruleset import Fighter, Ruleset, Standing, UnitAction
 from app.services.errors import NotFound
+from app.services.permissions import SPECTATOR, Viewer
 
 # Entries Undo never takes back (P21): an undo (no redo), and a player joining.
 FIXED_KINDS = frozenset({"undo", "join"})
@@ -101,8 +102,14 @@ class UnitInBattle:
 
 @dataclass(frozen=True)
 class Side:
+    """A side as shown: its units, and who plays it (``player`` None: the host)."""
+
     name: str
     units: list[UnitInBattle]
+    id: int = 0
+    player_id: int | None = None
+    player: str | None = None  # the player's name (None: the host plays it)
+    mine: bool = False  # the viewer may act for its units
 
     @property
     def tally(self) -> list[tuple[str, int]]:
@@ -159,6 +166,32 @@ class BattleView:
     # Seen through the read-only link: the units' state as the ruleset's ``public_state``
     # has it (what it keeps secret from all but the battle's owner left out).
     public: bool = False
+    # Who looks: the host, a player (the sides they act for) or a spectator.
+    viewer: Viewer = SPECTATOR
+    side_rows: tuple[BattleSide, ...] = ()  # the sides in order
+    names: Mapping[int, str] = field(default_factory=dict)  # players' names by user id
+    user_id: int | None = None  # who looks (None: a spectator)
+    undo_actor: int | None = None  # who made the entry ``undo_seq`` names
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether the viewer may undo ``undo_seq`` (P22: its author, or the host; as
+        ``log.may_undo`` asks): the Undo button is shown only then."""
+        if self.undo_seq is None or self.viewer.role == "spectator":
+            return False
+        return self.viewer.host or (self.undo_actor is not None and self.undo_actor == self.user_id)
+
+    @property
+    def host_name(self) -> str:
+        return self.names.get(self.battle.owner_id, "")
+
+    def mine(self, unit: UnitInBattle) -> bool:
+        """Whether the viewer may act for the unit (the host: every unit)."""
+        return self.viewer.plays(unit.row.side_id)
+
+    @property
+    def my_units(self) -> list[UnitInBattle]:
+        return [u for u in self.units if self.mine(u)]
 
     @property
     def ruleset(self) -> Ruleset:
@@ -171,10 +204,21 @@ class BattleView:
 
     @cached_property
     def sides(self) -> list[Side]:
-        sides: dict[str, list[UnitInBattle]] = {}
+        """Every side in order with its units and its player."""
+        units: dict[int, list[UnitInBattle]] = {}
         for unit in self.units:
-            sides.setdefault(unit.row.side, []).append(unit)
-        return [Side(name, units) for name, units in sides.items()]
+            units.setdefault(unit.row.side_id, []).append(unit)
+        return [
+            Side(
+                row.name,
+                units.get(row.id, []),
+                row.id,
+                row.player_id,
+                self.names.get(row.player_id) if row.player_id is not None else None,
+                self.viewer.plays(row.id),
+            )
+            for row in self.side_rows
+        ]
 
     def unit(self, unit_id: int) -> UnitInBattle:
         for unit in self.units:
@@ -229,13 +273,22 @@ def load_units(
 
 def undo_seq_of(session: Session, battle_id: int) -> int | None:
     """The entry Undo takes back: the newest standing one that may be undone (P21)."""
-    return session.scalar(
-        select(func.max(BattleEntry.seq)).where(
+    return undo_target(session, battle_id)[0]
+
+
+def undo_target(session: Session, battle_id: int) -> tuple[int | None, int | None]:
+    """The entry Undo takes back (``undo_seq_of``) and who made it: (None, None) if none."""
+    row = session.execute(
+        select(BattleEntry.seq, BattleEntry.actor_id)
+        .where(
             BattleEntry.battle_id == battle_id,
             BattleEntry.undone_by_seq.is_(None),
             BattleEntry.kind.not_in(FIXED_KINDS),
         )
-    )
+        .order_by(BattleEntry.seq.desc())
+        .limit(1)
+    ).first()
+    return (None, None) if row is None else (row[0], row[1])
 
 
 def view_of(
@@ -245,15 +298,33 @@ def view_of(
     before: int | None = None,
     limit: int | None = LOG_WINDOW,
     public: bool = False,
+    viewer: Viewer = SPECTATOR,
+    user_id: int | None = None,
 ) -> BattleView:
-    """The battle with its units and a window of its log: the ``limit`` newest entries
+    """The battle with its sides, units and a window of its log: the ``limit`` newest entries
     numbered below ``before`` (None: the whole log), shown oldest first; ``public``: as the
-    read-only link shows it (``BattleView.public``)."""
+    read-only link shows it (``BattleView.public``); ``viewer``: who looks (``user_id``)."""
     units = list(load_units(session, battle, public=public).values())
+    if viewer.role == "player" and not public:  # other sides' secrets stay theirs (ruling P5)
+        ruleset = get_ruleset(battle.ruleset_id)
+        units = [
+            u if viewer.plays(u.row.side_id) else unit_in_battle(u.row, ruleset, public=True)
+            for u in units
+        ]
+    side_rows = tuple(
+        session.scalars(
+            select(BattleSide)
+            .where(BattleSide.battle_id == battle.id)
+            .order_by(BattleSide.position)
+        )
+    )
+    people = {battle.owner_id, *(r.player_id for r in side_rows if r.player_id is not None)}
+    named = session.execute(select(User.id, User.display_name).where(User.id.in_(people)))
+    names = {user_id: name for user_id, name in named}
     count, last = session.execute(
         select(func.count(), func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
     ).one()
-    undo_seq = undo_seq_of(session, battle.id)
+    undo_seq, undo_actor = undo_target(session, battle.id)
     query = (
         select(BattleEntry, User.display_name)
         .outerjoin(User, User.id == BattleEntry.actor_id)
@@ -276,6 +347,11 @@ def view_of(
         undo_seq=undo_seq,
         older_than=shown[0].row.seq if older else None,
         public=public,
+        viewer=viewer,
+        side_rows=side_rows,
+        names=names,
+        user_id=user_id,
+        undo_actor=undo_actor,
     )
 
 

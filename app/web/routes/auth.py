@@ -15,7 +15,7 @@ from app.services.sessions import ActiveSession
 from app.web.csrf import SESSION_KEY
 from app.web.deps import FormDep, OptionalUser, SessionDep, SessionRoute, client_address
 from app.web.forms import validate_form
-from app.web.htmx import invitation_token, redirect
+from app.web.htmx import invitation_page, invitation_token, redirect
 from app.web.schemas import LoginIn, RegisterIn
 from app.web.security_headers import PRIVATE_PAGE
 from app.web.session_cookie import clear_login_cookie, set_login_cookie
@@ -84,7 +84,7 @@ def _invitation(session: Session, next_url: str) -> clubs.Invitation | None:
 def _private(next_url: str) -> dict[str, str]:
     """The headers of a log-in or sign-up form on the way to an invitation (its token in
     the address): no-store, no referrer."""
-    return PRIVATE_PAGE if invitation_token(next_url) is not None else {}
+    return PRIVATE_PAGE if invitation_page(next_url) else {}
 
 
 def _go_on(request: Request, session: Session, user: User, next_url: str) -> Response:

@@ -30,6 +30,7 @@ from app.web.deps import (
 )
 from app.web.htmx import battle_share_url, is_htmx, redirect
 from app.web.inputs import MAX_ID, Id, parse_id, parse_index
+from app.web.routes.battle_players import players_context
 from app.web.templating import flash, render
 
 router = APIRouter(route_class=SessionRoute)
@@ -56,6 +57,11 @@ def _list_page(
         {
             "battles": battles.list_battles(session, user=user),
             "armies": battles.armies_for_battle(session, user=user),
+            "invitations": [
+                (found, battles.armies_to_join(session, user=user, ruleset_id=ruleset_id))
+                for found in battles.my_invitations(session, user=user)
+                for ruleset_id in (found.battle.ruleset_id,)
+            ],
             "values": values or {},
             "errors": errors or {},
         },
@@ -66,7 +72,8 @@ def _list_page(
 
 @router.get("/battles")
 def battle_list(request: Request, session: SessionDep, user: CurrentUser) -> Response:
-    """Your battles and the form for a new one."""
+    """The battles you host or play in, the club members' invitations waiting for you, and
+    the form for a new battle."""
     return _list_page(request, session, user)
 
 
@@ -118,7 +125,9 @@ def default_values(view: battles.BattleView, query: Mapping[str, str]) -> dict[s
         for k, v in query.items()
         if k not in ("attacker", "target", "weapons", "roll", "before")
     }
-    values["attacker_id"] = query.get("attacker") or query.get("attacker_id") or _first(view.units)
+    values["attacker_id"] = (
+        query.get("attacker") or query.get("attacker_id") or _first(view.my_units)
+    )
     attacker = next((u for u in view.units if str(u.row.id) == values["attacker_id"]), None)
     target = query.get("target") or query.get("target_id") or ""
     if not target or target == values["attacker_id"]:
@@ -216,6 +225,9 @@ def battle_page(
             "live_url": f"/battles/{battle_id}/events",
             "before": before,
             "seen": shown if shown is not None else (view.last_seq or 0),
+            "new_invite": None,
+            "player_errors": {},
+            **players_context(session, user, view),
             **extra,
         },
         block=block,

@@ -22,11 +22,11 @@ from sqlalchemy.orm import Session
 from app.db.models import Battle
 from app.services import accounts, sessions
 from app.services.errors import NotAuthenticated, NotFound
-from app.services.permissions import battle_for
+from app.services.permissions import battle_viewer
 from app.services.tokens import digest
 from app.web.deps import client_address
 from app.web.inputs import Id
-from app.web.live import Grant, StreamsBusy, events, hub_for
+from app.web.live import Grant, StreamsBusy, events, hub_for, role_key
 from app.web.session_cookie import COOKIE
 
 page_router = APIRouter()
@@ -50,8 +50,9 @@ def _after(request: Request, after: int) -> int:
 def _owner_grant(
     session: Session, request: Request, battle_id: int, *, api: bool
 ) -> tuple[Grant, str, str]:
-    """The owner's grant, bound key and CSRF token, by session cookie (or, on the API, a
-    bearer token); NotAuthenticated or NotFound."""
+    """The host's or a player's grant (its role as ``battle_viewer`` says: a player's stream
+    carries their sides' secrets and no other's), bound key and CSRF token, by session cookie
+    (or, on the API, a bearer token); NotAuthenticated or NotFound."""
     auth = request.headers.get("authorization", "")
     if api and auth.lower().startswith("bearer "):
         token = accounts.token_for(session, auth[7:].strip())
@@ -60,15 +61,15 @@ def _owner_grant(
         user = accounts.get_user(session, token.user_id)
         if user is None:
             raise NotAuthenticated
-        battle_for(session, user=user, battle_id=battle_id)
-        grant = Grant(battle_id, "host", user_id=user.id, token_id=token.id)
+        key = role_key(battle_viewer(session, user=user, battle_id=battle_id))
+        grant = Grant(battle_id, key, user_id=user.id, token_id=token.id)
         return grant, f"user:{user.id}", ""
     cookie = request.cookies.get(COOKIE)
     login = sessions.find(session, cookie) if cookie else None
     if login is None:
         raise NotAuthenticated
-    battle_for(session, user=login.user, battle_id=battle_id)
-    grant = Grant(battle_id, "host", user_id=login.user.id, login_id=login.id)
+    key = role_key(battle_viewer(session, user=login.user, battle_id=battle_id))
+    grant = Grant(battle_id, key, user_id=login.user.id, login_id=login.id)
     return grant, f"user:{login.user.id}", login.csrf_token
 
 
@@ -107,7 +108,8 @@ async def _stream(request: Request, find: object, *, after: int, as_json: bool) 
 
 @page_router.get("/battles/{battle_id:int}/events")
 async def battle_events(request: Request, battle_id: Id, after: After = 0) -> Response:
-    """The battle page's live stream: each new entry's fragments, as its owner sees them."""
+    """The battle page's live stream: each new entry's fragments, as its host or the player
+    sees them."""
     return await _stream(
         request,
         lambda s: _owner_grant(s, request, battle_id, api=False),
@@ -134,8 +136,10 @@ async def battle_shared_events(request: Request, token: str, after: After = 0) -
 )
 async def battle_events_json(request: Request, battle_id: Id, after: After = 0) -> Response:
     """The battle's live stream (text/event-stream): each new log entry as an ``entry``
-    event numbered by its ``seq``, its data JSON ``{"seq", "entry", "units", "status",
-    "last_seq"}`` (the entry and the units it changed, as ``GET /battles/{id}`` has them);
+    event numbered by its ``seq``, its data JSON ``{"seq", "entry", "undone", "units",
+    "status", "last_seq"}`` (the entry, the entry an undo took back as it now stands or null,
+    and the units it changed, as ``GET /battles/{id}`` has them, as the caller's role sees
+    them: a player, their own side's secrets only);
     ``reload``: read the battle again; ``ended``: access is gone. Reconnect with
     ``Last-Event-ID`` or ``?after=`` to be sent what was missed."""
     return await _stream(

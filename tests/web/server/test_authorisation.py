@@ -50,9 +50,19 @@ ACCOUNT = {"visitor": "login", "stranger": 404, "member": 404, "organiser": 404,
 LEAVE = {"visitor": "login", "stranger": 404, "member": "ok", "organiser": "ok", "owner": 422}
 # The page shows an owner's refused Leave as a message on the club page (a redirect).
 LEAVE_PAGE = LEAVE | {"owner": "ok"}
-# A battle is its owner's alone (the host rolls for every side); it is shown to others only
-# through its read-only link.
-BATTLE = ACCOUNT
+# A battle is its owner's (the host, who rolls for every side) and its players' (Carol, the
+# member, plays a side of her own; Bob, the organiser, is invited but has not joined): anyone
+# else gets a 404, and sees it only through its read-only link (issue 31, ruling P1).
+BATTLE = ACCOUNT | {"member": "ok"}  # read by a player
+# Acting for the owner's units (the table's attacker and unit are the owner's): Carol's 422.
+ACT = ACCOUNT | {"member": 422}
+# The host's alone (ruling P3): a player knows the battle, so hers is a 403.
+HOST = ACCOUNT | {"member": 403}
+# A club member's invitation (Bob's): anyone else's is a 404.
+INVITED = {"visitor": "login", "stranger": 404, "member": 404, "organiser": "ok", "owner": 404}
+# An invitation link's army must be the joiner's own (the table brings the owner's army), the
+# host does not join their own battle and Carol plays already: each a 422.
+JOIN = {"visitor": "login"} | dict.fromkeys(ROLES[1:], 422)
 
 A = "/armies/{army_id}"
 U = A + "/units/{unit_id}"
@@ -121,19 +131,31 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", "/battles", {}, USER),
     ("POST", "/battles", {"name": "B", "army.{army_id}": "on", "army.{army2_id}": "on"}, READ),
     ("GET", BT, {}, BATTLE),
-    ("GET", BT + "/events", {}, BATTLE),  # its live stream
+    ("GET", BT + "/events", {}, BATTLE),  # its live stream (a player's too)
+    # (a refused attack's preview is a 200: see ``battle_odds``)
     ("GET", BT + "/odds", ATTACK_FORM, BATTLE),
-    ("POST", BT + "/rolls", ATTACK_FORM, BATTLE),
-    ("POST", BT + "/undo", {}, BATTLE),
-    ("POST", BT + "/end", {}, BATTLE),
-    ("POST", BU + "/reload", {}, BATTLE),
-    ("POST", BU + "/divert", {}, BATTLE),
-    ("POST", BU + "/burning", {}, BATTLE),
+    ("POST", BT + "/rolls", ATTACK_FORM, ACT),
+    ("POST", BT + "/undo", {}, ACT),  # the last entry is the owner's
+    ("POST", BT + "/end", {}, HOST),
+    ("POST", BU + "/reload", {}, ACT),
+    ("POST", BU + "/divert", {}, ACT),
+    ("POST", BU + "/burning", {}, ACT),
     ("GET", BT + "/export.txt", {}, BATTLE),
-    ("GET", BT + "/delete", {}, BATTLE),
-    ("POST", BT + "/delete", {}, BATTLE),
-    ("POST", BT + "/links", {}, BATTLE),
-    ("POST", BT + "/links/revoke", {}, BATTLE),
+    ("GET", BT + "/delete", {}, HOST),
+    ("POST", BT + "/delete", {}, HOST),
+    ("POST", BT + "/links", {}, HOST),
+    ("POST", BT + "/links/revoke", {}, HOST),
+    ("POST", BT + "/invites", {}, HOST),
+    ("POST", BT + "/invites/{battle_invite_id}/revoke", {}, HOST),
+    # Bob is invited already (the owner's 422 names ``user_id``)
+    ("POST", BT + "/invites/member", {"user_id": "{organiser_id}"}, HOST | {"owner": 422}),
+    ("GET", BT + "/sides/{side_id}/remove", {}, HOST),
+    ("POST", BT + "/sides/{side_id}/remove", {}, HOST),
+    ("GET", "/battles/join/{battle_invite_token}", {}, PUBLIC),  # a visitor's landing page
+    ("POST", "/battles/join/{battle_invite_token}", {"army_id": "{army_id}"}, JOIN),
+    # (a refused acceptance is a message on the battles list: a redirect)
+    ("POST", "/battles/invitations/{member_invite_id}/accept", {"army_id": "{army_id}"}, INVITED),
+    ("POST", "/battles/invitations/{member_invite_id}/decline", {}, INVITED),
     ("GET", "/battles/shared/{battle_token}", {}, PUBLIC),
     ("GET", "/battles/shared/{battle_token}/events", {}, PUBLIC),
     ("GET", "/clubs", {}, USER),
@@ -258,18 +280,39 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("GET", API + "/battles/shared/{battle_token}", {}, PUBLIC),
     ("GET", API + BT, {}, BATTLE),
     ("GET", API + BT + "/events", {}, BATTLE),
-    ("POST", API + BT + "/odds", ATTACK, BATTLE),
-    ("POST", API + BT + "/rolls", {**ATTACK, "seed": 4}, BATTLE),
-    ("DELETE", API + BT + "/rolls/last", {}, BATTLE),
-    ("POST", API + BT + "/undo", {}, BATTLE),
-    ("POST", API + BT + "/end", {}, BATTLE),
-    ("POST", API + BU + "/reload", {}, BATTLE),
-    ("POST", API + BU + "/divert", {}, BATTLE),
-    ("POST", API + BU + "/burning", {"seed": 2}, BATTLE),
+    ("POST", API + BT + "/odds", ATTACK, ACT),
+    ("POST", API + BT + "/rolls", {**ATTACK, "seed": 4}, ACT),
+    ("DELETE", API + BT + "/rolls/last", {}, ACT),  # the last entry is the owner's
+    ("POST", API + BT + "/undo", {}, ACT),
+    ("POST", API + BT + "/end", {}, HOST),
+    ("POST", API + BU + "/reload", {}, ACT),
+    ("POST", API + BU + "/divert", {}, ACT),
+    ("POST", API + BU + "/burning", {"seed": 2}, ACT),
     ("GET", API + BT + "/export", {}, BATTLE),
-    ("DELETE", API + BT, {}, BATTLE),
-    ("POST", API + BT + "/share-link", {}, BATTLE),
-    ("DELETE", API + BT + "/share-link", {}, BATTLE),
+    ("DELETE", API + BT, {}, HOST),
+    ("POST", API + BT + "/share-link", {}, HOST),
+    ("DELETE", API + BT + "/share-link", {}, HOST),
+    ("GET", API + BT + "/sides", {}, BATTLE),
+    ("GET", API + BT + "/invites", {}, HOST),
+    ("POST", API + BT + "/invites", {}, HOST),
+    ("GET", API + BT + "/invitable", {}, HOST),
+    ("POST", API + BT + "/invites/member", {"user_id": "{organiser_id}"}, HOST | {"owner": 422}),
+    ("DELETE", API + BT + "/invites/{battle_invite_id}", {}, HOST),
+    ("DELETE", API + BT + "/sides/{side_id}/player", {}, HOST),
+    (
+        "POST",
+        API + "/battles/join",
+        {"token": "{battle_invite_token}", "army_id": "{army_id}"},
+        JOIN,
+    ),
+    ("GET", API + "/battles/invitations", {}, USER),
+    (
+        "POST",
+        API + "/battles/invitations/{member_invite_id}/accept",
+        {"army_id": "{army_id}"},
+        INVITED | {"organiser": 422},  # the owner's army is not Bob's to bring
+    ),
+    ("DELETE", API + "/battles/invitations/{member_invite_id}", {}, INVITED),
     ("GET", API + "/clubs", {}, USER),
     ("POST", API + "/clubs", {"name": "Another club"}, USER),
     ("GET", API + C, {}, READ),
@@ -289,8 +332,10 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
 
 def test_table_covers_every_route() -> None:
     def served_form(path: str) -> str:  # the table names which token or unit goes in
-        for name in ("{link_token}", "{invite_token}", "{battle_token}"):
+        for name in ("{link_token}", "{invite_token}", "{battle_token}", "{battle_invite_token}"):
             path = path.replace(name, "{token}")
+        for name in ("{battle_invite_id}", "{member_invite_id}"):
+            path = path.replace(name, "{invite_id}")
         path = path.replace("{battle_unit_id}", "{unit_id}")
         for action in ("reload", "divert", "burning"):  # one route serves every unit action
             path = path.replace("{unit_id}/" + action, "{unit_id}/{action}")
@@ -354,10 +399,27 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
         ).all()
         # the scout is burning and its gun jammed: Reload and the Burning Roll have work to do
         scout_copy.state = {**scout_copy.state, "on_fire": True, "inoperative": [0]}
+        battle_token = battles.share_link(s, user=owner, battle_id=battle.id)
+        # Carol plays a side of her own (joined before the owner's divert: the last entry is
+        # his); Bob, a club mate, is invited and has not answered.
+        battle_invite, battle_invite_token = battles.create_invite(
+            s, user=owner, battle_id=battle.id
+        )
+        carol = armies.create_army(
+            s, user=users["member"], name="Carol's", ruleset_id="brikwars", budget=100
+        )
+        builder.add_unit(
+            s, user=users["member"], army_id=carol.id, data={"name": "Raider", "kind": "minifig"}
+        )
+        side = battles.join_by_link(
+            s, user=users["member"], token=battle_invite_token, army_id=carol.id
+        )
+        member_invite = battles.invite_member(
+            s, user=owner, battle_id=battle.id, member_id=users["organiser"].id
+        )
         battles.unit_action(
             s, user=owner, battle_id=battle.id, unit_id=tank_copy.id, action="divert"
         )
-        battle_token = battles.share_link(s, user=owner, battle_id=battle.id)
         token, _ = accounts.create_api_token(s, user=owner, name="mine")
         elsewhere, _ = sessions.start(s, user=owner, user_agent="phone", client_address="10.1.1.1")
         invite, invite_token = clubs.create_invite(s, user=owner, club_id=club.id)
@@ -385,6 +447,10 @@ def make_world(app) -> World:  # type: ignore[no-untyped-def]
             "battle_attacker_id": tank_copy.id,
             "battle_unit_id": scout_copy.id,
             "battle_token": battle_token,
+            "battle_invite_id": battle_invite.id,
+            "battle_invite_token": battle_invite_token,
+            "member_invite_id": member_invite.id,
+            "side_id": side.id,
             "ruleset": "brikwars",
             "ruleset_id": "d20",  # a club's house rules for another ruleset than its rosters'
         }
