@@ -12,6 +12,9 @@ callers then drive it in short phases, each bounded in seconds and in requests:
   its undo, so no unit dies for good) and public odds together.
 - ``abuse`` (``bench.abuse``, a server of its own): issue 30's attacks, each beside normal
   pages, in the section "Load under attack (issue 30)";
+- ``live`` (``bench.live``, a server of its own): issue 31's battles' live streams, 100
+  battles of two players and a spectator each while their players roll, in the section
+  "Live battles (issue 31)";
 - ``yardstick``: a hello-world app served the same way (how fast the machine was).
 
 ``--compare-old REV`` runs only the mix at a fixed offered rate, on REV's code and this
@@ -23,7 +26,8 @@ figure is written as the ``## Load`` section of bench/results.md (``make bench``
 and the database is dropped afterwards. Loopback only: other hosts are refused.
 
     python -m bench.load [--seconds 12] [--max-requests 40000]
-                         [--phases army,calculator,odds,mix,abuse,yardstick] [--attacks F4,F3]
+                         [--phases army,calculator,odds,mix,abuse,live,yardstick]
+                         [--attacks F4,F3] [--live-battles 100]
     python -m bench.load --compare-old REV [--rate 60] [--rounds 2] [--seconds 12]
 """
 
@@ -78,7 +82,7 @@ PHASES = {
     "yardstick": {"hello-world": 1},  # bench.hello's app, served the same way: the machine
 }
 APP_PHASES = ("army", "calculator", "odds", "mix")  # on the app (the yardstick: its own server)
-ORDER = (*APP_PHASES, "abuse", "yardstick")  # abuse: bench.abuse, a server of its own
+ORDER = (*APP_PHASES, "abuse", "live", "yardstick")  # abuse, live: servers of their own
 ODDS_BODY = json.dumps(
     {
         "action": {"die": 6, "use": 4, "modifier": 0},
@@ -752,8 +756,20 @@ def write_section(text: str, heading: str = SECTION) -> None:
     RESULTS.write_text(before.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n" + tail)
 
 
+def _live_section(outcome: Any, done: list[Phase], yardstick: Any, args: Any) -> bool:
+    """Print (and write) the live phase's section; whether it met the issue's targets."""
+    from bench import live
+
+    army_phase = next((p.rows[0] for p in done if p.name == "army"), None)
+    text = live.report(outcome, yardstick, args.workers, army_phase)
+    print(text)
+    if not args.no_write:
+        write_section(text, live.HEADING)
+    return live.passed(outcome, yardstick.per_second if yardstick else None)
+
+
 def main(argv: list[str]) -> int:
-    from bench import abuse  # it builds on this module
+    from bench import abuse, live  # they build on this module
 
     parser = argparse.ArgumentParser(prog="python -m bench.load", description="make load")
     parser.add_argument("--seconds", type=float, default=12, help="per phase (at most 60)")
@@ -764,6 +780,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--phases", default=",".join(ORDER))
     parser.add_argument(
         "--attacks", default="", help="the abuse phase's attacks, e.g. F4,F3 (default: all)"
+    )
+    parser.add_argument(
+        "--live-battles", type=int, default=live.BATTLES, help="the live phase's battles"
     )
     parser.add_argument(
         "--compare-old",
@@ -795,6 +814,7 @@ def main(argv: list[str]) -> int:
         started = time.monotonic()
         players = seed(url)
         setup = abuse.seed(url) if "abuse" in phases else None  # the attacker, its big army
+        tables = live.seed(url, max(1, min(args.live_battles, 1000))) if "live" in phases else []
         print(
             f"seeded {len(players)} players in {time.monotonic() - started:.0f} s", file=sys.stderr
         )
@@ -838,6 +858,9 @@ def main(argv: list[str]) -> int:
                 workers=args.workers,
                 attacks=abuse.chosen(args.attacks),
             )
+        live_outcome = None
+        if tables:
+            live_outcome = live.run(env, tables, seconds=seconds, workers=args.workers)
         if "yardstick" in phases:
             # The machine's speed moves (the same server's CPU a request went from 4.2 to 7.2
             # ms between runs minutes apart): a hello-world app, served and driven the same
@@ -914,7 +937,8 @@ def main(argv: list[str]) -> int:
     missed = [r for r in rows if r.errors] + [
         r for r in rows if (t := TARGETS.get((r.phase, r.route))) and not t[1](r)
     ]
-    return 1 if missed or not all(o.passed for o in outcomes) else 0
+    live_ok = live_outcome is None or _live_section(live_outcome, done, yardstick, args)
+    return 1 if missed or not all(o.passed for o in outcomes) or not live_ok else 0
 
 
 if __name__ == "__main__":
