@@ -60,6 +60,8 @@ compare: $(VENV)/.dev-installed
 # Production-shaped load (PostgreSQL on 127.0.0.1, 4 workers, a seeded throw-away database,
 # short bounded phases): the "## Load" section of bench/results.md. Not part of `make test`.
 # LOAD_ARGS="--phases abuse,yardstick": issue 30's attacks beside normal pages (own section);
+# LOAD_ARGS="--phases army,live,yardstick [--live-battles 100]": issue 31's live streams (own
+# section);
 # LOAD_ARGS="--compare-old main": the mix at a fixed rate on main's code and this tree's.
 load: $(VENV)/.dev-installed
 	$(BIN)/python -m bench.load $(LOAD_ARGS)
