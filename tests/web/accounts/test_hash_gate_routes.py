@@ -188,3 +188,33 @@ def test_the_default_gate_is_one_hash_a_process_with_a_short_wait() -> None:
     assert settings.password_hash_permits == 1
     assert 0 < settings.password_hash_wait_seconds <= 5
     assert hash_gate.gate() is hash_gate.gate()  # one gate a process (for unchanged settings)
+
+
+def test_a_password_check_holds_no_database_connection_while_it_waits_and_hashes(
+    app: Any, member: Member, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ruling G12: a log-in (known or unknown e-mail) or a password check ends its read
+    transaction before its turn, so log-ins waiting for the hash gate never hold the pool."""
+    real_verify = accounts.verify_password
+    with app.state.sessionmaker() as session:
+        in_transaction: list[bool] = []
+
+        def verify(password_hash: str, password: str) -> bool:
+            in_transaction.append(session.in_transaction())
+            return real_verify(password_hash, password)
+
+        monkeypatch.setattr(accounts, "verify_password", verify)
+        known = accounts.log_in(
+            session, email=member.email, password=PASSWORD, client_address="10.0.0.1"
+        )
+        session.commit()  # (each request commits its own)
+        unknown = accounts.log_in(
+            session, email="nobody@example.com", password=PASSWORD, client_address="10.0.0.2"
+        )
+        assert known.user is not None and unknown.user is None
+        session.commit()
+        user = session.get_one(User, known.user.id)
+        accounts.check_password(
+            session, user=user, password=PASSWORD, client_address="10.0.0.3", field="password"
+        )
+    assert in_transaction == [False, False, False]
