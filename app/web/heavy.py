@@ -3,12 +3,14 @@
 ``HeavyTurnsMiddleware`` gives each request a place to keep the turns it takes; a route
 that finds its work heavy calls ``army_turn`` or ``import_turn``, which (if heavy) ends the
 request's database transaction (a waiter holds no pooled connection), gives its reading slot
-back and takes a turn, or raises ``HeavyBusy``. The middleware gives the turns back once the
+back and takes the account's machine turn (refused at once if held: ruling G13) and a turn
+of its process's gate, or raises ``HeavyBusy``. The middleware gives the turns back once the
 whole answer is sent (a streamed export's last chunk included) or the request fails.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 
 from fastapi import Request
@@ -17,11 +19,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db.models import User
 from app.services import heavy_gate, work_slots
-from app.services.keyed_gate import KeyedGate
 from app.services.permissions import Access, army_for
 from app.web.deps import client_address
 
-_TURNS: ContextVar[list[tuple[KeyedGate, str]] | None] = ContextVar("heavy_turns", default=None)
+_TURNS: ContextVar[list[Callable[[], None]] | None] = ContextVar("heavy_turns", default=None)
+"""The request's turns, as what gives each back."""
 
 
 class HeavyTurnsMiddleware:
@@ -32,14 +34,14 @@ class HeavyTurnsMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        turns: list[tuple[KeyedGate, str]] = []
+        turns: list[Callable[[], None]] = []
         token = _TURNS.set(turns)
         try:
             await self.app(scope, receive, send)
         finally:
             _TURNS.reset(token)
-            for gate, key in turns:
-                gate.leave(key)
+            for give_back in reversed(turns):
+                give_back()
 
 
 def key_of(request: Request, user: User | None) -> str:
@@ -57,9 +59,17 @@ def take_turn(request: Request, session: Session, user: User | None) -> None:
     if session.in_transaction():
         session.commit()  # nothing written yet: the waiter gives its connection back
     work_slots.step_out()
+    # the account's one turn on the machine first (refused at once, never waited for:
+    # ruling G13), then a place in this process's gate (waited for, in line)
+    give_back = heavy_gate.machine().take(key)
     gate = heavy_gate.gate()
-    gate.enter(key)
-    turns.append((gate, key))
+    try:
+        gate.enter(key)
+    except BaseException:
+        give_back()  # (now: not held while the refusal is answered)
+        raise
+    turns.append(give_back)
+    turns.append(lambda: gate.leave(key))
 
 
 def army_turn(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -154,3 +155,21 @@ def test_a_full_process_line_and_a_wait_run_out_are_refused_with_a_retry_after()
     held.let_all_go()
     held2.let_all_go()
     assert gate.state() == (1, 0) and waiting.state() == (1, 0)
+
+
+def test_a_keys_machine_turn_is_one_at_a_time_refused_at_once_and_given_back(
+    tmp_path: Path,
+) -> None:
+    """Ruling G13: two handles on one folder stand for two server processes."""
+    here = heavy_gate.MachineTurns(tmp_path, "postgresql://one")
+    there = heavy_gate.MachineTurns(tmp_path, "postgresql://one")
+    give_back = there.take("account:1")
+    with pytest.raises(HeavyBusy) as refused:
+        here.take("account:1")
+    assert str(refused.value) == heavy_gate.OWN_LINE_REASON
+    other_account = here.take("account:2")  # another account's turn is its own
+    other_database = heavy_gate.MachineTurns(tmp_path, "postgresql://two").take("account:1")
+    give_back()
+    here.take("account:1")()  # free again once given back
+    other_account()
+    other_database()

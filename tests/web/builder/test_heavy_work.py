@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,6 +231,39 @@ def test_past_an_accounts_bound_a_heavy_request_is_a_503_while_others_get_throug
         gate.leave(key)
     assert member.client.get(f"/armies/{mine}/export.txt").status_code == 200
     assert gate.state() == (3, 0)
+
+
+def test_an_accounts_heavy_request_elsewhere_on_the_machine_refuses_its_next_at_once(
+    app: Any,
+    member: Member,
+    stranger: Member,
+    gate: KeyedGate,
+    settings: _Setter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ruling G13: while another server process runs one of the account's heavy requests
+    (here: another handle holding its machine turn), the next is a 503 at once, never
+    entering this process's gate; another account's goes on; given back, it works again."""
+    settings(heavy_army_rows=10)
+    mine = _import(member, _troopers(6))
+    theirs = _import(stranger, _troopers(6))
+    turns = heavy_gate.MachineTurns(tmp_path, "this database")
+    monkeypatch.setattr(heavy_gate, "machine", lambda: turns)
+    key = f"account:{_user_id(app, member.email)}"
+    elsewhere = heavy_gate.MachineTurns(tmp_path, "this database").take(key)
+    try:
+        r = member.client.get(f"/armies/{mine}/export.txt")
+        assert r.status_code == 503 and r.headers["retry-after"] == "1"
+        assert "Your account already has" in r.text
+        r = member.client.get(f"/api/v1/armies/{mine}/export")
+        assert r.status_code == 503 and "your account already has" in json.dumps(r.json())
+        assert gate.state() == (3, 0)  # it never took a place of this process's gate
+        assert stranger.client.get(f"/armies/{theirs}/export.txt").status_code == 200
+    finally:
+        elsewhere()
+    assert member.client.get(f"/armies/{mine}/export.txt").status_code == 200
+    turns.take(key)()  # the request gave its machine turn back once it was sent
 
 
 def test_a_stranger_gets_the_same_404_for_a_large_army_with_no_turns_left(
