@@ -112,6 +112,12 @@ class Settings(BaseSettings):
     heavy_queue_per_account: int = Field(default=2, ge=0, le=1000)
     heavy_army_rows: int = Field(default=1000, ge=0, le=10_000_000)
     heavy_import_bytes: int = Field(default=100_000, ge=0, le=10_000_000)
+    # A "busy" 503 (calculators, password hashes, heavy work) is sent after this pause (an
+    # asyncio sleep: no thread, no connection, no CPU), at most BUSY_PAUSES at once a process
+    # (past that, at once): a client that waits for its answer before asking again can then
+    # ask at most once a pause a connection (ruling G14). 0: no pause.
+    busy_pause_seconds: float = Field(default=1.0, ge=0, le=10)
+    busy_pauses: int = Field(default=256, ge=0, le=100_000)
     # The army page shows this many units a page (every total still counts them all).
     army_page_units: int = Field(default=50, ge=1, le=1000)
     # Public calculators: a token bucket per client address, in the database (one limit

@@ -69,6 +69,7 @@ os.environ["ARGON2_TIME_COST"] = "1"
 os.environ["CALC_RATE_PER_MINUTE"] = "1000000"
 os.environ["CALC_RATE_BURST"] = "1000000"
 os.environ["CALC_DEADLINE_SECONDS"] = "300"
+os.environ["BUSY_PAUSE_SECONDS"] = "0"  # (its own test sets it: a refusal answers at once)
 # A live stream in the suite's app ends once it has sent what it owes (TestClient reads an
 # answer whole); the tests that watch one stay open set their own.
 os.environ["LIVE_STREAM_SECONDS"] = "0"

@@ -8,6 +8,7 @@ fragment for htmx. Routes never raise HTTPException for domain cases.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -44,6 +45,7 @@ from app.services.errors import (
     StaleVersion,
     TooManyAttempts,
 )
+from app.settings import get_settings
 from app.web.csrf import CsrfError
 from app.web.deps import LATER_LOGIN
 from app.web.htmx import is_htmx
@@ -203,12 +205,39 @@ def _retry_after(exc: Any) -> dict[str, str]:
     return {"Retry-After": str(exc.retry_after_seconds)}
 
 
+class _Pauses:
+    """How many busy refusals are pausing in this process (they all run on its event loop),
+    and how they pause (the tests record it instead of waiting)."""
+
+    now = 0
+    sleep = staticmethod(asyncio.sleep)
+
+
+async def busy_pause() -> None:
+    """Hold a busy refusal back ``busy_pause_seconds`` before it is sent (ruling G14): the
+    work it was refused for is not started, its thread, slots and connection are given back,
+    and the pause is an asyncio sleep, so it costs the server nothing. A flood that waits
+    for its answers (64 connections of refused calculations, 20 of one account's exports)
+    then asks once a pause a connection instead of as fast as the server can refuse it: it
+    had taken 4 of every 5 of a process's answers from other users' pages. At most
+    ``busy_pauses`` pause at once; the others are answered at once."""
+    settings = get_settings()
+    if settings.busy_pause_seconds <= 0 or _Pauses.now >= settings.busy_pauses:
+        return
+    _Pauses.now += 1
+    try:
+        await _Pauses.sleep(settings.busy_pause_seconds)
+    finally:
+        _Pauses.now -= 1
+
+
 @dataclass(frozen=True)
 class _Refusal:
     """How one kind of exception is answered (``_answer``): its status, and the API's field
     and reason, the page's title and message (the reason, unless given), and its headers.
     ``in_place``: an htmx request gets the message alone, the page left as it was.
-    ``note_user``: the error may come before any route dependency ran (``_note_user``)."""
+    ``note_user``: the error may come before any route dependency ran (``_note_user``).
+    ``pause``: a "busy" refusal, sent after ``busy_pause``."""
 
     status: int
     title: str
@@ -218,8 +247,11 @@ class _Refusal:
     headers: Callable[[Any], dict[str, str]] | None = None
     in_place: bool = False
     note_user: bool = False
+    pause: bool = False
 
     async def __call__(self, request: Request, exc: Any) -> Response:
+        if self.pause:
+            await busy_pause()
         if self.note_user:
             await _note_user(request)
         reason = _text(self.reason, exc)
@@ -436,15 +468,16 @@ ERROR_ANSWERS: dict[type[Exception], _Handler] = {
         429, "Too many attempts", field=attrgetter("field"), headers=_retry_after
     ),
     # the calculation pool is full, or a calculation ran past its deadline
-    Busy: _Refusal(503, "Calculators busy", headers=_retry_after),
+    Busy: _Refusal(503, "Calculators busy", headers=_retry_after, pause=True),
     # too many password hashes running or waiting (``hash_gate``)
-    PasswordsBusy: _Refusal(503, "Server busy", field="password", headers=_retry_after),
+    PasswordsBusy: _Refusal(503, "Server busy", field="password", headers=_retry_after, pause=True),
     # too many large exports, imports or army pages running or waiting (``heavy_gate``)
     HeavyBusy: _Refusal(
         503,
         "Server busy",
         message=lambda exc: str(exc)[:1].upper() + str(exc)[1:],
         headers=_retry_after,
+        pause=True,
     ),
     RateLimited: _Refusal(429, "Slow down", headers=_retry_after),
     CsrfError: _csrf,

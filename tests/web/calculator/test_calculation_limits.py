@@ -274,3 +274,38 @@ def test_the_public_calculators_answer_429_past_the_limit(migrated: str) -> None
         assert int(r.headers["Retry-After"]) >= 1
         assert r.json()["detail"][0]["field"] == "body"
         assert limited.get("/healthz").status_code == 200  # not a calculator
+
+
+def test_a_busy_refusal_is_sent_after_its_pause_and_other_answers_are_not(
+    client: TestClient, small_pool: compute.ComputePool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ruling G14: a busy 503 waits ``busy_pause_seconds`` (an asyncio sleep) before it is
+    sent; past ``busy_pauses`` pausing at once it is sent at once; a 422 never pauses."""
+    from app.web import errors
+
+    paused: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        paused.append(seconds)
+
+    monkeypatch.setattr(errors._Pauses, "sleep", sleep)
+    monkeypatch.setattr(get_settings(), "busy_pause_seconds", 1.5)
+    small_pool.admit()  # the only place is taken (a job running)
+    try:
+        r = client.post(ODDS, json=_per_die_body(30))
+        assert r.status_code == 503 and r.headers["retry-after"]
+        assert paused == [1.5] and errors._Pauses.now == 0  # paused once, counted back out
+        monkeypatch.setattr(errors._Pauses, "now", get_settings().busy_pauses)  # all taken
+        assert client.post(ODDS, json=_per_die_body(30)).status_code == 503
+        assert paused == [1.5]  # answered at once
+    finally:
+        small_pool.release()
+    monkeypatch.setattr(errors._Pauses, "now", 0)
+    assert client.post(ODDS, json={"dice": 0}).status_code == 422
+    monkeypatch.setattr(get_settings(), "busy_pause_seconds", 0.0)
+    small_pool.admit()
+    try:
+        assert client.post(ODDS, json=_per_die_body(30)).status_code == 503
+    finally:
+        small_pool.release()
+    assert paused == [1.5]
