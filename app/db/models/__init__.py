@@ -1,7 +1,14 @@
 """All models, imported here so Alembic and the mappers see every table."""
 
 from app.db.models.army import Army, ArmyEditor, ArmyRevision, ShareLink
-from app.db.models.battle import Battle, BattleEntry, BattleInvite, BattleSide, BattleUnit
+from app.db.models.battle import (
+    Battle,
+    BattleEntry,
+    BattleInvite,
+    BattlePresence,
+    BattleSide,
+    BattleUnit,
+)
 from app.db.models.club import Club, ClubInvite, ClubMember
 from app.db.models.rate_limit import RateLimitBucket
 from app.db.models.unit import Unit, Weapon
@@ -15,6 +22,7 @@ __all__ = [
     "Battle",
     "BattleEntry",
     "BattleInvite",
+    "BattlePresence",
     "BattleSide",
     "BattleUnit",
     "Club",

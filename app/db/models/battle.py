@@ -48,6 +48,13 @@ class Battle(TimestampMixin, Base):
     # "open", or "ended" by the End battle action (its log entry: Undo reopens the battle).
     # An ended battle takes no attack or action until then.
     status: Mapped[str] = mapped_column(String(8), default="open", server_default="open")
+    # "free" (anyone acts for their side) or "turns" (sides in order, ``turn_side_id``'s now;
+    # ``round`` counts from 1 when turns begin, 0 before). Changed only by logged entries
+    # (End turn, the host's mode), which keep them before and after for Undo.
+    mode: Mapped[str] = mapped_column(String(8), default="free", server_default="free")
+    round: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # (no foreign key: see the turns migration; a side goes only with its battle)
+    turn_side_id: Mapped[int | None] = mapped_column(Integer, default=None)
 
     sides: Mapped[list[BattleSide]] = relationship(
         lazy="raise",
@@ -132,6 +139,9 @@ class BattleUnit(Base):
     # The unit's state in the battle, as its ruleset's engine writes it (BrikWars:
     # ``battle_state.state_to_dict``). Unit ids inside it are plain ids of this battle's units.
     state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # The side credited with putting it out (the score: ruling P33), set each time an entry
+    # puts it out; None when its own side or nobody did. Read only while it is out.
+    out_by_side_id: Mapped[int | None] = mapped_column(Integer, default=None)
 
     battle: Mapped[Battle] = relationship(back_populates="units", lazy="raise")
     # Read with the unit (one join): its name is the unit's side as rulesets see it.
@@ -149,6 +159,21 @@ class BattleUnit(Base):
     @property
     def options(self) -> dict[str, Any]:
         return json.loads(self.options_json)  # type: ignore[no-any-return]
+
+
+class BattlePresence(Base):
+    """When a user last showed they have the battle open (their live stream's heartbeat, or
+    an action): "connected" is seen within two heartbeats, on whichever server."""
+
+    __tablename__ = "battle_presence"
+
+    battle_id: Mapped[int] = mapped_column(
+        ForeignKey("battle.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class BattleEntry(Base):
