@@ -45,6 +45,7 @@ from app.rules.ruleset import (
     RulesetBase,
     Standing,
     TargetInput,
+    TurnReset,
     UnitAction,
 )
 
@@ -400,6 +401,9 @@ class BrikWarsBattles(RulesetBase):
 
     battle_situation_fields: tuple[InputField, ...] = SITUATION_FIELDS  # Homing In: the battle's
     unit_actions: tuple[UnitAction, ...] = UNIT_ACTIONS
+    # "If a minifig is still on Fire at the beginning of his turn, he makes a Burning Roll"
+    # (chapter 8): as his side's turn begins
+    turn_reset: TurnReset | None = TurnReset("burning", "turn")
 
     def decode_state(self, data: Mapping[str, Any]) -> bs.UnitState:
         # exact Size Damage from its JSON text, weapon sets from lists

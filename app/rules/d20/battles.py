@@ -49,6 +49,7 @@ from app.rules.ruleset import (
     Fighter,
     Standing,
     TargetInput,
+    TurnReset,
     UnitAction,
 )
 
@@ -88,6 +89,8 @@ class D20Battles:
     """The battles job of the D20 ruleset (see ``app.rules.ruleset.Battles``)."""
 
     unit_actions: tuple[UnitAction, ...] = UNIT_ACTIONS
+    # Shaken lasts "until the figurine's next turn", and charges count turns: its side's turn
+    turn_reset: TurnReset | None = TurnReset("new_turn", "turn")
 
     # the calculator's situation less what the state decides (the first target Shaken) and
     # defusing (the ``defuse`` action of the figurine whose charge it is)

@@ -39,6 +39,7 @@ from app.rules.ruleset import (
     RulesetBase,
     Standing,
     TargetInput,
+    TurnReset,
     UnitAction,
 )
 
@@ -186,6 +187,8 @@ class DegreesBattles(RulesetBase):
     secret) and the log's JSON are ``RulesetBase``'s."""
 
     unit_actions: tuple[UnitAction, ...] = UNIT_ACTIONS
+    # "AP per round": every unit's AP come back (and bloom's attack rolls) as a round begins
+    turn_reset: TurnReset | None = TurnReset("new_round", "round")
 
     @property
     def battle_situation_fields(self) -> tuple[InputField, ...]:

@@ -33,6 +33,7 @@ from app.rules.ruleset.fighters import (
     BattleWeapon,
     Fighter,
     Standing,
+    TurnReset,
     UnitAction,
 )
 from app.rules.ruleset.figures import (
@@ -104,6 +105,7 @@ __all__ = [
     "Tally",
     "TargetInput",
     "TargetOdds",
+    "TurnReset",
     "UnitAction",
     "UnitFigures",
     "Values",

@@ -14,7 +14,8 @@ What a ruleset must write (the primitives, abstract here): its identity (``id``,
 - the weapon form's split from the catalogue; the log's JSON and words from the shared
   result shapes (``app.rules.battle_log``); a unit's text from its figures;
 - the optional abilities, off: no named unit actions (``unit_actions`` empty), nothing done
-  to the units when a battle ends (``end_battle`` changes none), no secret state
+  as a side's turn or a round begins (``turn_reset`` None), nothing done to the units when a
+  battle ends (``end_battle`` changes none), no secret state
   (``public_state`` is the state), one target (``max_targets`` 1), no combined attacks, odds
   not remembered (``AttackBase.remember`` does nothing; ``RememberingAttack`` keeps them).
 """
@@ -40,7 +41,14 @@ from app.rules.fields import (
     read_object,
 )
 from app.rules.memo import BoundedMemo
-from app.rules.ruleset.fighters import ActionResult, BattleAttack, Fighter, Standing, UnitAction
+from app.rules.ruleset.fighters import (
+    ActionResult,
+    BattleAttack,
+    Fighter,
+    Standing,
+    TurnReset,
+    UnitAction,
+)
 from app.rules.ruleset.figures import (
     JSON,
     CatalogueEntry,
@@ -233,6 +241,7 @@ class RulesetBase(ABC):
     target_fields: tuple[InputField, ...] = ()
     max_targets: int = 1
     unit_actions: tuple[UnitAction, ...] = ()
+    turn_reset: TurnReset | None = None  # nothing happens as a turn or a round begins
     state_type: Callable[..., Any] = Values  # built from a state's stored keys
     unit_form = FormSplit("kind", {})  # every field applies to every kind
 

@@ -20,7 +20,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from app.rules.fields import FieldValue, FormSplit, InputField
-from app.rules.ruleset.fighters import ActionResult, BattleAttack, Fighter, Standing, UnitAction
+from app.rules.ruleset.fighters import (
+    ActionResult,
+    BattleAttack,
+    Fighter,
+    Standing,
+    TurnReset,
+    UnitAction,
+)
 from app.rules.ruleset.figures import (
     JSON,
     CatalogueEntry,
@@ -264,6 +271,13 @@ class Battles(Protocol):
     @property
     def unit_actions(self) -> tuple[UnitAction, ...]:
         """Every named action a unit may take in a battle besides attacking."""
+        ...
+
+    @property
+    def turn_reset(self) -> TurnReset | None:
+        """What the rules do at their own round boundary in a battle played by turns: the
+        unit action each unit takes as its side's turn (or a new round) begins, whose state
+        changes End turn keeps in its log entry (None: nothing)."""
         ...
 
     def initial_state(self, unit: Any) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from app.rules.fields import InputField
 from app.rules.ruleset.odds import Attack
@@ -78,6 +78,19 @@ class UnitAction:
     label: str
     fields: tuple[InputField, ...] = ()
     urgent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnReset:
+    """What the rules do at their own round boundary in a battle played by turns: the unit
+    action ``action`` (one of ``unit_actions``, taken with no fields) is taken by each unit
+    that may take it then (its ``Standing.actions`` has it). ``at="turn"``: the units of a
+    side as its turn begins (D20: a figurine's new turn ends Shaken; BrikWars: the Burning
+    Roll "at the beginning of his turn"); ``at="round"``: every side's units as a new round
+    begins (Degrees: AP per round)."""
+
+    action: str
+    at: Literal["turn", "round"] = "turn"
 
 
 @dataclass(frozen=True, slots=True)

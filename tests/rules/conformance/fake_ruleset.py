@@ -40,6 +40,7 @@ from app.rules.ruleset import (
     Standing,
     TargetInput,
     TargetOdds,
+    TurnReset,
     UnitAction,
     UnitFigures,
     Values,
@@ -143,6 +144,7 @@ class CoinWar(RulesetBase):
     situation_fields = (InputField("cover", "Target in cover", "flag", False),)
     outcome_columns = tuple(Column(key, label) for key, label in LABELS.items())
     unit_actions = (UnitAction("rally", "Rally {unit}"),)  # a Rally heals a wound
+    turn_reset = TurnReset("rally", "round")  # every wounded unit Rallies as a round begins
     sample_attacks = (
         SampleAttack("one die against one Hit", _unit("A", 1, 1), (0,), (_unit("B", 1),)),
         SampleAttack("three dice against two Hits", _unit("A", 1, 3), (0,), (_unit("B", 2, 1),)),

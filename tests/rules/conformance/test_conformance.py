@@ -303,3 +303,19 @@ def test_unit_actions_are_named_and_refused_by_field(ruleset: Ruleset) -> None:
         else:
             assert result.summary
             assert ruleset.decode_state(ruleset.encode_state(result.after)) == result.after
+
+
+def test_turn_reset_is_a_unit_action_taken_without_fields(ruleset: Ruleset) -> None:
+    """End turn takes the ``turn_reset`` action with no fields on each unit whose standing
+    has it: it must be one of the unit actions, asking nothing, at a turn or a round."""
+    reset = ruleset.turn_reset
+    if reset is None:
+        return
+    assert reset.at in ("turn", "round")
+    named = {a.name: a for a in ruleset.unit_actions}
+    assert reset.action in named
+    assert not named[reset.action].fields
+    attacker, _ = _fighters(ruleset, ruleset.sample_attacks[0])
+    if reset.action in ruleset.standing(attacker).actions:
+        result = ruleset.apply_action(reset.action, attacker, {}, random.Random(1))
+        assert ruleset.decode_state(ruleset.encode_state(result.after)) == result.after
