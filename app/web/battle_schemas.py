@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
@@ -115,6 +115,21 @@ class ActionIn(SeedIn):
     seen: Seen | None = None
 
 
+class TurnIn(StrictModel):
+    """End turn: a seed for the dice of the ruleset's resets, and what the caller saw."""
+
+    seed: Seed | None = Field(default=None, description="omit for a fresh random seed")
+    seen: Seen | None = None
+
+
+class ModeIn(StrictModel):
+    """How the battle is played from now on (the host's)."""
+
+    mode: Literal["free", "turns"] = Field(
+        description="``free``: each side acts whenever; ``turns``: the sides in order"
+    )
+
+
 class UndoIn(StrictModel):
     """Which entry to undo (default: the newest that stands), and what the caller saw."""
 
@@ -182,6 +197,17 @@ class EntryOut(BaseModel):
     )
 
 
+class ScoreOut(BaseModel):
+    """A side's count (ruling P33)."""
+
+    units_left: int = Field(description="its units still standing")
+    figures_out: int = Field(description="its units out of the fight")
+    cost_destroyed: float = Field(
+        description="the score: the cost of the other sides' units this side's units put out"
+    )
+    cost_destroyed_text: str = Field(description='the same in the ruleset\'s points ("12CP")')
+
+
 class SideOut(BaseModel):
     """A side and who plays it."""
 
@@ -189,6 +215,15 @@ class SideOut(BaseModel):
     name: str
     player: str | None = Field(description="the player's name (null: the host plays it)")
     yours: bool = Field(description="you may act for its units (the host: every side)")
+    score: ScoreOut
+
+
+class ConnectedOut(BaseModel):
+    """Someone who has the battle open now (their live stream's heartbeat or an action within
+    two heartbeats, on any server)."""
+
+    user_id: int
+    name: str
 
 
 class BattleDetailOut(BattleOut):
@@ -196,7 +231,13 @@ class BattleDetailOut(BattleOut):
         description="who you are in it: ``host`` (every side is yours to play), ``player`` "
         "(your sides' units only) or ``spectator`` (the read-only link)"
     )
+    mode: str = Field(
+        description="``free`` (each side acts whenever) or ``turns`` (the sides in order)"
+    )
+    round: int = Field(description="the round, from 1 when played by turns (0: not begun)")
+    turn_side_id: int | None = Field(description="whose turn it is (null: played free)")
     sides: list[SideOut]
+    connected: list[ConnectedOut]
     units: list[BattleUnitOut]
     log: list[EntryOut] = Field(
         description="a window of the log, oldest first: the newest entries, or with "
@@ -284,7 +325,25 @@ def detail_out(view: battles.BattleView) -> BattleDetailOut:
         created_at=b.created_at,
         updated_at=b.updated_at,
         role=view.viewer.role,
-        sides=[SideOut(id=s.id, name=s.name, player=s.player, yours=s.mine) for s in view.sides],
+        mode=b.mode,
+        round=b.round,
+        turn_side_id=b.turn_side_id,
+        sides=[
+            SideOut(
+                id=s.id,
+                name=s.name,
+                player=s.player,
+                yours=s.mine,
+                score=ScoreOut(
+                    units_left=s.units_left,
+                    figures_out=s.figures_out,
+                    cost_destroyed=float(s.destroyed),
+                    cost_destroyed_text=s.destroyed_text,
+                ),
+            )
+            for s in view.sides
+        ],
+        connected=[ConnectedOut(user_id=uid, name=name) for uid, name in view.connected],
         units=[unit_out(u) for u in view.units],
         log=[entry_out(e, view.ruleset) for e in view.entries],
         log_count=view.entry_count,

@@ -46,6 +46,7 @@ from app.db.models import (
 )
 from app.rules.registry import get_ruleset
 from app.services import live
+from app.services.battles import presence
 from app.services.battles.views import BattleView, LogEntry, undo_target, unit_in_battle
 from app.services.permissions import SPECTATOR, Viewer
 from app.settings import Settings
@@ -229,6 +230,7 @@ class Table:
     newest: int
     count: int
     undo: tuple[int | None, int | None]  # the entry Undo takes back, and its author
+    connected: tuple[tuple[int, str], ...] = ()  # who has it open (presence)
 
 
 def _view(table: Table, who: Role) -> BattleView:
@@ -255,6 +257,7 @@ def _view(table: Table, who: Role) -> BattleView:
         names=table.names,
         user_id=user_id,
         undo_actor=table.undo[1],
+        connected=table.connected,
     )
 
 
@@ -370,7 +373,10 @@ def load_events(
                 else ()
             )
         }
-        table = Table(battle, units, sides, names, newest, count, undo_target(session, battle_id))
+        here = tuple(presence.connected(session, [battle_id]).get(battle_id, ()))
+        table = Table(
+            battle, units, sides, names, newest, count, undo_target(session, battle_id), here
+        )
         for key in roles:
             who = role(key)
             view = _view(table, who)
@@ -461,9 +467,16 @@ class Watch:
 class Hub:
     """The process's streams by battle (see the module's doc)."""
 
-    def __init__(self, settings: Settings, make_session: sessionmaker[Session]) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        make_session: sessionmaker[Session],
+        write_session: sessionmaker[Session] | None = None,
+    ) -> None:
         self.settings = settings
         self.make_session = make_session
+        # presence heartbeats: short writes, off the request pool when the app has one
+        self.write_session = write_session
         self.loop = asyncio.get_running_loop()
         self.watches: dict[int, Watch] = {}
         self.counts: Counter[str] = Counter()
@@ -521,6 +534,20 @@ class Hub:
             del self.counts[stream.key]
         if not watch.streams:
             del self.watches[stream.grant.battle_id]
+
+    async def present(self, stream: Stream) -> None:
+        """The stream's user has the battle open: their presence written (once a heartbeat
+        per stream, in a short session of its own in the hub's threads; a spectator's link
+        names nobody). A failure is logged, never the stream's end."""
+        user_id = stream.grant.user_id
+        if user_id is None or self.write_session is None or stream.ended:
+            return
+        try:
+            await self.loop.run_in_executor(
+                self.pool, presence.heartbeat, self.write_session, stream.grant.battle_id, user_id
+            )
+        except Exception:
+            log.exception("live: the presence heartbeat failed")
 
     # --------------------------------------------------------------- hearing of changes
 
@@ -689,7 +716,11 @@ def hub_for(app: Any) -> Hub:
     if hub is None or hub.loop is not asyncio.get_running_loop():
         if hub is not None:
             hub.stop()
-        hub = Hub(app.state.settings, app.state.read_sessionmaker)
+        hub = Hub(
+            app.state.settings,
+            app.state.read_sessionmaker,
+            getattr(app.state, "bookkeeping", None),
+        )
         app.state.live_hub = hub
     return hub
 
@@ -701,6 +732,7 @@ async def events(hub: Hub, stream: Stream) -> AsyncIterator[str]:
     deadline = loop.time() + hub.settings.live_stream_seconds
     heartbeat = hub.settings.live_heartbeat_seconds
     try:
+        await hub.present(stream)  # (connected from the stream's first byte)
         yield f"retry: {RETRY_MS}\n\n"
         while True:
             if not stream.queue.empty():
@@ -714,6 +746,7 @@ async def events(hub: Hub, stream: Stream) -> AsyncIterator[str]:
                 except TimeoutError:
                     if loop.time() >= deadline:
                         break
+                    await hub.present(stream)
                     yield ": heartbeat\n\n"
                     continue
             if item is None:

@@ -20,8 +20,9 @@ battle for someone renders it for their role; ``battle_viewer`` gives the viewer
 The modules, one job each: ``views`` (a battle as shown, a unit's state on its row),
 ``reading``, ``links`` (the read-only link), ``creating``, ``deleting``, ``log`` (the lock
 and the entries), ``attacks``, ``actions`` (the ruleset's named unit actions, and Undo),
-``codec`` (an attack request's values as the log's JSON), ``text`` (the log in words) and
-``players`` (invitations, joining with an army as a side, removing a player).
+``codec`` (an attack request's values as the log's JSON), ``text`` (the log in words),
+``players`` (invitations, joining with an army as a side, removing a player), ``turns``
+(free or by turns, End turn and the rulesets' resets) and ``presence`` (who is connected).
 """
 
 from app.services.battles.actions import (
@@ -72,6 +73,7 @@ from app.services.battles.reading import (
     list_battles,
     ruleset_of,
 )
+from app.services.battles.turns import end_turn, set_mode
 from app.services.battles.views import (
     LOG_WINDOW,
     MAX_LOG_WINDOW,
@@ -114,6 +116,7 @@ __all__ = [
     "decline_invite",
     "delete_battle",
     "end_battle",
+    "end_turn",
     "export_text",
     "invitable_members",
     "invitation",
@@ -133,6 +136,7 @@ __all__ = [
     "revoke_link",
     "roll_attack",
     "ruleset_of",
+    "set_mode",
     "share_link",
     "undo_last",
     "unit_action",

@@ -19,6 +19,7 @@ from app.services.battles.log import (
     END_KIND,
     ENDED,
     OPEN,
+    TURN_KINDS,
     UNDO_KIND,
     actor_name,
     append,
@@ -32,6 +33,9 @@ from app.services.battles.log import (
     require_fresh,
     require_open,
     require_side,
+    require_turn,
+    restore_turn,
+    turn_state,
 )
 from app.services.battles.views import FIXED_KINDS, load_units, store_state
 from app.services.errors import Conflict, NotFound
@@ -63,6 +67,7 @@ def unit_action(
     if unit is None:
         raise NotFound("unit")
     require_side(viewer, unit, "unit_id")
+    require_turn(session, battle, viewer, unit, "unit_id")
     require_fresh(session, battle, seen, {unit_id: unit.row.name})
     named = next((a for a in unit.ruleset.unit_actions if a.name == action), None)
     if named is None:
@@ -222,6 +227,10 @@ def undo_last(
         .order_by(BattleEntry.seq)
     )
     for entry in later:
+        if target.kind in TURN_KINDS and entry.kind in TURN_KINDS:
+            raise InvalidInput(
+                field, f"#{entry.seq} changed the turn since #{target.seq}: undo #{entry.seq} first"
+            )
         if entry_units(entry) & touched:
             raise InvalidInput(
                 field,
@@ -236,6 +245,10 @@ def undo_last(
     for key, state in restored.items():
         store_state(units[key], state)
     request: dict[str, Any] = {"undoes": target.seq}
+    turn = target.request.get("turn")
+    if target.kind in TURN_KINDS and isinstance(turn, dict):  # (P31: the turn as it was)
+        request["turn"] = {"before": turn_state(battle), "after": turn.get("before", {})}
+        restore_turn(battle, turn.get("before", {}))
     status = target.request.get("status")
     if target.kind == END_KIND and isinstance(status, dict):
         before = str(status.get("before", OPEN))

@@ -26,6 +26,7 @@ from app.services.battles.log import (
     require_fresh,
     require_open,
     require_side,
+    require_turn,
     unit_names,
 )
 from app.services.battles.views import UnitInBattle, load_units, store_state
@@ -117,10 +118,13 @@ def _prepare(
     situation: object,
     followers: Sequence[Follower],
     moved: bool,
+    rolling: bool = True,
 ) -> PreparedAttack:
     units = load_units(session, battle)
     if (attacker := units.get(attacker_id)) is not None:  # (else: prepare_attack names it)
         require_side(viewer, attacker, "attacker_id")
+        if rolling:  # (the odds of an attack to come are shown out of turn too)
+            require_turn(session, battle, viewer, attacker, "attacker_id")
     return prepare_attack(
         units,
         get_ruleset(battle.ruleset_id),
@@ -178,6 +182,7 @@ def attack_odds(
         situation=situation,
         followers=followers,
         moved=moved,
+        rolling=False,
     )
     made = prepared.made
     odds = prepared.attacker.ruleset.log_odds(made, _odds(made))

@@ -15,10 +15,12 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.db.models import Battle, BattleEntry, BattleUnit, User
+from app.db.models import Battle, BattleEntry, BattleSide, BattleUnit, User
 from app.rules.errors import InvalidInput
+from app.rules.registry import get_ruleset
 from app.services import live, quotas
-from app.services.battles.views import FIXED_KINDS, UnitInBattle, store_state
+from app.services.battles import presence
+from app.services.battles.views import FIXED_KINDS, TURNS, UnitInBattle, is_out, store_state
 from app.services.errors import Conflict
 from app.services.permissions import Viewer, battle_access
 
@@ -27,6 +29,9 @@ OPEN, ENDED = "open", "ended"  # a battle's status
 END_KIND = "end"  # the End battle entry's kind
 UNDO_KIND = "undo"  # an Undo's entry (in FIXED_KINDS); its ``request.undoes`` names the entry
 JOIN_KIND = "join"  # a player joining with their side (in FIXED_KINDS): never undone (P4)
+TURN_KIND = "turn"  # End turn: ``request.turn`` keeps the battle's turn before and after (P31)
+MODE_KIND = "mode"  # the host's free or turns: ``request.turn`` as End turn's (P32)
+TURN_KINDS = (TURN_KIND, MODE_KIND)
 
 
 def is_host(viewer: Viewer) -> bool:
@@ -62,6 +67,41 @@ def require_side(viewer: Viewer, unit: UnitInBattle, field: str) -> None:
         )
 
 
+def side_name(session: Session, side_id: int | None) -> str:
+    """A side's name ("nobody" for none)."""
+    if side_id is None:
+        return "nobody"
+    side = session.get(BattleSide, side_id)
+    return side.name if side is not None else "nobody"
+
+
+def require_turn(
+    session: Session, battle: Battle, viewer: Viewer, unit: UnitInBattle, field: str
+) -> None:
+    """Refuse (a 422 naming ``field``) a player acting for a unit outside its side's turn in
+    a battle played by turns (P31: the host acts for any side at any time)."""
+    if battle.mode != TURNS or viewer.host or unit.row.side_id == battle.turn_side_id:
+        return
+    name = side_name(session, battle.turn_side_id)
+    raise InvalidInput(
+        field, f"It is {name}'s turn: {unit.row.name} acts in {unit.row.side}'s turn"
+    )
+
+
+def turn_state(battle: Battle) -> dict[str, Any]:
+    """The battle's turn as a turn or mode entry keeps it before and after (what Undo puts
+    back): its mode, round and whose turn it is."""
+    return {"mode": battle.mode, "round": battle.round, "side_id": battle.turn_side_id}
+
+
+def restore_turn(battle: Battle, kept: Mapping[str, Any]) -> None:
+    """Put back a turn ``turn_state`` kept."""
+    side = kept.get("side_id")
+    battle.mode = str(kept.get("mode", "free"))
+    battle.round = int(kept.get("round", 0))
+    battle.turn_side_id = side if isinstance(side, int) else None
+
+
 def lock(session: Session, *, user: User, battle_id: int, host: bool = False) -> Battle:
     """The battle (``locked``)."""
     return locked(session, user=user, battle_id=battle_id, host=host)[0]
@@ -74,6 +114,7 @@ def locked(
     locked for this transaction before any of its state is read (``bump``)."""
     battle, viewer = battle_access(session, user=user, battle_id=battle_id, host=host)
     bump(session, battle)
+    presence.touch(session, battle.id, user.id)  # an action shows they are here
     return battle, viewer
 
 
@@ -112,8 +153,32 @@ def append(session: Session, battle: Battle, entry: BattleEntry) -> BattleEntry:
             if attempt + 1 == SEQ_ATTEMPTS:
                 raise
             continue
+        credit(session, entry)
         return entry
     raise AssertionError("unreachable")
+
+
+def credit(session: Session, entry: BattleEntry) -> None:
+    """Credit the side whose unit acted in the entry (an attack's attacker, a unit action's
+    unit) with each unit of another side the entry put out: the score (P33). A unit its own
+    side put out, or an entry with no acting unit (End turn's resets, End battle), credits
+    nobody. An undo credits nobody either: what it puts back out keeps its old credit."""
+    if entry.kind == UNDO_KIND or entry.changes_json in ("{}", ""):
+        return
+    request = entry.request
+    actor = request.get("attacker_id", request.get("unit_id"))
+    acting = session.get(BattleUnit, actor) if isinstance(actor, int) else None
+    by = acting.side_id if acting is not None and acting.battle_id == entry.battle_id else None
+    battle = session.get(Battle, entry.battle_id)
+    if battle is None:
+        return
+    ruleset = get_ruleset(battle.ruleset_id)
+    for key, change in entry.changes.items():
+        row = session.get(BattleUnit, int(key))
+        if row is None or row.battle_id != entry.battle_id:
+            continue
+        if is_out(row, ruleset, change["after"]) and not is_out(row, ruleset, change["before"]):
+            row.out_by_side_id = by if by != row.side_id else None
 
 
 def entry_units(entry: BattleEntry) -> set[int]:

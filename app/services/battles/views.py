@@ -17,11 +17,13 @@ from app.db.models import Battle, BattleEntry, BattleSide, BattleUnit, User
 from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
 from app.rules.ruleset import Fighter, Ruleset, Standing, UnitAction
+from app.services.battles import presence
 from app.services.errors import NotFound
 from app.services.permissions import SPECTATOR, Viewer
 
 # Entries Undo never takes back (P21): an undo (no redo), and a player joining.
 FIXED_KINDS = frozenset({"undo", "join"})
+FREE, TURNS = "free", "turns"  # how a battle is played (``Battle.mode``)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,11 @@ class UnitInBattle:
     @cached_property
     def standing(self) -> Standing:
         return self.ruleset.standing(self.fighter)
+
+    @property
+    def cost(self) -> Any:
+        """What the figure cost when copied in (the ruleset's ``unit_cost``, one figure)."""
+        return _cost(self.ruleset.id, self.row.spec_json, self.row.options_json)
 
     @property
     def spec(self) -> Any:
@@ -110,6 +117,20 @@ class Side:
     player_id: int | None = None
     player: str | None = None  # the player's name (None: the host plays it)
     mine: bool = False  # the viewer may act for its units
+    # the cost of the other sides' units this side put out (the score, P33), in the ruleset's
+    # points, and those words ("12CP")
+    destroyed: Any = 0
+    destroyed_text: str = ""
+
+    @property
+    def units_left(self) -> int:
+        """Its units still standing (each figure of a roster unit is a battle unit)."""
+        return sum(1 for u in self.units if not u.out)
+
+    @property
+    def figures_out(self) -> int:
+        """Its units out of the fight."""
+        return sum(1 for u in self.units if u.out)
 
     @property
     def tally(self) -> list[tuple[str, int]]:
@@ -172,6 +193,41 @@ class BattleView:
     names: Mapping[int, str] = field(default_factory=dict)  # players' names by user id
     user_id: int | None = None  # who looks (None: a spectator)
     undo_actor: int | None = None  # who made the entry ``undo_seq`` names
+    # who has the battle open now (their stream's heartbeat or an action): (user id, name)
+    connected: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def turns(self) -> bool:
+        """Played by turns (else free: each side acts whenever)."""
+        return self.battle.mode == TURNS
+
+    @property
+    def turn_side(self) -> Side | None:
+        """The side whose turn it is (None: played free)."""
+        if not self.turns:
+            return None
+        return next((s for s in self.sides if s.id == self.battle.turn_side_id), None)
+
+    @property
+    def my_turn(self) -> bool:
+        """The viewer may act now: played free, their side's turn, or the host (P31)."""
+        if self.viewer.role == "spectator":
+            return False
+        if not self.turns or self.viewer.host:
+            return True
+        side = self.battle.turn_side_id
+        return side is not None and self.viewer.plays(side)
+
+    @property
+    def can_end_turn(self) -> bool:
+        """Whether the viewer may End turn: the turn's side's player, or the host."""
+        if not self.turns or self.ended or self.viewer.role == "spectator":
+            return False
+        side = self.battle.turn_side_id
+        return self.viewer.host or (side is not None and self.viewer.plays(side))
+
+    def is_connected(self, user_id: int | None) -> bool:
+        return user_id is not None and any(uid == user_id for uid, _ in self.connected)
 
     @property
     def can_undo(self) -> bool:
@@ -206,8 +262,13 @@ class BattleView:
     def sides(self) -> list[Side]:
         """Every side in order with its units and its player."""
         units: dict[int, list[UnitInBattle]] = {}
+        destroyed: dict[int, Any] = {}
         for unit in self.units:
             units.setdefault(unit.row.side_id, []).append(unit)
+            by = unit.row.out_by_side_id
+            if by is not None and by != unit.row.side_id and unit.out:
+                destroyed[by] = destroyed.get(by, 0) + unit.cost
+        ruleset = self.ruleset
         return [
             Side(
                 row.name,
@@ -216,6 +277,8 @@ class BattleView:
                 row.player_id,
                 self.names.get(row.player_id) if row.player_id is not None else None,
                 self.viewer.plays(row.id),
+                destroyed.get(row.id, 0),
+                ruleset.format_cost(destroyed.get(row.id, 0)),
             )
             for row in self.side_rows
         ]
@@ -241,6 +304,29 @@ def _copied(ruleset_id: str, spec_json: str) -> Any:
     and a battle holds many alike (a unit of N figures is N copies), so a page of 60 units
     does not decode 60 times on every request."""
     return get_ruleset(ruleset_id).decode_unit(json.loads(spec_json))
+
+
+@bounded_cache(2048, max_bytes=4 << 20, size=lambda _cost: 256)
+def _cost(ruleset_id: str, spec_json: str, options_json: str) -> Any:
+    """A figure's cost, memoised on its copy and options as ``_copied`` is (the score adds
+    those of every unit out on each page and live event)."""
+    ruleset = get_ruleset(ruleset_id)
+    return ruleset.unit_cost(
+        _copied(ruleset_id, spec_json), ruleset.decode_options(json.loads(options_json))
+    )
+
+
+def is_out(row: BattleUnit, ruleset: Ruleset, state: Mapping[str, Any]) -> bool:
+    """Whether the unit of ``row`` is out of the fight in the state (its ruleset's JSON)."""
+    fighter = Fighter(
+        row.id,
+        row.name,
+        _copied(ruleset.id, row.spec_json),
+        ruleset.decode_state(state),
+        ruleset.decode_options(row.options),
+        row.side,
+    )
+    return ruleset.standing(fighter).out
 
 
 def unit_in_battle(row: BattleUnit, ruleset: Ruleset, *, public: bool = False) -> UnitInBattle:
@@ -325,6 +411,7 @@ def view_of(
         select(func.count(), func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
     ).one()
     undo_seq, undo_actor = undo_target(session, battle.id)
+    here = tuple(presence.connected(session, [battle.id]).get(battle.id, ()))
     query = (
         select(BattleEntry, User.display_name)
         .outerjoin(User, User.id == BattleEntry.actor_id)
@@ -352,6 +439,7 @@ def view_of(
         names=names,
         user_id=user_id,
         undo_actor=undo_actor,
+        connected=here,
     )
 
 

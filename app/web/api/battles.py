@@ -17,9 +17,11 @@ from app.web.battle_schemas import (
     BattleDetailOut,
     BattleOut,
     EntryOut,
+    ModeIn,
     OddsPreviewOut,
     RollIn,
     ShareLinkOut,
+    TurnIn,
     UndoIn,
     detail_out,
     entry_out,
@@ -142,6 +144,33 @@ def battle_end(session: SessionDep, user: ApiUser, battle_id: Id) -> EntryOut:
     taken into Thinny custody) and logged as a "Battle ended" entry; the battle then refuses
     attacks and actions (422) until that entry is undone (``POST .../undo``)."""
     return _logged(session, user, battles.end_battle(session, user=user, battle_id=battle_id))
+
+
+@router.post(B + "/turns", status_code=201)
+def battle_end_turn(
+    session: SessionDep, user: ApiUser, battle_id: Id, body: TurnIn | None = None
+) -> EntryOut:
+    """End turn (a battle played by turns; its side's player or the host): the next side in
+    order with a unit standing has its turn (a new ``round`` when the order wraps), and the
+    ruleset's resets are taken by the units they concern (D20: a new turn for that side's
+    figurines; Degrees: a new round for every unit as a round begins), seeded. Logged as a
+    ``turn`` entry, which ``POST .../undo`` takes back (the turn and the units as they were).
+    Out of turn, or in a battle played free: 422 naming ``battle``."""
+    body = body or TurnIn()
+    entry = battles.end_turn(
+        session, user=user, battle_id=battle_id, seen=body.seen, seed=body.seed
+    )
+    return _logged(session, user, entry)
+
+
+@router.put(B + "/mode", status_code=201)
+def battle_mode(session: SessionDep, user: ApiUser, battle_id: Id, body: ModeIn) -> EntryOut:
+    """Play the battle ``free`` or by ``turns`` from now on (the host's, at any point): turns
+    begin at round 1 with the first side that has a unit standing. Logged as a ``mode`` entry
+    (undone like any). A player: 403."""
+    return _logged(
+        session, user, battles.set_mode(session, user=user, battle_id=battle_id, mode=body.mode)
+    )
 
 
 @router.post(B + "/units/{unit_id:int}/{action}", status_code=201)

@@ -405,7 +405,7 @@ def battle_roll(
         values=form,
         result=battles.LogEntry(entry, user.display_name),
         block="result",
-        oob=("units", "log", "attack_form"),
+        oob=("units", "log", "attack_form", "battle_state"),
     )
 
 
@@ -430,7 +430,7 @@ def _after_action(
         battle_id,
         values=values or default_values(view, {}),
         block="units",
-        oob=("log", "attack_form", "result"),
+        oob=("log", "attack_form", "result", "battle_state"),
     )
 
 
@@ -499,6 +499,34 @@ def battle_end(
     then shows the final state, and Undo reopens it."""
     try:
         entry = battles.end_battle(session, user=user, battle_id=battle_id)
+    except InvalidInput as exc:
+        return _action_refused(request, session, user, battle_id, exc)
+    return _after_action(request, session, user, battle_id, form, entry.summary)
+
+
+@router.post("/battles/{battle_id:int}/turns")
+def battle_end_turn(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: Id
+) -> Response:
+    """End turn: the next side's turn, its resets applied and logged (P31)."""
+    try:
+        entry = battles.end_turn(session, user=user, battle_id=battle_id, seen=_seen(form))
+    except InvalidInput as exc:
+        return _action_refused(request, session, user, battle_id, exc)
+    except Conflict as exc:
+        return _behind(request, session, user, battle_id, form, exc)
+    return _after_action(request, session, user, battle_id, form, entry.summary)
+
+
+@router.post("/battles/{battle_id:int}/mode")
+def battle_mode(
+    request: Request, session: SessionDep, user: CurrentUser, form: FormDep, battle_id: Id
+) -> Response:
+    """The host plays the battle free or by turns from now on (P32)."""
+    try:
+        entry = battles.set_mode(
+            session, user=user, battle_id=battle_id, mode=form.get("mode", "").strip()
+        )
     except InvalidInput as exc:
         return _action_refused(request, session, user, battle_id, exc)
     return _after_action(request, session, user, battle_id, form, entry.summary)
