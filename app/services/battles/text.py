@@ -76,12 +76,23 @@ def entry_text(entry: LogEntry, rules: Ruleset) -> str:
 
 def export_text(view: BattleView) -> str:
     """The whole battle as plain text for a forum post."""
-    out = [f"Battle: {view.battle.name}", ""]
+    out = [f"Battle: {view.battle.name}"]
+    turn = view.turn_side
+    if turn is not None:
+        out.append(f"Round {view.battle.round}, {turn.name}'s turn")
+    out.append("")
     for side in view.sides:
         out.append(f"{side.name}:")
         for unit in side.units:
             out.append(f"  {unit.row.name} — {unit.status_text}")
         out.append("")
+    out.append("Score:")
+    for side in view.sides:
+        out.append(
+            f"  {side.name}: {side.units_left} left, {side.figures_out} out, "
+            f"{side.destroyed_text} destroyed"
+        )
+    out.append("")
     out.append("Log:")
     for entry in view.entries:
         out.append("")
