@@ -45,8 +45,7 @@ from app.db.models import (
     UserSession,
 )
 from app.rules.registry import get_ruleset
-from app.services import live
-from app.services.battles import presence
+from app.services import live, presence
 from app.services.battles.views import BattleView, LogEntry, undo_target, unit_in_battle
 from app.services.permissions import SPECTATOR, Viewer
 from app.settings import Settings

@@ -22,8 +22,7 @@ from app.db.models import BattlePresence, BattleSide, BattleUnit, User
 from app.rules.brikwars.turn import TurnSituation
 from app.rules.errors import InvalidInput
 from app.rules.registry import get_ruleset
-from app.services import armies, battles, builder
-from app.services.battles import presence
+from app.services import armies, battles, builder, presence
 from app.services.errors import Conflict, Forbidden
 
 _ids = itertools.count(1)

@@ -21,8 +21,9 @@ The modules, one job each: ``views`` (a battle as shown, a unit's state on its r
 ``reading``, ``links`` (the read-only link), ``creating``, ``deleting``, ``log`` (the lock
 and the entries), ``attacks``, ``actions`` (the ruleset's named unit actions, and Undo),
 ``codec`` (an attack request's values as the log's JSON), ``text`` (the log in words),
-``players`` (invitations, joining with an army as a side, removing a player), ``turns``
-(free or by turns, End turn and the rulesets' resets) and ``presence`` (who is connected).
+``players`` (invitations, joining with an army as a side, removing a player) and ``turns``
+(free or by turns, End turn and the rulesets' resets); who is connected is
+``app.services.presence``.
 """
 
 from app.services.battles.actions import (

@@ -18,8 +18,7 @@ from sqlalchemy.orm import Session
 from app.db.models import Battle, BattleEntry, BattleSide, BattleUnit, User
 from app.rules.errors import InvalidInput
 from app.rules.registry import get_ruleset
-from app.services import live, quotas
-from app.services.battles import presence
+from app.services import live, presence, quotas
 from app.services.battles.views import FIXED_KINDS, TURNS, UnitInBattle, is_out, store_state
 from app.services.errors import Conflict
 from app.services.permissions import Viewer, battle_access

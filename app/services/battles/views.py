@@ -17,7 +17,7 @@ from app.db.models import Battle, BattleEntry, BattleSide, BattleUnit, User
 from app.rules.memo import bounded_cache
 from app.rules.registry import get_ruleset
 from app.rules.ruleset import Fighter, Ruleset, Standing, UnitAction
-from app.services.battles import presence
+from app.services import presence
 from app.services.errors import NotFound
 from app.services.permissions import SPECTATOR, Viewer
 

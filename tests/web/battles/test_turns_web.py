@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.db.models import BattlePresence
-from app.services.battles import presence
+from app.services import presence
 from app.web.live import Grant, Hub, events
 from tests.web.battles.test_battle_players import _battle
 from tests.web.battles.test_battles import _form, api

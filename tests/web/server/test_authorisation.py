@@ -58,6 +58,8 @@ BATTLE = ACCOUNT | {"member": "ok"}  # read by a player
 ACT = ACCOUNT | {"member": 422}
 # The host's alone (ruling P3): a player knows the battle, so hers is a 403.
 HOST = ACCOUNT | {"member": 403}
+# End turn in a battle played free (the world's) is refused alike to its player and its host
+TURN = ACCOUNT | {"member": 422, "owner": 422}
 # A club member's invitation (Bob's): anyone else's is a 404.
 INVITED = {"visitor": "login", "stranger": 404, "member": 404, "organiser": "ok", "owner": 404}
 # An invitation link's army must be the joiner's own (the table brings the owner's army), the
@@ -137,6 +139,8 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("POST", BT + "/rolls", ATTACK_FORM, ACT),
     ("POST", BT + "/undo", {}, ACT),  # the last entry is the owner's
     ("POST", BT + "/end", {}, HOST),
+    ("POST", BT + "/turns", {}, TURN),
+    ("POST", BT + "/mode", {"mode": "turns"}, HOST),
     ("POST", BU + "/reload", {}, ACT),
     ("POST", BU + "/divert", {}, ACT),
     ("POST", BU + "/burning", {}, ACT),
@@ -285,6 +289,8 @@ ROUTES: list[tuple[str, str, dict, dict]] = [  # type: ignore[type-arg]
     ("DELETE", API + BT + "/rolls/last", {}, ACT),  # the last entry is the owner's
     ("POST", API + BT + "/undo", {}, ACT),
     ("POST", API + BT + "/end", {}, HOST),
+    ("POST", API + BT + "/turns", {}, TURN),
+    ("PUT", API + BT + "/mode", {"mode": "turns"}, HOST),
     ("POST", API + BU + "/reload", {}, ACT),
     ("POST", API + BU + "/divert", {}, ACT),
     ("POST", API + BU + "/burning", {"seed": 2}, ACT),
