@@ -73,6 +73,10 @@ os.environ["BUSY_PAUSE_SECONDS"] = "0"  # (its own test sets it: a refusal answe
 # A live stream in the suite's app ends once it has sent what it owes (TestClient reads an
 # answer whole); the tests that watch one stay open set their own.
 os.environ["LIVE_STREAM_SECONDS"] = "0"
+# "Connected" is seen within two heartbeats: a busy CI machine taking more than 30 s between a
+# test's action and its read must not see the player drop out (the tests of the window set
+# their own).
+os.environ["LIVE_HEARTBEAT_SECONDS"] = "600"
 
 from app.settings import get_settings  # noqa: E402
 
