@@ -13,7 +13,12 @@ from starlette.routing import BaseRoute
 from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from app.db.session import make_engine, make_read_sessionmaker, make_sessionmaker
+from app.db.session import (
+    make_engine,
+    make_live_sessionmaker,
+    make_read_sessionmaker,
+    make_sessionmaker,
+)
 from app.services import compute
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web.api import armies as api_armies
@@ -52,6 +57,8 @@ from app.web.session_cookie import LoginCookieMiddleware
 
 API_PREFIX = "/api/v1"
 BOOKKEEPING_POOL = 2  # connections per process (none more at a peak: see Settings)
+LIVE_POOL = 2  # the live hub's connections per process (its two threads': app.web.live)
+LIVE_POOL_TIMEOUT = 5.0  # seconds; past it the hub tries again later (its streams wait)
 STATELESS_PREFIXES = (f"{API_PREFIX}/brikwars/", f"{API_PREFIX}/rulesets")
 # The router tries every route in this order until one matches (two of FastAPI's passes for
 # the router that holds it): the busiest pages come first. The calculator's fragment, last
@@ -148,6 +155,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.read_sessionmaker = make_read_sessionmaker(engine)  # GET and HEAD
     app.state.bookkeeping_engine = bookkeeping
     app.state.bookkeeping = make_sessionmaker(bookkeeping)
+    # The live streams' reads (``app.web.live``) take their connections from a small pool of
+    # their own: from the requests' pool, a burst of events waited on requests (and made them
+    # wait: 30 s, then a 500) under load.
+    app.state.live_sessionmaker = make_live_sessionmaker(
+        make_engine(
+            settings.database_url,
+            prepared_statements=settings.database_prepared_statements,
+            pool_size=LIVE_POOL,
+            max_overflow=0,
+            pool_timeout=LIVE_POOL_TIMEOUT,
+        )
+    )
     compute.get_pool(settings).start()  # the calculation workers import in the background
 
     app.add_middleware(

@@ -116,6 +116,19 @@ def make_read_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False, autoflush=True, info={READ_ONLY: True})
 
 
+def make_live_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    """Read-only sessions for the live hub (``app.web.live``), on an engine of its own.
+
+    On PostgreSQL each is one REPEATABLE READ transaction: a battle's log, version and units
+    read in one snapshot (read one statement at a time, a commit between two of them made
+    a battle's newest entry look taken back: a ``reload`` repeating its number). A read-only
+    transaction never fails to serialize. SQLite: as ``make_read_sessionmaker``.
+    """
+    if engine.dialect.name == "postgresql":
+        engine = engine.execution_options(isolation_level="REPEATABLE READ")
+    return sessionmaker(bind=engine, expire_on_commit=False, autoflush=True, info={READ_ONLY: True})
+
+
 def _is_read(state: ORMExecuteState) -> bool:
     statement = state.statement
     if isinstance(statement, TextClause):
