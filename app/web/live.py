@@ -65,11 +65,13 @@ UNDO_KIND, JOIN_KIND = "undo", "join"  # (as app.services.battles.log names them
 
 
 class StreamsBusy(Exception):
-    """Past LIVE_STREAMS_PER_USER or LIVE_STREAMS_PER_PROCESS: a 503 with Retry-After."""
+    """Past LIVE_STREAMS_PER_USER or LIVE_STREAMS_PER_PROCESS, or the database too busy to
+    open one now: a 503 with Retry-After."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, reason: str | None = None) -> None:
         super().__init__(what)
         self.what = what
+        self.reason = reason or f"too many {what}: try again later"
         self.retry_after = RETRY_AFTER
 
 
@@ -316,14 +318,20 @@ def load_events(
     """The battle's newest number and version, and each entry numbered above ``after`` (the
     newest ``MAX_REPLAY``) rendered for each of ``roles`` that ``have`` lacks."""
     with make_session() as session:
-        battle = session.get(Battle, battle_id)
-        if battle is None:
+        # The battle's version and its log's newest number in one statement (one snapshot,
+        # whatever the database): read apart, an action committed between the two made its
+        # entry look taken back at the next load (a ``reload`` repeating its number).
+        entries = select(BattleEntry.seq).where(BattleEntry.battle_id == battle_id).subquery()
+        head = session.execute(
+            select(
+                Battle,
+                select(func.count()).select_from(entries).scalar_subquery(),
+                select(func.max(entries.c.seq)).scalar_subquery(),
+            ).where(Battle.id == battle_id)
+        ).one_or_none()
+        if head is None:
             return Loaded(gone=True)
-        count, newest = session.execute(
-            select(func.count(), func.max(BattleEntry.seq)).where(
-                BattleEntry.battle_id == battle_id
-            )
-        ).one()
+        battle, count, newest = head
         newest = newest or 0
         low = max(after, newest - MAX_REPLAY)
         wanted = [s for s in range(low + 1, newest + 1) if not roles <= have.get(s, set())]
@@ -425,7 +433,9 @@ class Stream:
         self.ended = False
 
     def push(self, seq: int, kind: str, rendered: Rendered | None) -> None:
-        if self.ended:
+        """Queue an event; an entry numbered at or below the last one queued is dropped
+        (whatever the hub's races, a stream never repeats or reorders an entry)."""
+        if self.ended or (kind == "entry" and seq <= self.sent):
             return
         if rendered is None:
             data = "reload"
@@ -461,10 +471,15 @@ class Watch:
     version: int | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     again: bool = False
+    failures: int = 0  # loads failed in a row (the next try waits longer)
+    retrying: bool = False  # a retry is scheduled
 
 
 class Hub:
     """The process's streams by battle (see the module's doc)."""
+
+    retry_first = 0.5  # seconds before a failed load or recheck is tried again (doubling)
+    retry_most = 30.0
 
     def __init__(
         self,
@@ -513,12 +528,22 @@ class Hub:
         self.total += 1
         self.counts[key] += 1
         self.watches.setdefault(grant.battle_id, Watch(grant.battle_id)).streams.add(stream)
+        opened = False
         try:
-            # Listening before the first read: an entry committed after it is heard of.
-            await asyncio.wait_for(self.listening.wait(), 10)
-        except TimeoutError:
-            log.warning("live: not listening yet; the survey catches up")
-        await self._sync(grant.battle_id, wait=True)
+            try:
+                # Listening before the first read: an entry committed after it is heard of.
+                await asyncio.wait_for(self.listening.wait(), 10)
+            except TimeoutError:
+                log.warning("live: not listening yet; the survey catches up")
+            try:
+                await self._sync(grant.battle_id, wait=True)
+            except Exception as exc:
+                log.warning("live: a stream could not be opened: %r", exc)
+                raise StreamsBusy("live", "the live stream is busy: try again later") from exc
+            opened = True
+        finally:
+            if not opened:  # (a failed or cancelled open counts against no bound)
+                self.close(stream)
         return stream
 
     def close(self, stream: Stream) -> None:
@@ -578,14 +603,26 @@ class Hub:
         self.tasks.append(task)
         task.add_done_callback(self.tasks.remove)
 
-    async def _recheck(self, which: Callable[[Grant], bool]) -> None:
+    def _backoff(self, failures: int) -> float:
+        return float(min(self.retry_first * 2 ** max(failures - 1, 0), self.retry_most))
+
+    async def _recheck(self, which: Callable[[Grant], bool], failures: int = 0) -> None:
+        """End the streams ``which`` picks whose access is gone. A failed read is no answer:
+        asked again later (never read as access lost)."""
         streams = [s for w in self.watches.values() for s in w.streams if which(s.grant)]
         if not streams:
             return
         grants = {s.grant for s in streams}
-        _, alive = await self.loop.run_in_executor(
-            self.pool, survey, self.make_session, set(), grants
-        )
+        try:
+            _, alive = await self.loop.run_in_executor(
+                self.pool, survey, self.make_session, set(), grants
+            )
+        except Exception as exc:
+            wait = self._backoff(failures + 1)
+            log.warning("live: a recheck failed (%r); again in %.1f s", exc, wait)
+            await asyncio.sleep(wait)
+            self._later(self._recheck(which, failures + 1))
+            return
         self._end_unless(streams, alive)
 
     def _end_unless(self, streams: Iterable[Stream], alive: set[Grant]) -> None:
@@ -612,10 +649,39 @@ class Hub:
                 roles = {s.grant.role for s in streams}
                 low = min(s.sent for s in streams)
                 have = {seq: set(by_role) for seq, by_role in watch.cache.items()}
-                loaded = await self.loop.run_in_executor(
-                    self.pool, load_events, self.make_session, battle_id, low, roles, have
-                )
+                try:
+                    loaded = await self.loop.run_in_executor(
+                        self.pool, load_events, self.make_session, battle_id, low, roles, have
+                    )
+                except Exception as exc:
+                    # (a pool timeout under load): every stream is owed the same later
+                    watch.failures += 1
+                    self._retry(watch, exc)
+                    if wait:
+                        raise
+                    return
+                watch.failures = 0
                 self._deliver(watch, loaded, low, roles)
+
+    def _retry(self, watch: Watch, exc: Exception) -> None:
+        if watch.retrying:
+            return
+        watch.retrying = True
+        wait = self._backoff(watch.failures)
+        log.warning(
+            "live: battle %d's events failed to load (%r); again in %.1f s",
+            watch.battle_id,
+            exc,
+            wait,
+        )
+
+        async def again() -> None:
+            await asyncio.sleep(wait)
+            watch.retrying = False
+            if self.watches.get(watch.battle_id) is watch:
+                await self._sync(watch.battle_id)
+
+        self._later(again())
 
     def _deliver(self, watch: Watch, loaded: Loaded, low: int, roles: set[str]) -> None:
         if loaded.gone:
@@ -663,23 +729,31 @@ class Hub:
             every = self.settings.live_poll_seconds
         while True:
             await asyncio.sleep(every)
-            if not self.watches:
-                continue
-            try:
-                newest, alive = await self.loop.run_in_executor(
-                    self.pool,
-                    survey,
-                    self.make_session,
-                    set(self.watches),
-                    {s.grant for w in self.watches.values() for s in w.streams},
-                )
-            except Exception:
-                log.exception("live: the survey failed")
-                continue
-            self._end_unless([s for w in self.watches.values() for s in w.streams], alive)
-            for battle_id, watch in list(self.watches.items()):
-                if newest.get(battle_id, 0) != watch.newest or self.postgres:
-                    self._later(self._sync(battle_id))
+            await self.survey_once()
+
+    async def survey_once(self) -> None:
+        """Each streamed battle's newest number and who may still watch; a failed read is
+        no answer (the next survey asks again)."""
+        if not self.watches:
+            return
+        # The streams asked about, taken before the read: one opened meanwhile was not asked
+        # about, and ending it for that ended streams nobody's access had changed.
+        streams = [s for w in self.watches.values() for s in w.streams]
+        try:
+            newest, alive = await self.loop.run_in_executor(
+                self.pool,
+                survey,
+                self.make_session,
+                set(self.watches),
+                {s.grant for s in streams},
+            )
+        except Exception as exc:
+            log.warning("live: the survey failed (%r); the next one asks again", exc)
+            return
+        self._end_unless(streams, alive)
+        for battle_id, watch in list(self.watches.items()):
+            if newest.get(battle_id, 0) != watch.newest or self.postgres:
+                self._later(self._sync(battle_id))
 
     async def _listen_loop(self) -> None:
         """PostgreSQL: LISTEN on a connection of the process's own; reconnect when it drops
@@ -717,7 +791,7 @@ def hub_for(app: Any) -> Hub:
             hub.stop()
         hub = Hub(
             app.state.settings,
-            app.state.read_sessionmaker,
+            app.state.live_sessionmaker,
             getattr(app.state, "bookkeeping", None),
         )
         app.state.live_hub = hub

@@ -97,7 +97,7 @@ async def _stream(request: Request, find: object, *, after: int, as_json: bool) 
         )
     except StreamsBusy as busy:
         return JSONResponse(
-            {"detail": [{"field": "stream", "reason": f"too many {busy.what}: try again later"}]},
+            {"detail": [{"field": "stream", "reason": busy.reason}]},
             status_code=503,
             headers={"Retry-After": str(busy.retry_after)},
         )
