@@ -13,9 +13,12 @@ last it saw and is sent what it missed, in order, once.
 
 A stream holds no database connection: it waits on its queue (a heartbeat comment every
 ``LIVE_HEARTBEAT_SECONDS``). Database reads and rendering run in the hub's own two threads,
-never on the event loop. Who may still watch is asked again when someone's access changes
-(a log-out, a revoked link: ``a:``/``u:`` messages), on SQLite at every poll, and at every
-heartbeat anyway; a stream that lost it is sent ``ended`` and closed.
+never on the event loop, on a pool of the hub's own (``app.state.live_sessionmaker``: they
+never wait for requests' connections nor make requests wait); a failed read is tried again
+later, with backoff, and is never taken for lost access. Who may still watch is asked
+again when someone's access changes (a log-out, a revoked link: ``a:``/``u:`` messages), on
+SQLite at every poll, and at every heartbeat anyway; a stream that lost it is sent ``ended``
+and closed (only a stream that was asked about: one opened meanwhile waits for the next).
 """
 
 from __future__ import annotations

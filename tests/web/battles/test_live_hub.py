@@ -222,7 +222,7 @@ def test_a_failed_load_is_tried_again_and_a_failed_open_counts_against_nothing(
         failing = _broken(2, real)
         monkeypatch.setattr(hub_module, "load_events", failing)
         await loop.run_in_executor(None, _rolls, member, battle, 2)
-        got = []
+        got: list[tuple[int, str, str]] = []
         while len(got) < 3:
             item = await asyncio.wait_for(stream.queue.get(), 30)
             assert item is not None
