@@ -83,7 +83,7 @@ def test_a_roll_permalink_shows_its_entry_outside_the_window(
 ) -> None:
     page = member.client.get(f"/battles/{long_battle}?roll=3")
     result = page.text.split('id="result"', 1)[1].split("</section>", 1)[0]
-    assert 'id="entry-3"' in result
+    assert 'id="result-3" data-seq="3"' in result
 
 
 def test_the_export_still_has_the_whole_log(member: Member, long_battle: int) -> None:

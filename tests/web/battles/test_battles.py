@@ -93,6 +93,8 @@ def test_a_plain_form_roll_redirects_to_the_result(member: Member, battle: dict[
     assert r.status_code == 303
     page = member.client.get(r.headers["location"])
     assert 'id="entry-1"' in page.text and "<h3>Result</h3>" in page.text
+    # the log's entry alone has its id: a live event swaps the first of that id (an Undo)
+    assert page.text.count('id="entry-1"') == 1 and 'id="result-1" data-seq="1"' in page.text
 
 
 @pytest.mark.parametrize(

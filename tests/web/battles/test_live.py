@@ -31,6 +31,12 @@ def events(text: str) -> list[tuple[int, str, str]]:
     return out
 
 
+def _forms_in_paragraphs(html: str) -> list[str]:
+    """Each <p> holding a form: the browser's parser ends the paragraph at the form, so the
+    form is not inside it (nor in what a swap of the paragraph by its id replaces)."""
+    return [p for p in re.findall(r"<p\b[^>]*>.*?</p>", html, re.S) if "<form" in p]
+
+
 def _rolls(member: Member, fight: dict[str, int], n: int) -> None:
     for seed in range(1, n + 1):
         r = member.form(
@@ -57,6 +63,14 @@ def test_a_stream_sends_the_entries_after_the_last_seen_in_order_once(
         assert f'id="unit-{battle["walker"]}"' in data and 'hx-swap-oob="true"' in data
     # the host's forms in it carry this session's CSRF token
     assert f'value="{member.csrf}"' in got[-1][2] and "Undo #3" in got[-1][2]
+    # inside the log's actions that the event swaps (a browser ends a paragraph at a form)
+    actions = re.search(r'<div class="actions" id="log-actions" hx-swap-oob="true">(.*?)</div>',
+                        got[-1][2], re.S)  # fmt: skip
+    assert actions is not None and "Undo #3" in actions.group(1)
+    assert 'id="end-battle"' in actions.group(1)
+    for _, _, data in got:
+        assert _forms_in_paragraphs(data) == []
+    assert _forms_in_paragraphs(member.client.get(f"/battles/{battle['id']}").text) == []
     # the browser's own reconnection names the last it saw (the newer of the two counts)
     again = events(member.client.get(url, params={"after": 1}, headers={"Last-Event-ID": "2"}).text)
     assert [seq for seq, _, _ in again] == [3]
