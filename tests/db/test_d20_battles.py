@@ -308,6 +308,8 @@ def test_two_p10_charges_with_a_secret_countdown_run_out_and_go_off_as_p20(game:
     ]
     page = game.client.get(f"/battles/{game.battle}").text
     assert "secret countdown (0 turns counted): 2 turns left" in page
+    # the form says who sees it (its side's player and the host: ruling P5)
+    assert "only its side&#39;s player and the host see it" in page
     # the read-only link (its page and its JSON) and the forum export do not
     token = game.client.post(f"{game.url}/share-link", headers=game.headers).json()["token"]
     shared_page = game.client.get(f"/battles/shared/{token}")

@@ -64,7 +64,8 @@ CHARGE_SECRET = InputField(
     "Secret countdown",
     "flag",
     False,
-    help="Shown to the battle's owner only (not on the read-only link) until it runs out",
+    help="Until it runs out, only its side's player and the host see it: not the other "
+    "players, nor the read-only link",
 )
 TRAP_WIDTH = InputField(
     "trap_width",

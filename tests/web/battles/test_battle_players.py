@@ -54,7 +54,7 @@ def test_the_host_makes_a_link_shown_once_and_kept_hashed(app, member: Member) -
     battle = _battle(member)
     page = member.client.get(f"/battles/{battle['id']}")
     assert 'id="players"' in page.text and "Invite a player" in page.text
-    assert "Played by the host, Alice" in page.text
+    assert "Played by you (the host)" in page.text and "Played by the host" not in page.text
     path = _link(member, battle["id"])
     token = path.rsplit("/", 1)[1]
     assert path == f"/battles/join/{token}"
@@ -116,6 +116,7 @@ def test_signing_up_through_the_link_keeps_it_then_joins_with_an_own_army(
         )
         page = visitor.get(f"/battles/{battle['id']}")
         assert page.status_code == 200 and "Played by Bob (you)" in page.text
+        assert "Played by Alice (the host)" in page.text  # the sides Bob does not play
         # the attacker picker offers Bob's own units; no End battle, no sharing, no invite panel
         picker_html = page.text.split('id="f-attacker"', 1)[1].split("</select>", 1)[0]
         assert "Tank (Green)" in picker_html and "Tank (Red)" not in picker_html
