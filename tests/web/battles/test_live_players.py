@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from typing import Any
 
 from fastapi import FastAPI
@@ -19,6 +20,8 @@ from sqlalchemy import select
 
 from app.db.models import User, UserSession
 from app.services import battles, transfer
+from app.services.tokens import digest
+from app.web import live as live_module
 from app.web.live import Grant, Hub, granted
 from tests.db.test_d20_battles import Game, _chrono, _document, game  # noqa: F401  (fixture)
 from tests.web.battles.test_battle_players import _battle
@@ -204,3 +207,44 @@ def test_a_live_event_moves_the_pages_seen_so_an_action_after_it_is_not_behind(
     # a read-only page has no form: no seen in its events
     token = api(member, "POST", f"/api/v1/battles/{battle['id']}/share-link").json()["token"]
     assert SEEN.search(member.client.get(f"/battles/shared/{token}/events?after=0").text) is None
+
+
+def test_a_stream_opened_while_a_survey_runs_is_not_ended_by_it(
+    app: FastAPI, member: Member, monkeypatch: Any
+) -> None:
+    """The survey (SQLite: every poll) asks whether the grants of the streams open when it
+    began still hold: a stream opened meanwhile (a spectator arriving, a page reconnecting)
+    was not asked about, and must not be ended as if its access were gone."""
+    battle = _battle(member)
+    token = api(member, "POST", f"/api/v1/battles/{battle['id']}/share-link").json()["token"]
+    host = _user(app, member.email)
+    host_grant = Grant(battle["id"], "host", user_id=host.id, login_id=_login(app, host))
+    watcher = Grant(battle["id"], "spectator", link_hash=digest(token))
+    began, go, again = threading.Event(), threading.Event(), threading.Event()
+    real = live_module.survey
+
+    def held(*args: Any) -> Any:
+        if not began.is_set():
+            began.set()
+            go.wait(30)  # the first survey holds until the spectator's stream is open
+        else:
+            again.set()  # (a later survey: the first one's answer was applied)
+        return real(*args)
+
+    monkeypatch.setattr(live_module, "survey", held)
+
+    async def scenario() -> tuple[bool, bool]:
+        hub = Hub(app.state.settings, app.state.read_sessionmaker)
+        try:
+            loop = asyncio.get_running_loop()
+            hosting = await hub.open(host_grant, after=0, key="test", csrf="", as_json=True)
+            assert await loop.run_in_executor(None, began.wait, 30)
+            watching = await hub.open(watcher, after=0, key="test2", csrf="", as_json=True)
+            go.set()
+            assert await loop.run_in_executor(None, again.wait, 30)
+            return hosting.ended, watching.ended
+        finally:
+            go.set()
+            hub.stop()
+
+    assert asyncio.run(scenario()) == (False, False)
