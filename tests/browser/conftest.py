@@ -93,3 +93,15 @@ def _close_extra_contexts(browser: Any) -> Iterator[None]:
     for context in browser.contexts:
         if context not in before:
             context.close()
+
+
+@pytest.fixture(autouse=True)
+def _streams_stay_open(app: Any) -> Iterator[None]:
+    """A battle page's live stream stays open for the test, as it does for a user for ten
+    minutes (the suite's in-process streams end at once: tests/conftest.py); one that ended
+    at once would be reopened again and again, each time a console error of the extension's."""
+    settings = app.state.settings
+    kept = settings.live_stream_seconds
+    settings.live_stream_seconds = 600.0
+    yield
+    settings.live_stream_seconds = kept

@@ -37,7 +37,7 @@ def test_invite_a_player_who_signs_up_and_joins(  # type: ignore[no-untyped-def]
     expect(link).to_contain_text("/battles/join/")
     url = link.inner_text()
     SHOTS.mkdir(exist_ok=True)
-    page.locator("#players").screenshot(path=str(SHOTS / "sides-invite-panel.png"))
+    page.locator("#players").screenshot(path=str(SHOTS / "sides-invite-panel.png"), caret="initial")
     shot(page, "invite-panel")
 
     other = browser.new_context(base_url=base_url)
@@ -68,4 +68,4 @@ def test_invite_a_player_who_signs_up_and_joins(  # type: ignore[no-untyped-def]
     page.reload()  # (the same address: a goto would not load it again)
     expect(page.locator("#players")).to_contain_text("Green: Guest")
     expect(page.locator("#new-invite")).to_have_count(0)  # the link was shown once
-    page.locator("#players").screenshot(path=str(SHOTS / "sides-host-players.png"))
+    page.locator("#players").screenshot(path=str(SHOTS / "sides-host-players.png"), caret="initial")

@@ -103,9 +103,11 @@ def test_a_battle_roll_and_undo(page: Page, base_url: str, shot) -> None:  # typ
     assert "Battle: Battle of the Ford" in text and "#2 attack" in text
     assert "(undone by #4)\n[s]" in text
 
-    # Another device rolls (a second tab): this page is now behind. Its roll is refused with
-    # who rolled what (P24), the battle as it now stands, and the distance typed kept.
+    # Another device rolls (a second tab) while this page is not live (its stream closed, as
+    # on a dropped connection): this page is now behind. Its roll is refused with who rolled
+    # what (P24), the battle as it now stands, and the distance typed kept.
     page.set_viewport_size({"width": 1280, "height": 900})
+    page.evaluate("htmx.remove(document.getElementById('live'))")  # (closes its EventSource)
     other = page.context.new_page()
     other.goto(page.url.split("?")[0])
     theirs = other.locator("#attack-form")
