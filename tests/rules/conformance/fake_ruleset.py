@@ -2,9 +2,8 @@
 
 Units have Hits; each weapon rolls d6s, every die at or above the house rule's ``hit_on``
 (one more in cover) is a point of damage; damage of at least the target's Hits kills it. It
-exists to show that the interface alone is enough to add a rule system: it writes only the
-primitives ``RulesetBase`` asks for and takes every derived member as it is, and the
-conformance suite runs on it unchanged.
+shows that the interface alone is enough to add a rule system: it writes only the primitives
+``RulesetBase`` asks for, takes every derived member as it is, and passes the conformance suite.
 """
 
 from __future__ import annotations
