@@ -24,6 +24,7 @@ from sqlalchemy.orm import ORMExecuteState
 from app.services.tokens import digest
 from app.web import live as hub_module
 from app.web.live import Grant, Hub, Rendered, Stream, StreamsBusy
+from tests.web.battles.own_loop import run_apart
 from tests.web.battles.test_battles import _form, api, battle  # noqa: F401  (the fixture)
 from tests.web.battles.test_live import _rolls, events
 from tests.web.battles.test_live_players import _login, _user
@@ -52,7 +53,7 @@ def _run(app: FastAPI, scenario: Callable[[Hub], Awaitable[Any]]) -> Any:
         finally:
             hub.stop()
 
-    return asyncio.run(run())
+    return run_apart(run())
 
 
 def _broken(times: int, real: Callable[..., Any]) -> Callable[..., Any]:

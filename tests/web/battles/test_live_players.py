@@ -24,6 +24,7 @@ from app.services.tokens import digest
 from app.web import live as live_module
 from app.web.live import Grant, Hub, granted
 from tests.db.test_d20_battles import Game, _chrono, _document, game  # noqa: F401  (fixture)
+from tests.web.battles.own_loop import run_apart
 from tests.web.battles.test_battle_players import _battle
 from tests.web.battles.test_battles import _form, api
 from tests.web.battles.test_live import events
@@ -145,7 +146,7 @@ def test_removing_a_player_ends_their_stream(
         finally:
             hub.stop()
 
-    ended, host_ended = asyncio.run(scenario())
+    ended, host_ended = run_apart(scenario())
     assert ended is None and not host_ended  # theirs ended; the host's goes on
     with app.state.sessionmaker() as session:
         assert granted(session, [grant]) == set()
@@ -247,4 +248,4 @@ def test_a_stream_opened_while_a_survey_runs_is_not_ended_by_it(
             go.set()
             hub.stop()
 
-    assert asyncio.run(scenario()) == (False, False)
+    assert run_apart(scenario()) == (False, False)

@@ -4,7 +4,6 @@ a live event carrying the state; a stream's heartbeat keeping its user connected
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 from fastapi import FastAPI
@@ -13,6 +12,7 @@ from sqlalchemy import select
 from app.db.models import BattlePresence
 from app.services import presence
 from app.web.live import Grant, Hub, events
+from tests.web.battles.own_loop import run_apart
 from tests.web.battles.test_battle_players import _battle
 from tests.web.battles.test_battles import _form, api
 from tests.web.battles.test_live import events as parse_events
@@ -104,7 +104,7 @@ def test_a_streams_heartbeat_keeps_its_user_connected_across_sessions(
         finally:
             hub.stop()
 
-    sent = asyncio.run(scenario())
+    sent = run_apart(scenario())
     assert sent[-1] == ": heartbeat\n\n"
     with app.state.read_sessionmaker() as other:  # another session, as another server's
         here = presence.connected(other, [battle["id"]])
