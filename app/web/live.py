@@ -295,6 +295,8 @@ def _render(view: BattleView, who: Role, entry: LogEntry, undone: LogEntry | Non
     ]
     if entry.row.kind == JOIN_KIND:  # a new side and its units, by side, as the page has them
         parts.append("".join(page.blocks["units"](page.new_context(ctx))))
+        if not who.read_only:  # (and who plays it, in the Players panel)
+            parts.append("".join(page.blocks["players_list"](page.new_context(ctx))))
     if not who.read_only:  # (a read-only page's log actions never change)
         parts.append("".join(page.blocks["log_actions"](page.new_context(ctx))))
     data = {

@@ -84,6 +84,22 @@ document.addEventListener("htmx:afterSwap", () => {
   }
   typedFields = null;
 });
+// htmx puts the caret back into the focused field after a swap, but not a selection that
+// starts at 0 (it tests the start for truth): the whole text selected, the key typed next
+// went in front of it ("0" selected, "1" typed: "10"). The selection comes back here.
+let selected = null;
+document.addEventListener("htmx:beforeSwap", () => {
+  const el = document.activeElement;
+  selected = el && el.id && typeof el.selectionStart === "number" && el.selectionStart === 0
+    && el.selectionEnd > 0 ? { id: el.id, end: el.selectionEnd, value: el.value } : null;
+});
+document.addEventListener("htmx:afterSwap", () => {
+  const el = selected && document.activeElement;
+  if (el && el.id === selected.id && el.value === selected.value) {
+    try { el.setSelectionRange(0, selected.end); } catch (e) { /* not a text field */ }
+  }
+  selected = null;
+});
 // A button whose request is in flight is disabled and says so ("Saving…"), restored after the
 // answer, good or bad: a click is seen to be taken, and cannot be sent twice.
 const BUSY_WORDS = {

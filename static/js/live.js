@@ -62,6 +62,42 @@
     var log = document.getElementById("log");
     if (log) { log.dataset.lastSeq = String(n); }
   });
+  // A live event brings the units each picker may offer now (#pickers-now): the pickers
+  // follow, keeping the player's choice while it is still offered. When the chosen attacker
+  // or target changed (or is gone), the form is asked for again: its weapons and odds are
+  // then those of the units as they now stand.
+  function parse(el, name) {
+    try { return JSON.parse(el.getAttribute(name) || "[]"); } catch (e) { return []; }
+  }
+  function follow(select, options) {
+    if (!select) { return ""; }
+    var chosen = select.value, kept = chosen === "";
+    while (select.options.length > 1) { select.remove(1); }  // (the first: "choose…")
+    options.forEach(function (o) {
+      var opt = new Option(o[1], o[0]);
+      if (o[0] === chosen) { opt.selected = true; kept = true; }
+      select.add(opt);
+    });
+    if (!kept) { select.selectedIndex = 0; }
+    return kept ? chosen : "";
+  }
+  document.addEventListener("htmx:sseMessage", function () {
+    var now = document.getElementById("pickers-now");
+    var attacker = document.getElementById("f-attacker");
+    if (!now || !attacker || now.dataset.applied) { return; }
+    now.dataset.applied = "1";
+    var target = document.getElementById("f-target");
+    var before = [attacker.value, target ? target.value : ""];
+    var after = [follow(attacker, parse(now, "data-attackers")),
+                 follow(target, parse(now, "data-targets"))];
+    var changed = parse(now, "data-changed");
+    var moved = before.some(function (id, i) {
+      return id !== "" && (after[i] !== id || changed.indexOf(id) >= 0);
+    });
+    if (moved && !document.querySelector("#attack-form.htmx-request")) {
+      attacker.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  });
   // An answer of the page's own (a roll, an action) brings the log as it now is.
   document.addEventListener("htmx:afterSettle", function () {
     var log = document.getElementById("log");

@@ -73,9 +73,10 @@ def test_attack_with_this_live_odds_and_chart(page: Page, base_url: str, shot) -
 
     # Roll it: close in with the Gun alone, roll in a new battle, then twice more there.
     page.get_by_role("checkbox", name=re.compile(r"MachineGun")).uncheck()
+    # (the uncheck's answer first: a swap landing mid-fill moves the caret, "2" -> "220")
+    expect(results.locator("section.line")).to_have_count(1)
     page.get_by_label('Distance (")', exact=True).fill("2")
     expect(page).to_have_url(re.compile(r"distance=2(&|$)"))
-    expect(results.locator("section.line")).to_have_count(1)
     page.get_by_role("button", name=re.compile("Roll it!")).click()
     expect(page).to_have_url(re.compile(r"/battles/\d+\?.*roll=1"))
     expect(page.locator("#result .entry")).to_have_attribute("data-seq", "1")

@@ -175,6 +175,9 @@ def test_two_players_and_a_spectator_play_one_live_d20_battle(
     # Alice's page shows Bea's side, without a reload
     beas_side = page.locator(".side", has_text="Played by Bea")
     expect(beas_side).to_contain_text("Psy Chrono 3")
+    expect(page.locator("#players-list")).to_contain_text("Bea")  # the Players panel too
+    # and the attack form's Target picker offers her units (the form was not asked again)
+    expect(page.locator("#f-target option", has_text=f"Genetic SU ({BEAS})")).to_have_count(1)
     _shot(page, "04-host-sees-bea-join")
 
     # ---- a spectator follows through the read-only link
@@ -187,10 +190,13 @@ def test_two_players_and_a_spectator_play_one_live_d20_battle(
     pages = (page, bea, watcher)
 
     # ---- Alice rolls: Bea's and the spectator's pages show it without a reload
+    bea_target = bea.locator("#f-target")
+    bea_target.select_option(label="Sapper (FCA)")  # (Bea's choice, kept through the event)
     first = _roll(page, "Sapper (FCA)", f"Genetic SU ({BEAS})", "Rifle")
     for other in (bea, watcher):
         expect(other.locator(f"#log .entry[data-seq='{first}']")).to_have_count(1)
         expect(other.locator(f"#entry-{first}")).to_contain_text("Sapper attacks Genetic SU")
+    expect(bea_target.locator("option:checked")).to_have_text("Sapper (FCA)")
     _shot(bea, "05-bea-sees-the-roll")
 
     # ---- Bea cannot roll Alice's units: her picker offers her own; a crafted POST is a 422

@@ -9,6 +9,7 @@ As in test_live.py, the suite's streams end once they have sent what they owe.
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import re
 import threading
@@ -90,6 +91,18 @@ def test_a_players_stream_gets_the_hosts_roll_and_never_the_hosts_secret_countdo
         assert f'id="side-{side}"' in got[1][2] and f'id="unit-{kairos}"' in got[1][2]
         assert f"/units/{kairos}/" in got[1][2] and f'value="{player.csrf}"' in got[1][2]
         assert f"/units/{game.ids['Sapper']}/" not in "".join(d for _, _, d in got)
+        # ... and who plays it, in the Players panel (the host's page too)
+        assert re.search(r'id="players-list" hx-swap-oob="true">.*Bea', got[1][2], re.S)
+        assert re.search(r'id="players-list" hx-swap-oob="true">.*Bea', host[1][2], re.S)
+        # every event says what the attack form's pickers may offer now: the player attacks
+        # with their own units only, and targets any unit still fighting
+        pickers = {
+            name: json.loads(html.unescape(value))
+            for name, value in re.findall(r"data-(attackers|targets)='([^']*)'", got[-1][2])
+        }
+        assert [label for _, label in pickers["attackers"]] == ["Kairos (Kairos)"]
+        assert {label for _, label in pickers["targets"]} >= {"Kairos (Kairos)", "Sapper (FCA)"}
+        assert re.search(r"data-attackers='[^']*Sapper", host[-1][2])
         # Undo is the host's roll's author's or the host's: not offered to the player
         assert f">Undo #{roll}</button>" in host[-1][2] and ">Undo #" not in got[-1][2]
         # the JSON twin as the player sees it: the charge's countdown stays hidden
