@@ -41,7 +41,7 @@ from typing import Any
 import httpx
 
 from bench.abuse import PeakMemory, rss_mb
-from bench.load import PASSWORD, _answer, _request, _units, _why, production_server
+from bench.load import PASSWORD, CpuMeter, _answer, _request, _units, _why, production_server
 
 HEADING = "## Live battles (issue 31)"
 BATTLES = 100
@@ -481,6 +481,7 @@ class Outcome:
     army_beside: ArmyFigures
     generator_cpu: float
     load: tuple[float, float]
+    server_cpu: tuple[float, float]  # CPUs used while rolling: the app's processes, PostgreSQL
 
     @property
     def per_stream_kb(self) -> float:
@@ -537,10 +538,13 @@ def run(env: dict[str, str], tables: list[Table], *, seconds: float, workers: in
         print(f"live: {opened} streams open; rolling for {seconds:g} s…", file=sys.stderr)
         peak = PeakMemory(pid)
         peak.start()
+        meter = CpuMeter(pid, env["DATABASE_URL"])
+        cpu_before = meter.read()
         roll_recv, roll_proc = _pipe_process(_roll, port, tables, logins, seconds)
         army_recv, army_proc = _pipe_process(_army, port, army_requests, seconds)
         rolled, roll_cpu = roll_recv.recv()
         beside = _army_figures(army_recv.recv(), seconds)
+        cpu_after = meter.read()
         time.sleep(GRACE)
         stop.set()
         _, records, watch_cpu = watch_recv.recv()
@@ -557,6 +561,7 @@ def run(env: dict[str, str], tables: list[Table], *, seconds: float, workers: in
         (alone, beside),
         (roll_cpu + watch_cpu) / (seconds + GRACE),
         (load_start, os.getloadavg()[0]),
+        ((cpu_after[0] - cpu_before[0]) / seconds, (cpu_after[1] - cpu_before[1]) / seconds),
     )
 
 
@@ -599,6 +604,7 @@ def _outcome(
     army: tuple[ArmyFigures, ArmyFigures],
     generator_cpu: float,
     load: tuple[float, float],
+    server_cpu: tuple[float, float],
 ) -> Outcome:
     missed = duplicated = undelivered = 0
     oddities: list[str] = []
@@ -660,6 +666,7 @@ def _outcome(
         army_beside=army[1],
         generator_cpu=generator_cpu,
         load=load,
+        server_cpu=server_cpu,
     )
 
 
@@ -710,7 +717,11 @@ def report(o: Outcome, yardstick: Any, workers: int, army_phase: Any = None) -> 
         f"{GRACE:g} s more of reading); {ARMY_CONNECTIONS} connections of army pages beside "
         f"them (closed loop), and alone just before. The load generator used "
         f"{o.generator_cpu:.2f} of a CPU (streams and rolls); the machine's load average was "
-        f"{o.load[0]:.1f} at the start and {o.load[1]:.1f} at the end (2 cores, shared).",
+        f"{o.load[0]:.1f} at the start and {o.load[1]:.1f} at the end (2 cores, shared). "
+        f"While they rolled, the server used {o.server_cpu[0]:.2f} CPUs in its processes and "
+        f"{o.server_cpu[1]:.2f} in PostgreSQL's backends: "
+        f"{sum(o.server_cpu) * o.seconds * 1000 / max(1, o.rolls):.1f} ms a roll, the army "
+        "pages beside included.",
         "",
         "| measure | figure | target | verdict |",
         "|---|---|---|---|",

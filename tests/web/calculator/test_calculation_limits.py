@@ -109,7 +109,29 @@ def test_a_job_past_its_deadline_is_stopped() -> None:
             pool.run(time.sleep, 60)
         worker = pool.last_worker
         assert worker is not None and not worker.process.is_alive()  # killed, not left running
+        pool.wait_ready()  # (its replacement's start: see the next test)
         assert pool.run(sum, [1, 2]) == 3  # a fresh worker takes the next job
+    finally:
+        pool.close()
+
+
+def test_a_replacement_workers_start_counts_against_the_deadline() -> None:
+    """Issue 30 F7: a worker killed past its deadline is replaced, and the replacement takes
+    seconds to start (it imports the engine). A job that finds it starting waits for it
+    within its own deadline, and is refused past it: before, the start was not counted,
+    and accepted answers came 10 s after they were asked for."""
+    pool = compute.ComputePool(1, 0, 0.05)  # (a new Python process alone takes longer)
+    try:
+        pool.start()
+        pool.wait_ready()
+        with pytest.raises(CalculationTimeout):
+            pool.run(time.sleep, 60)
+        began = time.monotonic()
+        with pytest.raises(Busy):  # the replacement is still importing the engine
+            pool.run(sum, [1, 2])
+        assert time.monotonic() - began < 1.0  # refused within about the deadline
+        pool.wait_ready()  # (it stayed: the next job takes it once it is ready)
+        assert pool.run(sum, [1, 2]) == 3
     finally:
         pool.close()
 
