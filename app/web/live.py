@@ -209,10 +209,19 @@ def granted(session: Session, grants: Iterable[Grant]) -> set[Grant]:
 @dataclass(frozen=True)
 class Rendered:
     """One event as a role sees it: htmx's out-of-band fragments (a host's forms with the
-    CSRF slot) and the JSON twin's data."""
+    CSRF slot) or the JSON twin's data, whichever its streams read (``form_key``)."""
 
-    html: str
-    data: str
+    html: str = ""
+    data: str = ""
+
+
+JSON_SUFFIX = "|json"
+
+
+def form_key(role_key: str, as_json: bool) -> str:
+    """What a stream's events are rendered as: its role, as HTML or as the JSON twin's data
+    (each only for the roles whose streams read it: the JSON was a tenth of the rendering)."""
+    return role_key + JSON_SUFFIX if as_json else role_key
 
 
 @dataclass
@@ -265,8 +274,12 @@ def _view(table: Table, who: Role) -> BattleView:
     )
 
 
-def _render(view: BattleView, who: Role, entry: LogEntry, undone: LogEntry | None) -> Rendered:
+def _render(
+    view: BattleView, who: Role, entry: LogEntry, undone: LogEntry | None, *, as_json: bool
+) -> Rendered:
     """``undone``: the entry an undo entry took back (re-rendered struck through)."""
+    if as_json:
+        return Rendered(data=_json(view, entry, undone))
     from app.web.templating import env  # (the pages' templates and their globals)
 
     page = env.get_template(PAGE)
@@ -299,6 +312,13 @@ def _render(view: BattleView, who: Role, entry: LogEntry, undone: LogEntry | Non
             parts.append("".join(page.blocks["players_list"](page.new_context(ctx))))
     if not who.read_only:  # (a read-only page's log actions never change)
         parts.append("".join(page.blocks["log_actions"](page.new_context(ctx))))
+    html = "".join(parts).replace("\r\n", "\n").replace("\r", "\n")
+    return Rendered(html=html)
+
+
+def _json(view: BattleView, entry: LogEntry, undone: LogEntry | None) -> str:
+    """The JSON twin's data of an event."""
+    changed = {int(k) for k in entry.row.changes}
     data = {
         "seq": entry.row.seq,
         "entry": entry_out(entry, view.ruleset).model_dump(mode="json"),
@@ -309,8 +329,7 @@ def _render(view: BattleView, who: Role, entry: LogEntry, undone: LogEntry | Non
         "status": view.battle.status,
         "last_seq": view.last_seq,
     }
-    html = "".join(parts).replace("\r\n", "\n").replace("\r", "\n")
-    return Rendered(html, json.dumps(data, separators=(",", ":")))
+    return json.dumps(data, separators=(",", ":"))
 
 
 def load_events(
@@ -389,14 +408,20 @@ def load_events(
         table = Table(
             battle, units, sides, names, newest, count, undo_target(session, battle_id), here
         )
+        views: dict[str, tuple[Role, BattleView]] = {}
         for key in roles:
-            who = role(key)
-            view = _view(table, who)
+            base = key.removesuffix(JSON_SUFFIX)
+            if base not in views:
+                who = role(base)
+                views[base] = (who, _view(table, who))
+            who, view = views[base]
             for entry, name in rows:
                 if key not in have.get(entry.seq, set()):
                     target = entry.request.get("undoes") if entry.kind == UNDO_KIND else None
                     took_back = undone.get(target) if isinstance(target, int) else None
-                    rendered = _render(view, who, LogEntry(entry, name), took_back)
+                    rendered = _render(
+                        view, who, LogEntry(entry, name), took_back, as_json=key != base
+                    )
                     loaded.events.setdefault(entry.seq, {})[key] = rendered
         return loaded
 
@@ -651,7 +676,7 @@ class Hub:
                 streams = [s for s in watch.streams if not s.ended]
                 if not streams:
                     return
-                roles = {s.grant.role for s in streams}
+                roles = {form_key(s.grant.role, s.as_json) for s in streams}
                 low = min(s.sent for s in streams)
                 have = {seq: set(by_role) for seq, by_role in watch.cache.items()}
                 try:
@@ -710,7 +735,8 @@ class Hub:
         watch.cache = OrderedDict(sorted(watch.cache.items()))
         watch.newest, watch.version = newest, loaded.version
         for stream in list(watch.streams):
-            if stream.sent < low or stream.grant.role not in roles:
+            key = form_key(stream.grant.role, stream.as_json)
+            if stream.sent < low or key not in roles:
                 watch.again = True  # (opened while this was loaded: its turn is next)
                 continue
             if rewound or stream.sent > newest or newest - stream.sent > MAX_REPLAY:
@@ -720,7 +746,7 @@ class Hub:
                 continue
             for seq, by_role in watch.cache.items():
                 if seq > stream.sent:
-                    stream.push(seq, "entry", by_role[stream.grant.role])
+                    stream.push(seq, "entry", by_role[key])
             stream.sent = newest
         while len(watch.cache) > CACHE_EVENTS:
             watch.cache.popitem(last=False)

@@ -259,10 +259,10 @@ def test_each_event_is_rendered_once_per_role(
     rendered: list[tuple[int, str]] = []
     real = hub_module._render
 
-    def counting(view: Any, who: Any, entry: Any, undone: Any) -> Rendered:
+    def counting(view: Any, who: Any, entry: Any, undone: Any, *, as_json: bool) -> Rendered:
         assert threading.current_thread() is not threading.main_thread()  # (off the loop)
-        rendered.append((entry.row.seq, who.key))
-        return real(view, who, entry, undone)
+        rendered.append((entry.row.seq, who.key + (" json" if as_json else "")))
+        return real(view, who, entry, undone, as_json=as_json)
 
     monkeypatch.setattr(hub_module, "_render", counting)
 
@@ -276,7 +276,14 @@ def test_each_event_is_rendered_once_per_role(
         await loop.run_in_executor(None, _rolls, member, battle, 2)
         for _ in range(3):
             await hub._sync(battle["id"], wait=True)
-        await hub.open(host, after=0, key="c", csrf="", as_json=True)  # (from the cache)
+        # a JSON stream: the JSON twin's data, rendered once for its role (HTML streams never
+        # need it, so it is made only once one reads it), then from the cache
+        await hub.open(host, after=0, key="c", csrf="", as_json=True)
+        await hub.open(host, after=0, key="d", csrf="", as_json=True)
+        await hub._sync(battle["id"], wait=True)
 
     _run(app, scenario)
-    assert sorted(rendered) == [(1, "host"), (1, "spectator"), (2, "host"), (2, "spectator")]
+    assert sorted(rendered) == [
+        (1, "host"), (1, "host json"), (1, "spectator"),
+        (2, "host"), (2, "host json"), (2, "spectator"),
+    ]  # fmt: skip

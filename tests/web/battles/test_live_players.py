@@ -19,8 +19,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.db.models import User, UserSession
+from app.db.models import BattleUnit, User, UserSession
+from app.rules.registry import get_ruleset
 from app.services import battles, transfer
+from app.services.battles.views import unit_in_battle
 from app.services.tokens import digest
 from app.web import live as live_module
 from app.web.live import Grant, Hub, granted
@@ -266,3 +268,30 @@ def test_a_stream_opened_while_a_survey_runs_is_not_ended_by_it(
             hub.stop()
 
     assert run_apart(scenario()) == (False, False)
+
+
+def test_a_units_standing_is_worked_out_once_per_state_and_view(
+    app: FastAPI,
+    game: Game,  # noqa: F811
+) -> None:
+    """Each role's view of a battle holds every unit, and a live event is rendered once per
+    role: a unit's standing is shared between views of the same state (the ruleset's
+    ``standing`` is pure), and the secret's public view is a state of its own."""
+    r = game.act(
+        "Sapper", "place_charge", charge_weapons="2", charge_timer="countdown", charge_turns=2,
+        charge_secret=True,
+    )  # fmt: skip
+    assert r.status_code == 201, r.text
+    rules = get_ruleset("d20")
+    with app.state.sessionmaker() as session:
+        rows = session.scalars(select(BattleUnit).where(BattleUnit.battle_id == game.battle))
+        for row in rows:
+            for public in (False, True):
+                one = unit_in_battle(row, rules, public=public)
+                two = unit_in_battle(row, rules, public=public)
+                assert one.standing is two.standing  # worked out once
+                assert one.standing == rules.standing(one.fighter)  # as worked out alone
+            if row.name == "Sapper":  # its countdown is the host's secret
+                seen = unit_in_battle(row, rules).standing
+                assert seen != unit_in_battle(row, rules, public=True).standing
+                assert row.state  # (the charge is in its state)
