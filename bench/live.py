@@ -204,6 +204,8 @@ def _parse_block(block: bytes, record: Watched, now: float) -> None:
             ident = line[3:].strip().decode()
         elif line.startswith(b"event:"):
             kind = line[6:].strip().decode()
+    if kind == "presence":  # who is connected, not an entry (its id repeats the last one)
+        return
     if ident is not None and ident.isdigit():
         record.events.append((int(ident), kind, now))
     elif kind in ("reload", "ended"):

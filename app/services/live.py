@@ -50,6 +50,13 @@ def access_changed(
         pending[f"u:{user_id}"] = user_id
 
 
+def presence_changed(session: Session, battle_id: int) -> None:
+    """Someone opened the battle who had not had it open: its pages' "Connected" line is
+    read again once this commits (a leaving is seen by the hubs' surveys: it is a heartbeat
+    that does not come)."""
+    session.info.setdefault(_PENDING, {})[f"p:{battle_id}"] = battle_id
+
+
 def listen(listener: Listener) -> None:
     """Hand this process's committed messages to ``listener`` (called in the committing
     thread: it must only hand them on)."""
@@ -106,7 +113,7 @@ def parse(message: str) -> tuple[str, int, int] | None:
     try:
         if parts[0] == "b" and len(parts) == 3:
             return "b", int(parts[1]), int(parts[2])
-        if parts[0] in ("a", "u") and len(parts) == 2:
+        if parts[0] in ("a", "u", "p") and len(parts) == 2:
             return parts[0], int(parts[1]), 0
     except ValueError:
         return None

@@ -5,7 +5,7 @@ heartbeats (``LIVE_HEARTBEAT_SECONDS``): one heartbeat missed is no disconnectio
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models import BattlePresence, User
+from app.services import live
 from app.settings import get_settings
 
 HEARTBEATS = 2  # connected: seen within this many heartbeats
@@ -74,7 +75,21 @@ def connected(
 
 def heartbeat(make_session: Callable[[], Session], battle_id: int, user_id: int) -> None:
     """A stream's heartbeat: the presence written in a short session of its own, committed
-    and closed at once (run off the event loop)."""
+    and closed at once (run off the event loop). One who was not connected arrives: every
+    page of the battle is told (``live.presence_changed``)."""
     with make_session() as session:
-        touch(session, battle_id, user_id)
+        now = utcnow()
+        last = session.scalar(
+            select(BattlePresence.seen_at).where(
+                BattlePresence.battle_id == battle_id, BattlePresence.user_id == user_id
+            )
+        )
+        if last is None or _aware(last) < now - window():
+            live.presence_changed(session, battle_id)
+        touch(session, battle_id, user_id, now)
         session.commit()
+
+
+def _aware(moment: datetime) -> datetime:
+    """(SQLite hands back naive UTC times.)"""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

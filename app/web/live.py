@@ -206,6 +206,9 @@ def granted(session: Session, grants: Iterable[Grant]) -> set[Grant]:
 # ------------------------------------------------------------------------------- events
 
 
+Here = tuple[tuple[int, str], ...]  # who has a battle open: (user id, name), by name
+
+
 @dataclass(frozen=True)
 class Rendered:
     """One event as a role sees it: htmx's out-of-band fragments (a host's forms with the
@@ -230,6 +233,7 @@ class Loaded:
     newest: int = 0
     version: int = 0
     events: dict[int, dict[str, Rendered]] = field(default_factory=dict)
+    connected: Here | None = None  # who had it open (as its events show), if they were read
 
 
 @dataclass(frozen=True)
@@ -405,6 +409,7 @@ def load_events(
             )
         }
         here = tuple(presence.connected(session, [battle_id]).get(battle_id, ()))
+        loaded.connected = here
         table = Table(
             battle, units, sides, names, newest, count, undo_target(session, battle_id), here
         )
@@ -428,8 +433,9 @@ def load_events(
 
 def survey(
     make_session: sessionmaker[Session], battle_ids: set[int], grants: set[Grant]
-) -> tuple[dict[int, int], set[Grant]]:
-    """The newest number of each battle's log, and the grants that still hold."""
+) -> tuple[dict[int, int], set[Grant], dict[int, Here]]:
+    """The newest number of each battle's log, the grants that still hold, and who has each
+    battle open."""
     with make_session() as session:
         newest = dict(
             session.execute(
@@ -438,7 +444,22 @@ def survey(
                 .group_by(BattleEntry.battle_id)
             ).all()
         )
-        return newest, granted(session, grants)
+        here = {b: tuple(people) for b, people in presence.connected(session, battle_ids).items()}
+        return newest, granted(session, grants), here
+
+
+def _connected(make_session: sessionmaker[Session], battle_id: int) -> Here:
+    with make_session() as session:
+        return tuple(presence.connected(session, [battle_id]).get(battle_id, ()))
+
+
+def presence_event(here: Here) -> Rendered:
+    """A "presence" event: who has the battle open (the same for every role)."""
+    from app.web.templating import env  # (the pages' templates and their globals)
+
+    html = env.get_template("battles/connected.html").render(connected=here, connected_oob=True)
+    data = json.dumps({"connected": [name for _, name in here]}, separators=(",", ":"))
+    return Rendered(html=html.strip(), data=data)
 
 
 def sse(seq: int, kind: str, data: str) -> str:
@@ -501,6 +522,7 @@ class Watch:
     version: int | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     again: bool = False
+    connected: Here | None = None  # who had it open, as its streams were last told
     failures: int = 0  # loads failed in a row (the next try waits longer)
     retrying: bool = False  # a retry is scheduled
 
@@ -623,6 +645,8 @@ class Hub:
                 self._later(self._sync(ident))
             elif kind == "a" and watch is not None:
                 battles.add(ident)
+            elif kind == "p" and watch is not None:
+                self._later(self._presence(watch))
             elif kind == "u":
                 users.add(ident)
         if users or battles:
@@ -644,7 +668,7 @@ class Hub:
             return
         grants = {s.grant for s in streams}
         try:
-            _, alive = await self.loop.run_in_executor(
+            _, alive, _ = await self.loop.run_in_executor(
                 self.pool, survey, self.make_session, set(), grants
             )
         except Exception as exc:
@@ -730,6 +754,8 @@ class Hub:
         if rewound or (watch.newest is not None and newest < watch.newest):
             watch.cache.clear()
             rewound = True
+        if loaded.connected is not None:  # (the events' battle state shows it)
+            watch.connected = loaded.connected
         for seq, by_role in loaded.events.items():
             watch.cache.setdefault(seq, {}).update(by_role)
         watch.cache = OrderedDict(sorted(watch.cache.items()))
@@ -771,7 +797,7 @@ class Hub:
         # about, and ending it for that ended streams nobody's access had changed.
         streams = [s for w in self.watches.values() for s in w.streams]
         try:
-            newest, alive = await self.loop.run_in_executor(
+            newest, alive, here = await self.loop.run_in_executor(
                 self.pool,
                 survey,
                 self.make_session,
@@ -785,6 +811,31 @@ class Hub:
         for battle_id, watch in list(self.watches.items()):
             if newest.get(battle_id, 0) != watch.newest or self.postgres:
                 self._later(self._sync(battle_id))
+            self._tell_presence(watch, here.get(battle_id, ()))
+
+    async def _presence(self, watch: Watch) -> None:
+        """Someone arrived: who has the battle open, read now and told if it changed (a
+        failed read waits for the next survey)."""
+        try:
+            here = await self.loop.run_in_executor(
+                self.pool, _connected, self.make_session, watch.battle_id
+            )
+        except Exception as exc:
+            log.warning("live: who is connected could not be read (%r)", exc)
+            return
+        if self.watches.get(watch.battle_id) is watch:
+            self._tell_presence(watch, here)
+
+    def _tell_presence(self, watch: Watch, here: Here) -> None:
+        """Who has the battle open changed without an entry (someone opened or left its page):
+        every stream of it is told, in a "presence" event (its id repeats the stream's last,
+        so a page that reconnects resumes after its last entry)."""
+        if watch.connected == here:
+            return
+        watch.connected = here
+        event = presence_event(here)
+        for stream in list(watch.streams):
+            stream.push(stream.sent, "presence", event)
 
     async def _listen_loop(self) -> None:
         """PostgreSQL: LISTEN on a connection of the process's own; reconnect when it drops

@@ -55,6 +55,7 @@
   }
   document.addEventListener("htmx:sseBeforeMessage", function (evt) {
     var message = evt.detail;
+    if (message.type === "presence") { return; }  // who is connected: no entry, no number
     var n = parseInt(message.lastEventId, 10) || 0;
     if (message.type === "reload") { evt.preventDefault(); reloadUnless(n); return; }
     if (n <= last) { evt.preventDefault(); return; }  // the page shows it already

@@ -176,6 +176,7 @@ def test_two_players_and_a_spectator_play_one_live_d20_battle(
     beas_side = page.locator(".side", has_text="Played by Bea")
     expect(beas_side).to_contain_text("Psy Chrono 3")
     expect(page.locator("#players-list")).to_contain_text("Bea")  # the Players panel too
+    expect(page.locator("#connected")).to_contain_text("Bea")  # her page is open: connected
     # and the attack form's Target picker offers her units (the form was not asked again)
     expect(page.locator("#f-target option", has_text=f"Genetic SU ({BEAS})")).to_have_count(1)
     _shot(page, "04-host-sees-bea-join")

@@ -17,8 +17,9 @@ from tests.web.battles.test_battles import _form, api, battle  # noqa: F401  (th
 from tests.web.conftest import Member
 
 
-def events(text: str) -> list[tuple[int, str, str]]:
-    """Each event of a stream's text as (id, event, data)."""
+def events(text: str, presence: bool = False) -> list[tuple[int, str, str]]:
+    """Each event of a stream's text as (id, event, data); "presence" events (who has the
+    battle open: a stream's own opening can bring one) only if asked for."""
     out = []
     for block in text.split("\n\n"):
         fields: dict[str, list[str]] = {}
@@ -26,7 +27,7 @@ def events(text: str) -> list[tuple[int, str, str]]:
             name, _, value = line.partition(": ")
             if name in ("id", "event", "data"):
                 fields.setdefault(name, []).append(value)
-        if "id" in fields:
+        if "id" in fields and (presence or fields["event"][0] != "presence"):
             out.append((int(fields["id"][0]), fields["event"][0], "\n".join(fields["data"])))
     return out
 

@@ -295,3 +295,74 @@ def test_a_units_standing_is_worked_out_once_per_state_and_view(
                 seen = unit_in_battle(row, rules).standing
                 assert seen != unit_in_battle(row, rules, public=True).standing
                 assert row.state  # (the charge is in its state)
+
+
+def test_who_is_connected_reaches_every_page_without_an_entry(
+    app: FastAPI, member: Member, stranger: Member
+) -> None:
+    """Someone opening or leaving the battle makes no entry: the survey (SQLite: every poll;
+    PostgreSQL: every heartbeat) reads who has it open, and when that changed every stream is
+    sent a "presence" event with the page's "Connected" line (its id repeats the stream's
+    last: the entries' numbers run on without a gap). Nothing is sent while it stays."""
+    from app.services import presence
+    from tests.web.battles.test_battles import TANK
+
+    battle = _battle(member)
+    mine = api(stranger, "POST", "/api/v1/armies", json={"name": "Green", "budget": 100}).json()
+    api(stranger, "POST", f"/api/v1/armies/{mine['id']}/units", json=TANK)
+    _join(member, stranger, battle["id"], mine["id"])  # entry #1
+    host, player = _user(app, member.email), _user(app, stranger.email)
+    host_grant = Grant(battle["id"], "host", user_id=host.id, login_id=_login(app, host))
+    slow_timer = app.state.settings.model_copy(
+        update={"live_poll_seconds": 10.0, "live_heartbeat_seconds": 300.0}
+    )
+
+    def arrives() -> None:  # the player's page opens its stream: their heartbeat
+        presence.heartbeat(app.state.sessionmaker, battle["id"], player.id)
+
+    async def scenario() -> list[str]:
+        hub = Hub(slow_timer, app.state.read_sessionmaker)
+        try:
+            loop = asyncio.get_running_loop()
+            page = await hub.open(host_grant, after=0, key="t", csrf="", as_json=False)
+            api_stream = await hub.open(host_grant, after=0, key="t2", csrf="", as_json=True)
+            got = [await asyncio.wait_for(page.queue.get(), 5)]  # the join, #1
+            await api_stream.queue.get()
+            await hub.survey_once()  # who is here: as the pages were shown
+            assert page.queue.empty()
+            await loop.run_in_executor(None, arrives)
+            await hub.survey_once()
+            got.append(await asyncio.wait_for(page.queue.get(), 5))
+            got.append(await asyncio.wait_for(api_stream.queue.get(), 5))
+            await hub.survey_once()  # nothing changed since: nothing sent
+            assert page.queue.empty() and api_stream.queue.empty()
+            return [g or "" for g in got]
+        finally:
+            hub.stop()
+
+    joined, told, twin = run_apart(scenario())
+    assert joined.startswith("id: 1\nevent: entry\n")
+    assert told.startswith("id: 1\nevent: presence\n")  # (the last entry's number, again)
+    assert 'id="connected" hx-swap-oob="true"' in told and 'data-user="Mallory"' in told
+    assert twin.startswith("id: 1\nevent: presence\n") and '"Mallory"' in twin
+
+
+def test_one_arriving_tells_every_server_and_a_heartbeat_after_does_not(
+    app: FastAPI, member: Member
+) -> None:
+    """A heartbeat of someone who was not connected commits a "p:<battle>" message (every
+    server's hub then reads who is connected at once: PostgreSQL's NOTIFY); the heartbeats
+    that follow, within the window, send nothing."""
+    from app.services import live, presence
+
+    battle = _battle(member)
+    host = _user(app, member.email)
+    heard: list[str] = []
+    live.listen(heard.extend)
+    try:
+        presence.heartbeat(app.state.sessionmaker, battle["id"], host.id)
+        presence.heartbeat(app.state.sessionmaker, battle["id"], host.id)
+    finally:
+        live.unlisten(heard.extend)
+    assert heard == [f"p:{battle['id']}"]
+    assert live.parse(heard[0]) == ("p", battle["id"], 0)
