@@ -140,7 +140,9 @@ async def battle_events_json(request: Request, battle_id: Id, after: After = 0) 
     "status", "last_seq"}`` (the entry, the entry an undo took back as it now stands or null,
     and the units it changed, as ``GET /battles/{id}`` has them, as the caller's role sees
     them: a player, their own side's secrets only);
-    ``reload``: read the battle again; ``ended``: access is gone. Reconnect with
+    ``presence``: who has the battle open changed, ``{"connected": [names]}`` (its id
+    repeats the last entry's); ``reload``: read the battle again; ``ended``: access is gone.
+    Reconnect with
     ``Last-Event-ID`` or ``?after=`` to be sent what was missed."""
     return await _stream(
         request,
