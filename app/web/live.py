@@ -64,7 +64,7 @@ RETRY_MS = 2000  # the browser's wait before it reopens a dropped stream
 RETRY_AFTER = 10  # seconds, on the 503 past a bound
 _CSRF_SLOT = "@@live-csrf-slot@@"
 PAGE = "battles/detail.html"
-UNDO_KIND, JOIN_KIND = "undo", "join"  # (as app.services.battles.log names them)
+UNDO_KIND, JOIN_KIND, REMOVE_KIND = "undo", "join", "remove"  # (as app.services.battles.log)
 
 
 class StreamsBusy(Exception):
@@ -310,7 +310,7 @@ def _render(
         ),
         "".join(page.blocks["battle_state"](page.new_context(ctx))),
     ]
-    if entry.row.kind == JOIN_KIND:  # a new side and its units, by side, as the page has them
+    if entry.row.kind in (JOIN_KIND, REMOVE_KIND):  # sides as the page has them: who plays
         parts.append("".join(page.blocks["units"](page.new_context(ctx))))
         if not who.read_only:  # (and who plays it, in the Players panel)
             parts.append("".join(page.blocks["players_list"](page.new_context(ctx))))

@@ -28,6 +28,7 @@ OPEN, ENDED = "open", "ended"  # a battle's status
 END_KIND = "end"  # the End battle entry's kind
 UNDO_KIND = "undo"  # an Undo's entry (in FIXED_KINDS); its ``request.undoes`` names the entry
 JOIN_KIND = "join"  # a player joining with their side (in FIXED_KINDS): never undone (P4)
+REMOVE_KIND = "remove"  # the host removing a player (in FIXED_KINDS): never undone (P3)
 TURN_KIND = "turn"  # End turn: ``request.turn`` keeps the battle's turn before and after (P31)
 MODE_KIND = "mode"  # the host's free or turns: ``request.turn`` as End turn's (P32)
 TURN_KINDS = (TURN_KIND, MODE_KIND)

@@ -33,7 +33,7 @@ from app.services import live as live_streams
 from app.services import quotas
 from app.services.army_rows import load_rows_of
 from app.services.battles.creating import MAX_UNITS, copy_units, side_names
-from app.services.battles.log import JOIN_KIND, append, bump, lock, require_open
+from app.services.battles.log import JOIN_KIND, REMOVE_KIND, append, bump, lock, require_open
 from app.services.errors import NotFound
 from app.services.permissions import battle_for
 from app.services.tokens import digest, invite_expiry, is_live, live, new_token
@@ -158,8 +158,23 @@ def remove_player(session: Session, *, user: User, battle_id: int, side_id: int)
         raise NotFound("side")
     if side.player_id is None:
         raise InvalidInput("side_id", f"the host plays “{side.name}” already")
+    player = session.get(User, side.player_id)
     side.player_id = None
     live_streams.access_changed(session, battle_id=battle.id)  # their streams end, on every server
+    # Logged (never undone: P3), so every page learns who plays the side now, live.
+    who = player.display_name if player is not None else "the player"
+    entry = BattleEntry(
+        battle_id=battle.id,
+        actor_id=user.id,
+        kind=REMOVE_KIND,
+        seed=None,
+        summary=f"{user.display_name} removes {who}: the host plays “{side.name}” now"[:500],
+        request_json=json.dumps({"side_id": side.id}),
+        odds_json="null",
+        dice_json="[]",
+        changes_json="{}",
+    )
+    append(session, battle, entry)
     session.flush()
     return side
 

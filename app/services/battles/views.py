@@ -22,7 +22,7 @@ from app.services.errors import NotFound
 from app.services.permissions import SPECTATOR, Viewer
 
 # Entries Undo never takes back (P21): an undo (no redo), and a player joining.
-FIXED_KINDS = frozenset({"undo", "join"})
+FIXED_KINDS = frozenset({"undo", "join", "remove"})
 FREE, TURNS = "free", "turns"  # how a battle is played (``Battle.mode``)
 
 

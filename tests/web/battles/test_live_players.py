@@ -157,12 +157,22 @@ def test_removing_a_player_ends_their_stream(
             assert stream.queue.empty() and not stream.ended
             await loop.run_in_executor(None, remove)  # committed in another thread, as a request
             ended = await asyncio.wait_for(stream.queue.get(), 30)
-            return ended, hosting.ended
+            told = await asyncio.wait_for(hosting.queue.get(), 30)
+            while told is not None and "event: presence" in told:
+                told = await asyncio.wait_for(hosting.queue.get(), 30)
+            return ended, hosting.ended, told
         finally:
             hub.stop()
 
-    ended, host_ended = run_apart(scenario())
+    ended, host_ended, told = run_apart(scenario())
     assert ended is None and not host_ended  # theirs ended; the host's goes on
+    # the removal is logged, and the host's page is told at once (as every page is)
+    assert told is not None and told.startswith("id: 2\nevent: entry\n"), told
+    entry = json.loads(told.split("data: ", 1)[1])["entry"]
+    assert entry["kind"] == "remove" and "removes Mallory" in entry["summary"], entry
+    # ... and, like a join, it is never undone
+    refused = api(member, "POST", f"/api/v1/battles/{battle['id']}/undo", json={"seq": 2})
+    assert refused.status_code == 422, refused.text
     with app.state.sessionmaker() as session:
         assert granted(session, [grant]) == set()
     assert stranger.client.get(f"/battles/{battle['id']}/events").status_code == 404
