@@ -24,6 +24,7 @@ from app.services.battles.log import (
     actor_name,
     append,
     changes_json,
+    diceless_entry,
     entry_units,
     lock,
     locked,
@@ -254,17 +255,10 @@ def undo_last(
         before = str(status.get("before", OPEN))
         request["status"] = {"before": battle.status, "after": before}
         battle.status = before
-    entry = BattleEntry(
-        battle_id=battle.id,
-        actor_id=user.id,
-        kind=UNDO_KIND,
-        seed=None,
-        summary=f"Undo #{target.seq}: {target.summary}"[:500],
-        request_json=json.dumps(request),
-        odds_json="null",
-        dice_json="[]",
-        changes_json=changes,
+    entry = diceless_entry(
+        battle, user, UNDO_KIND, f"Undo #{target.seq}: {target.summary}", request
     )
+    entry.changes_json = changes  # (each unit it restored, before and after)
     append(session, battle, entry)
     target.undone_by_seq = entry.seq
     session.flush()

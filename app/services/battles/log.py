@@ -136,6 +136,24 @@ def bump(session: Session, battle: Battle) -> None:
     live.battle_changed(session, battle.id)  # its live pages hear of it once this commits
 
 
+def diceless_entry(
+    battle: Battle, actor: User, kind: str, summary: str, request: Mapping[str, Any]
+) -> BattleEntry:
+    """An entry that rolls nothing and changes no unit itself (a join, a removal, an Undo:
+    what an Undo restores goes in its ``changes_json`` after), not yet appended."""
+    return BattleEntry(
+        battle_id=battle.id,
+        actor_id=actor.id,
+        kind=kind,
+        seed=None,
+        summary=summary[:500],
+        request_json=json.dumps(request),
+        odds_json="null",
+        dice_json="[]",
+        changes_json="{}",
+    )
+
+
 def append(session: Session, battle: Battle, entry: BattleEntry) -> BattleEntry:
     """Add the entry with the next number; a clash on (battle, seq) is retried. It counts
     against the battle owner's log entries (QuotaExceeded past them, before it is written)."""

@@ -10,7 +10,6 @@ their battles. A join is one log entry (``JOIN_KIND``), which Undo never undoes.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from sqlalchemy import Select, delete, func, select
@@ -20,7 +19,6 @@ from app.db.base import utcnow
 from app.db.models import (
     Army,
     Battle,
-    BattleEntry,
     BattleInvite,
     BattleSide,
     BattleUnit,
@@ -33,7 +31,15 @@ from app.services import live as live_streams
 from app.services import quotas
 from app.services.army_rows import load_rows_of
 from app.services.battles.creating import MAX_UNITS, copy_units, side_names
-from app.services.battles.log import JOIN_KIND, REMOVE_KIND, append, bump, lock, require_open
+from app.services.battles.log import (
+    JOIN_KIND,
+    REMOVE_KIND,
+    append,
+    bump,
+    diceless_entry,
+    lock,
+    require_open,
+)
 from app.services.errors import NotFound
 from app.services.permissions import battle_for
 from app.services.tokens import digest, invite_expiry, is_live, live, new_token
@@ -163,17 +169,8 @@ def remove_player(session: Session, *, user: User, battle_id: int, side_id: int)
     live_streams.access_changed(session, battle_id=battle.id)  # their streams end, on every server
     # Logged (never undone: P3), so every page learns who plays the side now, live.
     who = player.display_name if player is not None else "the player"
-    entry = BattleEntry(
-        battle_id=battle.id,
-        actor_id=user.id,
-        kind=REMOVE_KIND,
-        seed=None,
-        summary=f"{user.display_name} removes {who}: the host plays “{side.name}” now"[:500],
-        request_json=json.dumps({"side_id": side.id}),
-        odds_json="null",
-        dice_json="[]",
-        changes_json="{}",
-    )
+    summary = f"{user.display_name} removes {who}: the host plays “{side.name}” now"
+    entry = diceless_entry(battle, user, REMOVE_KIND, summary, {"side_id": side.id})
     append(session, battle, entry)
     session.flush()
     return side
@@ -314,16 +311,9 @@ def _join(session: Session, *, user: User, battle: Battle, army_id: int | None) 
     session.flush()
     copy_units(session, battle, side, [(army, row) for row in rows], (last or 0) + 1)
     units = "1 unit" if figures == 1 else f"{figures} units"
-    entry = BattleEntry(
-        battle_id=battle.id,
-        actor_id=user.id,
-        kind=JOIN_KIND,
-        seed=None,
-        summary=f"{user.display_name} joins with {army.name} ({units}) as “{name}”"[:500],
-        request_json=json.dumps({"side_id": side.id, "army_id": army.id}),
-        odds_json="null",
-        dice_json="[]",
-        changes_json="{}",
+    summary = f"{user.display_name} joins with {army.name} ({units}) as “{name}”"
+    entry = diceless_entry(
+        battle, user, JOIN_KIND, summary, {"side_id": side.id, "army_id": army.id}
     )
     append(session, battle, entry)
     session.flush()
