@@ -755,6 +755,10 @@ class Hub:
             watch.cache.clear()
             rewound = True
         if loaded.connected is not None:  # (the events' battle state shows it)
+            if watch.connected is not None and loaded.connected != watch.connected:
+                # read before a presence event already sent: read again, and tell if the
+                # pages (these events' battle state) are now behind
+                self._later(self._presence(watch))
             watch.connected = loaded.connected
         for seq, by_role in loaded.events.items():
             watch.cache.setdefault(seq, {}).update(by_role)

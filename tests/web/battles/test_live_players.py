@@ -25,7 +25,7 @@ from app.services import battles, transfer
 from app.services.battles.views import unit_in_battle
 from app.services.tokens import digest
 from app.web import live as live_module
-from app.web.live import Grant, Hub, granted
+from app.web.live import Grant, Hub, Loaded, granted
 from tests.db.test_d20_battles import Game, _chrono, _document, game  # noqa: F401  (fixture)
 from tests.web.battles.own_loop import run_apart
 from tests.web.battles.test_battle_players import _battle
@@ -157,6 +157,9 @@ def test_removing_a_player_ends_their_stream(
             assert stream.queue.empty() and not stream.ended
             await loop.run_in_executor(None, remove)  # committed in another thread, as a request
             ended = await asyncio.wait_for(stream.queue.get(), 30)
+            while ended is not None:  # (the removal's own entry may reach it before its end)
+                assert "event: presence" in ended or "removes Mallory" in ended, ended
+                ended = await asyncio.wait_for(stream.queue.get(), 30)
             told = await asyncio.wait_for(hosting.queue.get(), 30)
             while told is not None and "event: presence" in told:
                 told = await asyncio.wait_for(hosting.queue.get(), 30)
@@ -346,11 +349,19 @@ def test_who_is_connected_reaches_every_page_without_an_entry(
             got.append(await asyncio.wait_for(api_stream.queue.get(), 5))
             await hub.survey_once()  # nothing changed since: nothing sent
             assert page.queue.empty() and api_stream.queue.empty()
+            # An entry's events loaded before that arrival (their battle state without her)
+            # and delivered after the presence event: the pages are behind, so who is
+            # connected is read again and told again.
+            watch = hub.watches[battle["id"]]
+            stale = Loaded(newest=watch.newest or 0, version=watch.version or 0, connected=())
+            hub._deliver(watch, stale, watch.newest or 0, {"host"})
+            got.append(await asyncio.wait_for(page.queue.get(), 5))
             return [g or "" for g in got]
         finally:
             hub.stop()
 
-    joined, told, twin = run_apart(scenario())
+    joined, told, twin, again = run_apart(scenario())
+    assert again.startswith("id: 1\nevent: presence\n") and 'data-user="Mallory"' in again
     assert joined.startswith("id: 1\nevent: entry\n")
     assert told.startswith("id: 1\nevent: presence\n")  # (the last entry's number, again)
     assert 'id="connected" hx-swap-oob="true"' in told and 'data-user="Mallory"' in told
