@@ -73,6 +73,11 @@ def connected(
     return out
 
 
+def connected_to(session: Session, battle_id: int) -> tuple[tuple[int, str], ...]:
+    """One battle's connected users (``connected``'s), as a page shows them."""
+    return tuple(connected(session, [battle_id]).get(battle_id, ()))
+
+
 def heartbeat(make_session: Callable[[], Session], battle_id: int, user_id: int) -> None:
     """A stream's heartbeat: the presence written in a short session of its own, committed
     and closed at once (run off the event loop). One who was not connected arrives: every

@@ -408,7 +408,7 @@ def load_events(
                 else ()
             )
         }
-        here = tuple(presence.connected(session, [battle_id]).get(battle_id, ()))
+        here = presence.connected_to(session, battle_id)
         loaded.connected = here
         table = Table(
             battle, units, sides, names, newest, count, undo_target(session, battle_id), here
@@ -450,7 +450,7 @@ def survey(
 
 def _connected(make_session: sessionmaker[Session], battle_id: int) -> Here:
     with make_session() as session:
-        return tuple(presence.connected(session, [battle_id]).get(battle_id, ()))
+        return presence.connected_to(session, battle_id)
 
 
 def presence_event(here: Here) -> Rendered:

@@ -25,6 +25,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.browser.helpers import settled, sign_up
 from tests.browser.test_end_battle import _api
+from tests.db.test_turns import CHRONO
 
 SHOTS = Path("/tmp/shots")  # noqa: S108  (where the brief asks for the screenshots)
 STREAM_SECONDS = 4.0
@@ -41,15 +42,6 @@ SAPPER = {
         {"type": "gun", "name": "Rifle", "reach": 60, "power": 6},
         {"type": "hurricane_charge"},
     ],
-}
-CHRONO = {
-    "name": "Chrono",
-    "shot": 7,
-    "pd": 14,
-    "evasion": 6,
-    "dexterity": 4,
-    "cp": 2,
-    "weapons": [{"type": "gun", "name": "Psy pistol", "reach": 30, "power": 5}],
 }
 BEAS = "D20 example: the hall of the Psy Chronos"  # the example army's name: Bea's side
 SECRET = "7 turns left"  # the countdown Alice sets: hers to see, nobody else's

@@ -437,7 +437,7 @@ def view_of(
         select(func.count(), func.max(BattleEntry.seq)).where(BattleEntry.battle_id == battle.id)
     ).one()
     undo_seq, undo_actor = undo_target(session, battle.id)
-    here = tuple(presence.connected(session, [battle.id]).get(battle.id, ()))
+    here = presence.connected_to(session, battle.id)
     query = (
         select(BattleEntry, User.display_name)
         .outerjoin(User, User.id == BattleEntry.actor_id)

@@ -12,7 +12,6 @@ import asyncio
 import html
 import json
 import re
-import threading
 from typing import Any
 
 from fastapi import FastAPI
@@ -23,8 +22,6 @@ from app.db.models import BattleUnit, User, UserSession
 from app.rules.registry import get_ruleset
 from app.services import battles, transfer
 from app.services.battles.views import unit_in_battle
-from app.services.tokens import digest
-from app.web import live as live_module
 from app.web.live import Grant, Hub, Loaded, granted
 from tests.db.test_d20_battles import Game, _chrono, _document, game  # noqa: F401  (fixture)
 from tests.web.battles.own_loop import run_apart
@@ -236,51 +233,6 @@ def test_a_live_event_moves_the_pages_seen_so_an_action_after_it_is_not_behind(
     # a read-only page has no form: no seen in its events
     token = api(member, "POST", f"/api/v1/battles/{battle['id']}/share-link").json()["token"]
     assert SEEN.search(member.client.get(f"/battles/shared/{token}/events?after=0").text) is None
-
-
-def test_a_stream_opened_while_a_survey_runs_is_not_ended_by_it(
-    app: FastAPI, member: Member, monkeypatch: Any
-) -> None:
-    """The survey (SQLite: every poll; PostgreSQL: every heartbeat) asks whether the grants
-    of the streams open when it began still hold: a stream opened meanwhile (a spectator
-    arriving, a page reconnecting) was not asked about, and must not be ended as if its
-    access were gone. The test runs the survey itself (the hub's own timer waits longer than
-    the test), so it holds on either database whatever the machine's speed."""
-    battle = _battle(member)
-    token = api(member, "POST", f"/api/v1/battles/{battle['id']}/share-link").json()["token"]
-    host = _user(app, member.email)
-    host_grant = Grant(battle["id"], "host", user_id=host.id, login_id=_login(app, host))
-    watcher = Grant(battle["id"], "spectator", link_hash=digest(token))
-    began, go = threading.Event(), threading.Event()
-    real = live_module.survey
-
-    def held(*args: Any) -> Any:
-        if not began.is_set():
-            began.set()
-            go.wait(30)  # the first survey holds until the spectator's stream is open
-        return real(*args)
-
-    monkeypatch.setattr(live_module, "survey", held)
-    slow_timer = app.state.settings.model_copy(
-        update={"live_poll_seconds": 10.0, "live_heartbeat_seconds": 300.0}
-    )
-
-    async def scenario() -> tuple[bool, bool]:
-        hub = Hub(slow_timer, app.state.read_sessionmaker)
-        try:
-            loop = asyncio.get_running_loop()
-            hosting = await hub.open(host_grant, after=0, key="test", csrf="", as_json=True)
-            surveying = asyncio.create_task(hub.survey_once())
-            assert await loop.run_in_executor(None, began.wait, 30)
-            watching = await hub.open(watcher, after=0, key="test2", csrf="", as_json=True)
-            go.set()
-            await asyncio.wait_for(surveying, 30)  # its answer is applied when it returns
-            return hosting.ended, watching.ended
-        finally:
-            go.set()
-            hub.stop()
-
-    assert run_apart(scenario()) == (False, False)
 
 
 def test_a_units_standing_is_worked_out_once_per_state_and_view(
