@@ -82,7 +82,10 @@
     if (!kept) { select.selectedIndex = 0; }
     return kept ? chosen : "";
   }
-  document.addEventListener("htmx:sseMessage", function () {
+  // Only an entry's event brings them: the page's own copy is as the page was loaded (its own
+  // rolls' answers bring the form, not this), and a "presence" event changes no unit.
+  document.addEventListener("htmx:sseMessage", function (evt) {
+    if (!evt.detail || evt.detail.type !== "entry") { return; }
     var now = document.getElementById("pickers-now");
     var attacker = document.getElementById("f-attacker");
     if (!now || !attacker || now.dataset.applied) { return; }
